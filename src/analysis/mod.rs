@@ -1,0 +1,1 @@
+//! Facts computed once per function: constant values, run-time dependence, state write chains.

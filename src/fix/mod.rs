@@ -1,0 +1,1 @@
+//! Fixes: graph rewrites, write-back (protobuf / text) and atomic file replacement.

@@ -1,0 +1,218 @@
+//! Turns the syntax-neutral form both readers produce into a [`Function`] graph, checking SSA names.
+
+use std::collections::BTreeMap;
+
+use petgraph::stable_graph::StableDiGraph;
+
+use super::graph::{
+    Arg, Block, BlockId, Edge, Function, Input, Node, NodeId, Op, Output, Param, ValueDef,
+};
+use super::literal::Literal;
+use super::span::Span;
+use super::types::ValueType;
+
+/// An op as a reader sees it, before bindings are resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpSyntax {
+    pub op_type: String,
+    pub name: Option<String>,
+    pub inputs: Vec<Param>,
+    pub outputs: Vec<Output>,
+    pub attributes: BTreeMap<String, Literal>,
+    pub blocks: Vec<BlockSyntax>,
+    pub span: Span,
+}
+
+/// A block as a reader sees it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockSyntax {
+    pub inputs: Vec<InputSyntax>,
+    pub ops: Vec<OpSyntax>,
+    pub outputs: Vec<String>,
+    /// Where the block's `-> (…)` list is.
+    pub outputs_span: Span,
+}
+
+/// A parameter as a reader sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputSyntax {
+    pub name: String,
+    pub ty: ValueType,
+    pub span: Span,
+}
+
+/// A function as a reader sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionSyntax {
+    pub name: String,
+    pub opset: String,
+    pub attributes: Vec<(String, Literal)>,
+    pub body: BlockSyntax,
+    pub span: Span,
+}
+
+/// Why a function could not become a graph.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    #[error("`{name}` is used by `{op}` but not defined before it")]
+    Undefined {
+        name: String,
+        op: String,
+        span: Span,
+    },
+    #[error("`{name}` is defined twice")]
+    Duplicate { name: String, span: Span },
+    #[error("block output `{name}` is not defined")]
+    UndefinedOutput { name: String, span: Span },
+}
+
+impl BuildError {
+    /// Where the problem is.
+    pub fn span(&self) -> Span {
+        match self {
+            BuildError::Undefined { span, .. }
+            | BuildError::Duplicate { span, .. }
+            | BuildError::UndefinedOutput { span, .. } => *span,
+        }
+    }
+}
+
+struct Builder {
+    graph: StableDiGraph<Node, Edge>,
+    blocks: Vec<Block>,
+    values: BTreeMap<String, ValueDef>,
+    order: u32,
+}
+
+/// Builds the graph of one function. Names must be defined before use (which also rules out cycles).
+pub fn build_function(f: FunctionSyntax) -> Result<Function, BuildError> {
+    let mut b = Builder {
+        graph: StableDiGraph::new(),
+        blocks: Vec::new(),
+        values: BTreeMap::new(),
+        order: 0,
+    };
+    b.block(f.body, None)?;
+    Ok(Function {
+        name: f.name,
+        opset: f.opset,
+        attributes: f.attributes,
+        graph: b.graph,
+        blocks: b.blocks,
+        values: b.values,
+        span: f.span,
+    })
+}
+
+impl Builder {
+    fn define(&mut self, name: &str, def: ValueDef, span: Span) -> Result<(), BuildError> {
+        if self.values.insert(name.to_string(), def).is_some() {
+            return Err(BuildError::Duplicate {
+                name: name.to_string(),
+                span,
+            });
+        }
+        Ok(())
+    }
+
+    // Nested blocks recurse once per nesting level; the readers cap nesting depth before this runs.
+    fn block(&mut self, syn: BlockSyntax, owner: Option<NodeId>) -> Result<BlockId, BuildError> {
+        let id = BlockId(self.blocks.len() as u32);
+        self.blocks.push(Block {
+            owner,
+            ..Block::default()
+        });
+        let mut inputs = Vec::with_capacity(syn.inputs.len());
+        for inp in syn.inputs {
+            let node = NodeId(self.graph.add_node(Node::Input(Input {
+                name: inp.name.clone(),
+                ty: inp.ty,
+                block: id,
+                span: inp.span,
+            })));
+            self.define(&inp.name, ValueDef { node, output: 0 }, inp.span)?;
+            inputs.push(node);
+        }
+        let mut ops = Vec::with_capacity(syn.ops.len());
+        for op in syn.ops {
+            ops.push(self.op(op, id)?);
+        }
+        for name in &syn.outputs {
+            if !self.values.contains_key(name) {
+                return Err(BuildError::UndefinedOutput {
+                    name: name.clone(),
+                    span: syn.outputs_span,
+                });
+            }
+        }
+        let block = &mut self.blocks[id.0 as usize];
+        block.inputs = inputs;
+        block.ops = ops;
+        block.outputs = syn.outputs;
+        Ok(id)
+    }
+
+    fn op(&mut self, syn: OpSyntax, block: BlockId) -> Result<NodeId, BuildError> {
+        let mut edges = Vec::new();
+        for p in &syn.inputs {
+            for (pos, arg) in p.args.iter().enumerate() {
+                if let Arg::Name(n) = arg {
+                    let def = self
+                        .values
+                        .get(n)
+                        .copied()
+                        .ok_or_else(|| BuildError::Undefined {
+                            name: n.clone(),
+                            op: syn.name.clone().unwrap_or_else(|| syn.op_type.clone()),
+                            span: syn.span,
+                        })?;
+                    edges.push((
+                        def,
+                        Edge {
+                            param: p.name.clone(),
+                            position: pos as u32,
+                            output: def.output,
+                        },
+                    ));
+                }
+            }
+        }
+        let order = self.order;
+        self.order += 1;
+        let outputs = syn.outputs.clone();
+        let node = NodeId(self.graph.add_node(Node::Op(Op {
+            op_type: syn.op_type,
+            name: syn.name,
+            inputs: syn.inputs,
+            outputs: syn.outputs,
+            attributes: syn.attributes,
+            blocks: Vec::new(),
+            block,
+            order,
+            span: syn.span,
+        })));
+        for (def, edge) in edges {
+            self.graph.add_edge(def.node.0, node.0, edge);
+        }
+        // Nested blocks see values defined before the op; the op's own results are defined after them.
+        let mut nested = Vec::with_capacity(syn.blocks.len());
+        for blk in syn.blocks {
+            nested.push(self.block(blk, Some(node))?);
+        }
+        if let Some(Node::Op(op)) = self.graph.node_weight_mut(node.0) {
+            op.blocks = nested;
+        }
+        for (i, out) in outputs.iter().enumerate() {
+            self.define(
+                &out.name,
+                ValueDef {
+                    node,
+                    output: i as u32,
+                },
+                syn.span,
+            )?;
+        }
+        Ok(node)
+    }
+}

@@ -1,0 +1,88 @@
+//! Constant values: immediate tensors, blob references and containers.
+
+use super::types::ValueType;
+
+/// Decoded elements of an immediate tensor, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorData {
+    /// Integers of any width (bool excluded).
+    Ints(Vec<i64>),
+    /// Floating-point values (fp16 is widened).
+    Floats(Vec<f64>),
+    Bools(Vec<bool>),
+    Strings(Vec<String>),
+    /// Raw little-endian element bytes, kept when the elements were not decoded.
+    Bytes(Vec<u8>),
+}
+
+impl TensorData {
+    /// Number of decoded elements (`None` for raw bytes).
+    pub fn len(&self) -> Option<usize> {
+        match self {
+            TensorData::Ints(v) => Some(v.len()),
+            TensorData::Floats(v) => Some(v.len()),
+            TensorData::Bools(v) => Some(v.len()),
+            TensorData::Strings(v) => Some(v.len()),
+            TensorData::Bytes(_) => None,
+        }
+    }
+
+    /// True when there are no decoded elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == Some(0)
+    }
+}
+
+/// `BLOBFILE(path = …, offset = …)`: a tensor stored in a weight file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BlobRef {
+    /// As written, e.g. `@model_path/weights/weight.bin`.
+    pub path: String,
+    /// Offset of the blob's metadata record (not of its payload).
+    pub offset: u64,
+}
+
+/// The value part of a literal, typed by the enclosing [`Literal::ty`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload {
+    Tensor(TensorData),
+    Blob(BlobRef),
+    Tuple(Vec<Payload>),
+    List(Vec<Payload>),
+    Dict(Vec<(Payload, Payload)>),
+}
+
+/// A typed constant: `tensor<int32, [2]>([1, 2])`, a BLOBFILE, a dict, …
+#[derive(Clone, Debug, PartialEq)]
+pub struct Literal {
+    pub ty: ValueType,
+    pub payload: Payload,
+}
+
+impl Literal {
+    /// The blob reference when this literal is file-backed.
+    pub fn blob(&self) -> Option<&BlobRef> {
+        match &self.payload {
+            Payload::Blob(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Immediate tensor data, if any.
+    pub fn tensor_data(&self) -> Option<&TensorData> {
+        match &self.payload {
+            Payload::Tensor(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// A single string value (`string("x")`, `tensor<string, []>("x")`).
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.payload {
+            Payload::Tensor(TensorData::Strings(v)) if v.len() == 1 => {
+                v.first().map(String::as_str)
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! The one IR both readers produce: a petgraph graph per function, with types, constants and spans.
+
+pub mod build;
+pub mod graph;
+pub mod literal;
+pub mod model;
+pub mod render;
+pub mod span;
+pub mod types;
+
+pub use graph::{
+    Arg, Block, BlockId, Edge, Function, Input, Node, NodeId, Op, Output, Param, Program, ValueDef,
+    BODY,
+};
+pub use literal::{BlobRef, Literal, Payload, TensorData};
+pub use model::{
+    FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Model, ModelDesc, ModelKind, SourceText,
+};
+pub use span::Span;
+pub use types::{DType, Dim, TensorType, ValueType};

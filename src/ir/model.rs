@@ -1,0 +1,134 @@
+//! A model as read from disk: where it came from, its description and its program.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::graph::Program;
+use super::types::DType;
+
+/// The container a model was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ModelKind {
+    /// `X.mlpackage/` with `Manifest.json` and a `Model` protobuf.
+    MlPackage,
+    /// `X.mlmodelc/` with text `model.mil`.
+    MlModelc,
+    /// A bare `*.mlmodel` protobuf file.
+    MlModel,
+    /// A bare `*.mil` text file.
+    MilText,
+}
+
+impl ModelKind {
+    /// True when the program came from text MIL (spans point into a real file).
+    pub fn is_text(self) -> bool {
+        matches!(self, ModelKind::MlModelc | ModelKind::MilText)
+    }
+}
+
+/// The text findings point into: `model.mil` itself, or the rendered dump of a protobuf program.
+#[derive(Clone, Debug)]
+pub struct SourceText {
+    /// Display name, e.g. `corpus/x.mlmodelc/model.mil` or `corpus/x.mlpackage (rendered)`.
+    pub name: String,
+    /// Path of the file on disk, relative as discovered (the `model.mil`, or `model.mlmodel`).
+    pub file: PathBuf,
+    pub text: Arc<str>,
+    /// False when `text` was rendered from a protobuf.
+    pub is_file: bool,
+}
+
+/// Type of a described feature (input, output or state).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FeatureKind {
+    /// MultiArray; `dtype` is `None` when the description's data type is unknown or invalid.
+    Array {
+        dtype: Option<DType>,
+        shape: Vec<i64>,
+        /// Enumerated shapes or ranges are declared.
+        flexible: Option<Flexibility>,
+    },
+    /// A state wrapping an array.
+    State {
+        dtype: Option<DType>,
+        shape: Vec<i64>,
+    },
+    Image {
+        width: i64,
+        height: i64,
+    },
+    Int64,
+    Double,
+    String,
+    /// Dictionary, sequence or anything else not modelled.
+    Other(String),
+}
+
+/// Declared shape flexibility of a MultiArray.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Flexibility {
+    Enumerated(Vec<Vec<i64>>),
+    /// (lower, upper) per dim; upper < 0 = unbounded.
+    Ranges(Vec<(u64, i64)>),
+}
+
+/// One described feature.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeatureDesc {
+    pub name: String,
+    pub kind: FeatureKind,
+    pub optional: bool,
+}
+
+/// Description of one function's interface (the single-function form uses the program's only function).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FunctionDesc {
+    /// `None` for the model-level (single-function) description.
+    pub name: Option<String>,
+    pub inputs: Vec<FeatureDesc>,
+    pub outputs: Vec<FeatureDesc>,
+    pub states: Vec<FeatureDesc>,
+}
+
+/// What the model says about itself, from `ModelDescription` or `metadata.json`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelDesc {
+    /// The model-level description (single-function form).
+    pub top: FunctionDesc,
+    /// Per-function descriptions (multifunction form).
+    pub functions: Vec<FunctionDesc>,
+    pub default_function: Option<String>,
+    /// `metadata.userDefined` (or `userDefinedMetadata`).
+    pub user_defined: Vec<(String, String)>,
+    /// From `metadata.json`: op type histogram (`Ios18.sliceUpdate` → count), when present.
+    pub op_histogram: Option<Vec<(String, u64)>>,
+}
+
+impl ModelDesc {
+    /// The description that applies to function `name` (per-function entry, else the top level).
+    pub fn for_function(&self, name: &str) -> Option<&FunctionDesc> {
+        if self.functions.is_empty() {
+            Some(&self.top)
+        } else {
+            self.functions
+                .iter()
+                .find(|f| f.name.as_deref() == Some(name))
+        }
+    }
+}
+
+/// A model that was read: its ML program, description and where everything is.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The package root (or bare file) as discovered.
+    pub path: PathBuf,
+    pub kind: ModelKind,
+    pub spec_version: Option<i64>,
+    pub description: ModelDesc,
+    pub program: Program,
+    pub source: SourceText,
+    /// Folder that `@model_path` resolves to.
+    pub model_path: PathBuf,
+    /// Root that no file access may leave (the package folder, or the bare file's folder).
+    pub root: PathBuf,
+}

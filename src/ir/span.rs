@@ -1,0 +1,38 @@
+//! Byte spans into the source a finding points at.
+
+/// A byte range in `model.mil`, or in the rendered text of a `.mlpackage`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: usize,
+    pub len: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end` (exclusive).
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start,
+            len: end.saturating_sub(start),
+        }
+    }
+
+    /// Exclusive end offset.
+    pub fn end(self) -> usize {
+        self.start + self.len
+    }
+}
+
+impl From<Span> for miette::SourceSpan {
+    fn from(s: Span) -> Self {
+        (s.start, s.len).into()
+    }
+}
+
+/// 1-based line and column of a byte offset in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(offset, |nl| offset - nl - 1) + 1;
+    (line, col)
+}

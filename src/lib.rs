@@ -1,0 +1,13 @@
+//! coreml-lint: static analysis of Core ML models.
+//!
+//! Data flows one way: [`discover`] → [`read`] → [`ir`] → [`analysis`] → [`rules`] →
+//! [`report`] or [`fix`].
+
+pub mod analysis;
+pub mod discover;
+pub mod finding;
+pub mod fix;
+pub mod ir;
+pub mod read;
+pub mod report;
+pub mod rules;

@@ -1,0 +1,1 @@
+//! Memory-mapped weight files (blob storage v2, FORMAT.md §4): header and records only.

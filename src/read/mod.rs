@@ -1,0 +1,18 @@
+//! Readers: package discovery results in, [`Model`](crate::ir::Model) out.
+//!
+//! One module per source: `manifest` (Manifest.json), `proto` (hand-written prost structs),
+//! `lower` (protobuf → IR), `miltext` (text MIL lexer + parser), `metadata` (metadata.json),
+//! `blob` (memory-mapped weight files), `limits` (caps on what input may make us allocate).
+
+pub mod blob;
+pub mod error;
+pub mod limits;
+pub mod lower;
+pub mod manifest;
+pub mod metadata;
+pub mod miltext;
+pub mod package;
+pub mod proto;
+
+pub use error::{MilSyntax, ReadError};
+pub use package::{read_model, ReadOutcome};

@@ -1,0 +1,161 @@
+//! Reads one discovered model root into a [`Model`], whatever its container.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{limits, lower, manifest, metadata, miltext, proto, ReadError};
+use crate::discover::Discovered;
+use crate::ir::{render, Model, ModelDesc, ModelKind, SourceText};
+
+/// What reading a model root gave.
+#[derive(Debug)]
+pub enum ReadOutcome {
+    /// An ML program, ready for analysis.
+    Model(Box<Model>),
+    /// A valid model of another kind (neural network, pipeline, …): reported, not checked.
+    NotMlProgram { path: PathBuf, what: String },
+}
+
+/// Reads the model at `d`.
+pub fn read_model(d: &Discovered) -> Result<ReadOutcome, ReadError> {
+    match d.kind {
+        ModelKind::MlPackage => read_package(&d.path),
+        ModelKind::MlModel => {
+            let root = d.path.parent().map(Path::to_path_buf).unwrap_or_default();
+            read_protobuf(&d.path, &d.path, ModelKind::MlModel, root.clone(), root)
+        }
+        ModelKind::MlModelc => read_compiled(&d.path),
+        ModelKind::MilText => {
+            let root = d.path.parent().map(Path::to_path_buf).unwrap_or_default();
+            read_text(
+                &d.path,
+                &d.path,
+                ModelKind::MilText,
+                ModelDesc::default(),
+                None,
+                root.clone(),
+                root,
+            )
+        }
+    }
+}
+
+fn read_package(pkg: &Path) -> Result<ReadOutcome, ReadError> {
+    let man = manifest::read_manifest(pkg)?;
+    let model_path = man
+        .root_model
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| pkg.to_path_buf());
+    read_protobuf(
+        pkg,
+        &man.root_model,
+        ModelKind::MlPackage,
+        model_path,
+        pkg.to_path_buf(),
+    )
+}
+
+fn read_protobuf(
+    root_path: &Path,
+    file: &Path,
+    kind: ModelKind,
+    model_path: PathBuf,
+    root: PathBuf,
+) -> Result<ReadOutcome, ReadError> {
+    let bytes = limits::read_capped(file)?;
+    let spec = proto::decode_model(&bytes, file)?;
+    let lowered = match lower::lower_model(&spec, file)? {
+        lower::Lowered::Program(p) => *p,
+        lower::Lowered::NotMlProgram(what) => {
+            return Ok(ReadOutcome::NotMlProgram {
+                path: root_path.to_path_buf(),
+                what,
+            })
+        }
+    };
+    let mut program = lowered.program;
+    let text = render::render_program(&mut program);
+    Ok(ReadOutcome::Model(Box::new(Model {
+        path: root_path.to_path_buf(),
+        kind,
+        spec_version: Some(lowered.spec_version),
+        description: lowered.description,
+        program,
+        source: SourceText {
+            name: format!("{} (rendered)", root_path.display()),
+            file: file.to_path_buf(),
+            text: Arc::from(text),
+            is_file: false,
+        },
+        model_path,
+        root,
+    })))
+}
+
+fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
+    let mil = dir.join("model.mil");
+    if !mil.is_file() {
+        let what = if dir.join("model.espresso.net").exists() || dir.join("model0").exists() {
+            "a compiled neural network (no model.mil)".to_string()
+        } else {
+            return Err(ReadError::NotAModel {
+                path: dir.to_path_buf(),
+                message: "compiled model folder has no model.mil".into(),
+            });
+        };
+        return Ok(ReadOutcome::NotMlProgram {
+            path: dir.to_path_buf(),
+            what,
+        });
+    }
+    let meta = metadata::read_metadata(&dir.join("metadata.json"))?;
+    let (desc, spec) = match meta {
+        Some(m) => (m.description, m.spec_version),
+        None => (ModelDesc::default(), None),
+    };
+    read_text(
+        dir,
+        &mil,
+        ModelKind::MlModelc,
+        desc,
+        spec,
+        dir.to_path_buf(),
+        dir.to_path_buf(),
+    )
+}
+
+fn read_text(
+    root_path: &Path,
+    file: &Path,
+    kind: ModelKind,
+    description: ModelDesc,
+    spec_version: Option<i64>,
+    model_path: PathBuf,
+    root: PathBuf,
+) -> Result<ReadOutcome, ReadError> {
+    let bytes = limits::read_capped(file)?;
+    let text = String::from_utf8(bytes).map_err(|e| ReadError::Program {
+        path: file.to_path_buf(),
+        message: format!(
+            "model.mil is not UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
+    })?;
+    let program = miltext::parse_program(&text, file)?;
+    Ok(ReadOutcome::Model(Box::new(Model {
+        path: root_path.to_path_buf(),
+        kind,
+        spec_version,
+        description,
+        program,
+        source: SourceText {
+            name: file.display().to_string(),
+            file: file.to_path_buf(),
+            text: Arc::from(text),
+            is_file: true,
+        },
+        model_path,
+        root,
+    })))
+}

@@ -1,0 +1,1 @@
+//! Renderers: human (miette), JSON, SARIF, GitHub annotations.

@@ -1,0 +1,1 @@
+//! Declarative YAML rules: schema, loader (built-ins embedded + user folders), matcher, rule tests.
