@@ -1,1 +1,2 @@
 //! Facts computed once per function: constant values, run-time dependence, state write chains.
+pub mod facts;
