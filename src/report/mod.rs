@@ -11,6 +11,26 @@ use crate::finding::{Finding, Severity};
 use crate::ir::Model;
 use crate::read::ReadError;
 
+/// What reporters need to know about a rule (SARIF's `rules` array, `rule` explanations).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleInfo {
+    pub id: String,
+    pub title: String,
+    pub default_severity: Option<Severity>,
+    pub category: String,
+    /// What it does (SARIF fullDescription).
+    pub description: String,
+    /// Why it matters, with the evidence.
+    pub why: String,
+    /// How to fix it.
+    pub fix_text: String,
+    /// Where it was seen (chip + OS).
+    pub seen_on: Vec<String>,
+    pub references: Vec<String>,
+    /// Name of the fix primitive, when the rule offers one.
+    pub fix: Option<String>,
+}
+
 /// What happened to one discovered model.
 #[derive(Debug)]
 pub enum ModelOutcome {
