@@ -1,6 +1,7 @@
 //! Renderers: human (miette), concise, JSON, SARIF, GitHub annotations. Each is a pure function of a
 //! [`CheckRun`] whose findings are already sorted.
 
+pub mod explain;
 pub mod human;
 pub mod json;
 
@@ -24,6 +25,8 @@ pub struct RuleInfo {
     pub why: String,
     /// How to fix it.
     pub fix_text: String,
+    /// An example (text MIL) of what fires.
+    pub example: String,
     /// Where it was seen (chip + OS).
     pub seen_on: Vec<String>,
     pub references: Vec<String>,
