@@ -14,7 +14,12 @@ use crate::report::{CheckRun, ModelOutcome, ModelResult};
 
 /// Reads every model under `paths` in parallel and runs `lint` on each; results come back in
 /// discovery order whatever the scheduling, and one unreadable model does not stop the others.
-pub fn run<F>(paths: &[PathBuf], settings: &Settings, lint: F, on_done: &(dyn Fn() + Sync)) -> CheckRun
+pub fn run<F>(
+    paths: &[PathBuf],
+    settings: &Settings,
+    lint: F,
+    on_done: &(dyn Fn() + Sync),
+) -> CheckRun
 where
     F: Fn(&Model) -> Vec<Finding> + Sync,
 {
@@ -24,7 +29,10 @@ where
         .into_par_iter()
         .map(|d| {
             let result = match d {
-                Err(e) => ModelResult { path: e.path().to_path_buf(), outcome: ModelOutcome::Failed(e) },
+                Err(e) => ModelResult {
+                    path: e.path().to_path_buf(),
+                    outcome: ModelOutcome::Failed(e),
+                },
                 Ok(d) => {
                     let outcome = match read_model(&d) {
                         Ok(ReadOutcome::Model(model)) => {
@@ -35,12 +43,18 @@ where
                         Ok(ReadOutcome::NotMlProgram { what, .. }) => ModelOutcome::Skipped(what),
                         Err(e) => ModelOutcome::Failed(e),
                     };
-                    ModelResult { path: d.path, outcome }
+                    ModelResult {
+                        path: d.path,
+                        outcome,
+                    }
                 }
             };
             on_done();
             result
         })
         .collect();
-    CheckRun { models, elapsed: started.elapsed() }
+    CheckRun {
+        models,
+        elapsed: started.elapsed(),
+    }
 }
