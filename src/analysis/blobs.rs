@@ -10,6 +10,11 @@
 //! The fact kinds are rule ids (`rules/blob-*.yaml`). Facts about one literal name its op; facts about
 //! a whole file (missing, bad header, overlap, unreferenced blobs, size) name the first op that
 //! references the file, so every fact has a function, an op and a span.
+//!
+//! Size independence: `tests::sparse_weight_file` writes a sparse weight file of any size with
+//! `File::set_len` (one record at 64 whose payload fills the file); `huge_sparse_file_warns_on_size_and_is_not_read`
+//! lints a 2 GiB one in milliseconds. A benchmark can lint the same graph against it and against a
+//! small file and compare wall time and peak RSS; only the header and record pages are touched.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -1157,6 +1162,43 @@ mod tests {
         assert!(cap(f, "DETAIL").contains("inside the payload of the blob whose record is at 64"));
     }
 
+    /// Facts of every kind, from the scenarios above (for the rule-file test).
+    pub(super) fn every_kind() -> Vec<Fact> {
+        let mut out = Vec::new();
+        let (bytes, _) = two_blobs();
+        let pkg = Pkg::new(Some(&bytes));
+        let mut ops = clean_ops();
+        ops.extend([
+            konst("oob", DType::Fp16, &[3], W, 1 << 20),
+            konst("mis", DType::Fp16, &[3], W, 100),
+            konst("sen", DType::Fp16, &[3], W, 192),
+            konst("dt", DType::Fp32, &[3], W, 2176),
+            konst("sz", DType::Fp16, &[4], W, 2176),
+            konst("esc", DType::Fp16, &[1], "@model_path/../x", 64),
+            konst("rel", DType::Fp16, &[1], "weights/weight.bin", 64),
+            konst(
+                "miss",
+                DType::Fp16,
+                &[1],
+                "@model_path/weights/other.bin",
+                64,
+            ),
+        ]);
+        out.extend(pkg.facts(ops));
+        out.extend(pkg.facts(vec![konst("a", DType::Fp32, &[500], W, 64)]));
+        let (mut bytes, _) = weight_file(3, &[B(1, 4000, 0)]);
+        put(&mut bytes, 2176, &record(1, 6, 2240, 0));
+        out.extend(Pkg::new(Some(&bytes)).facts(vec![
+            konst("a", DType::Fp16, &[2000], W, 64),
+            konst("b", DType::Fp16, &[3], W, 2176),
+        ]));
+        out.extend(Pkg::new(Some(&[])).facts(clean_ops()));
+        let pkg = Pkg::new(None);
+        sparse_weight_file(&pkg.root.join("weights/weight.bin"), 1 << 31);
+        out.extend(pkg.facts(vec![konst("big", DType::Fp16, &[32768, 32768], W, 64)]));
+        out
+    }
+
     /// A weight file of `len` bytes whose single fp16 blob at 64 fills it; sparse, so it costs no
     /// disk. Also the fixture for a size-independence benchmark: lint it and a small file with the
     /// same graph and compare time and peak RSS.
@@ -1182,5 +1224,90 @@ mod tests {
         );
         assert!(cap(&facts[0], "SIZE").contains("2147483776 bytes"));
         assert_eq!(cap(&facts[1], "FILES"), "1");
+    }
+}
+
+/// The rule files `rules/blob-*.yaml` agree with the facts: one file per kind, `match: { fact: id }`,
+/// and every `{NAME}` in `message` / `help` is a capture every fact of that kind carries.
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod rule_file_tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::tests::every_kind;
+    use super::KINDS;
+
+    fn placeholders(template: &str) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else { break };
+            out.insert(after[..close].to_string());
+            rest = &after[close + 1..];
+        }
+        out
+    }
+
+    #[test]
+    fn rule_files_match_the_facts() {
+        let facts = every_kind();
+        let mut captures: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for f in &facts {
+            let keys: BTreeSet<&str> = f.captures.keys().map(String::as_str).collect();
+            if let Some(prev) = captures.insert(f.kind.as_str(), keys.clone()) {
+                assert_eq!(prev, keys, "facts of {} carry different captures", f.kind);
+            }
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+        for kind in KINDS {
+            let keys = captures
+                .get(kind)
+                .unwrap_or_else(|| panic!("no test produces {kind}"));
+            let path = dir.join(format!("{kind}.yaml"));
+            let text = std::fs::read_to_string(&path).unwrap();
+            let y: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+            assert_eq!(y["id"].as_str(), Some(*kind), "{}", path.display());
+            assert_eq!(y["match"]["fact"].as_str(), Some(*kind));
+            assert_eq!(y["category"].as_str(), Some("weights"));
+            assert!(matches!(
+                y["severity"].as_str(),
+                Some("error" | "warning" | "info")
+            ));
+            for key in [
+                "title",
+                "description",
+                "why",
+                "example",
+                "fix-safety",
+                "message",
+                "help",
+            ] {
+                assert!(
+                    y[key].as_str().is_some_and(|s| !s.trim().is_empty()),
+                    "{kind}: {key}"
+                );
+            }
+            assert!(y["references"].as_sequence().is_some_and(|r| !r.is_empty()));
+            for key in ["message", "help"] {
+                for name in placeholders(y[key].as_str().unwrap()) {
+                    assert!(
+                        name == "FUNCTION" || name == "OP" || keys.contains(name.as_str()),
+                        "{kind}: {key} uses {{{name}}}, which its facts do not capture ({keys:?})"
+                    );
+                }
+            }
+        }
+        let files: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                name.strip_prefix("blob-")
+                    .and_then(|n| n.strip_suffix(".yaml"))
+                    .map(|n| format!("blob-{n}"))
+            })
+            .collect();
+        let kinds: BTreeSet<String> = KINDS.iter().map(|k| k.to_string()).collect();
+        assert_eq!(files, kinds);
     }
 }
