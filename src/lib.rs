@@ -4,6 +4,8 @@
 //! [`report`] or [`fix`].
 
 pub mod analysis;
+pub mod check;
+pub mod config;
 pub mod discover;
 pub mod finding;
 pub mod fix;

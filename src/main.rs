@@ -26,12 +26,22 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
+    }));
     match cli.command {
         Command::Dump { paths } => {
             let mut failed = false;
-            for d in discover(&paths) {
+            let found = discover(&paths);
+            let many = found.len() > 1;
+            for d in found {
                 match d.and_then(|d| read_model(&d)) {
-                    Ok(ReadOutcome::Model(m)) => print!("{}", m.source.text),
+                    Ok(ReadOutcome::Model(m)) => {
+                        if many {
+                            println!("// {}", m.path.display());
+                        }
+                        println!("{}", coreml_lint::ir::render::render_to_string(&m.program));
+                    }
                     Ok(ReadOutcome::NotMlProgram { path, what }) => {
                         eprintln!("{}: {what}: not an ML Program, not checked", path.display())
                     }

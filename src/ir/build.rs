@@ -164,7 +164,11 @@ impl Builder {
                         .copied()
                         .ok_or_else(|| BuildError::Undefined {
                             name: n.clone(),
-                            op: syn.name.clone().unwrap_or_else(|| syn.op_type.clone()),
+                            op: syn
+                                .name
+                                .clone()
+                                .or_else(|| syn.outputs.first().map(|o| o.name.clone()))
+                                .unwrap_or_else(|| syn.op_type.clone()),
                             span: syn.span,
                         })?;
                     edges.push((

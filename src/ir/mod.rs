@@ -1,6 +1,7 @@
 //! The one IR both readers produce: a petgraph graph per function, with types, constants and spans.
 
 pub mod build;
+pub mod compare;
 pub mod graph;
 pub mod literal;
 pub mod model;

@@ -1,0 +1,64 @@
+//! `coreml-lint rule ID` and `coreml-lint rule --all`.
+
+use std::fmt::Write;
+
+use super::RuleInfo;
+
+/// The full explanation of one rule.
+pub fn explain(rule: &RuleInfo) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {} ({})\n", rule.title, rule.id);
+    let sev = rule
+        .default_severity
+        .map_or_else(|| "-".to_string(), |s| s.to_string());
+    let _ = writeln!(out, "Severity: {sev}    Category: {}", rule.category);
+    let _ = writeln!(out, "Fix: {}\n", rule.fix.as_deref().unwrap_or("none"));
+    for (title, body) in [
+        ("What it does", &rule.description),
+        ("Why", &rule.why),
+        ("Example", &rule.example),
+        ("How to fix", &rule.fix_text),
+    ] {
+        if !body.trim().is_empty() {
+            let _ = writeln!(out, "## {title}\n{}\n", body.trim_end());
+        }
+    }
+    if !rule.seen_on.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Seen on\n{}\n",
+            rule.seen_on
+                .iter()
+                .map(|s| format!("- {s}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    if !rule.references.is_empty() {
+        let _ = writeln!(
+            out,
+            "## References\n{}\n",
+            rule.references
+                .iter()
+                .map(|s| format!("- {s}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    out.push_str("Static findings are hazards, not proof: confirm placement with MLComputePlan on the target device.\n");
+    out
+}
+
+/// One line per rule: id, severity, fix marker, title.
+pub fn list(rules: &[RuleInfo]) -> String {
+    let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for r in rules {
+        let sev = r
+            .default_severity
+            .map_or_else(|| "-".to_string(), |s| s.to_string());
+        let fix = if r.fix.is_some() { "fix" } else { "   " };
+        let _ = writeln!(out, "{:<width$}  {sev:<7}  {fix}  {}", r.id, r.title);
+    }
+    out
+}

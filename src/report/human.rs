@@ -1,0 +1,225 @@
+//! Human output: one miette report per finding with the op's line from `model.mil` (or from the
+//! rendered text of a `.mlpackage`), then a summary line.
+
+use std::fmt::{self, Write};
+
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
+};
+
+use super::{CheckRun, ModelOutcome};
+use crate::finding::{Finding, Severity};
+use crate::ir::span::line_col;
+use crate::ir::Model;
+
+/// Options of the human renderer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HumanOptions {
+    pub color: bool,
+    /// Terminal width (80 when unknown).
+    pub width: Option<usize>,
+    /// Print only the summary line.
+    pub quiet: bool,
+}
+
+struct FindingReport<'a> {
+    finding: &'a Finding,
+    source: Option<NamedSource<String>>,
+    headline: String,
+}
+
+impl fmt::Debug for FindingReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.headline)
+    }
+}
+
+impl fmt::Display for FindingReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.headline)
+    }
+}
+
+impl std::error::Error for FindingReport<'_> {}
+
+impl Diagnostic for FindingReport<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(&self.finding.rule))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.finding.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        let f = self.finding;
+        match (&f.help, &f.fix) {
+            (Some(h), Some(fix)) => Some(Box::new(format!(
+                "{h}\nfix ({}): {}",
+                applicability(fix.applicability),
+                fix.title
+            ))),
+            (Some(h), None) => Some(Box::new(h)),
+            (None, Some(fix)) => Some(Box::new(format!(
+                "fix ({}): {}",
+                applicability(fix.applicability),
+                fix.title
+            ))),
+            (None, None) => None,
+        }
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.source.as_ref()?;
+        let f = self.finding;
+        let primary = f
+            .span
+            .map(|s| LabeledSpan::new_primary_with_span(Some(primary_label(f)), s));
+        let rest = f
+            .labels
+            .iter()
+            .map(|l| LabeledSpan::new_with_span(Some(l.text.clone()), l.span));
+        Some(Box::new(primary.into_iter().chain(rest)))
+    }
+}
+
+fn applicability(a: crate::finding::Applicability) -> &'static str {
+    match a {
+        crate::finding::Applicability::Safe => "safe, applied by --fix",
+        crate::finding::Applicability::Unsafe => "unsafe, needs --unsafe-fixes",
+        crate::finding::Applicability::DisplayOnly => "display only",
+    }
+}
+
+fn primary_label(f: &Finding) -> String {
+    match (&f.op, &f.state) {
+        (Some(op), Some(state)) => format!("`{op}` writes state `{state}`"),
+        (Some(op), None) => format!("`{op}`"),
+        _ => "here".into(),
+    }
+}
+
+/// Where a finding is, as `path[:line:col]` plus function/op.
+pub fn location(model: &Model, f: &Finding) -> String {
+    let mut s = f.path.display().to_string();
+    if let Some(span) = f.span {
+        let (line, col) = line_col(&model.source.text, span.start);
+        if model.source.is_file {
+            s = format!("{}:{line}:{col}", model.source.file.display());
+        } else {
+            let _ = write!(s, " (rendered:{line}:{col})");
+        }
+    }
+    if let Some(func) = &f.function {
+        let _ = write!(s, " [{func}");
+        if let Some(op) = &f.op {
+            let _ = write!(s, "/{op}");
+        }
+        s.push(']');
+    }
+    s
+}
+
+fn handler(opts: HumanOptions) -> GraphicalReportHandler {
+    let theme = if opts.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(opts.width.unwrap_or(100))
+        .with_context_lines(1)
+}
+
+/// Renders every finding, every read error and the summary.
+pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
+    let handler = handler(opts);
+    let mut out = String::new();
+    if !opts.quiet {
+        for m in &run.models {
+            match &m.outcome {
+                ModelOutcome::Checked { model, findings } => {
+                    for f in findings {
+                        let report = FindingReport {
+                            finding: f,
+                            source: f.span.map(|_| {
+                                NamedSource::new(
+                                    model.source.name.clone(),
+                                    model.source.text.to_string(),
+                                )
+                            }),
+                            headline: format!("{}: {}", location(model, f), f.message),
+                        };
+                        let _ = handler.render_report(&mut out, &report);
+                        out.push('\n');
+                    }
+                }
+                ModelOutcome::Skipped(why) => {
+                    let _ = writeln!(
+                        out,
+                        "{}: {why}: not an ML Program, not checked\n",
+                        m.path.display()
+                    );
+                }
+                ModelOutcome::Failed(e) => {
+                    let _ = handler.render_report(&mut out, e);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out.push_str(&summary_line(run));
+    out
+}
+
+/// `Checked 3 models (1 skipped, 0 unreadable): 1 error, 2 warnings, 0 infos in 12 ms`.
+pub fn summary_line(run: &CheckRun) -> String {
+    let s = run.summary();
+    let plural = |n: usize, one: &str| {
+        if n == 1 {
+            format!("{n} {one}")
+        } else {
+            format!("{n} {one}s")
+        }
+    };
+    format!(
+        "Checked {} ({} skipped, {} unreadable): {}, {}, {} in {} ms\n",
+        plural(s.checked, "model"),
+        s.skipped,
+        s.failed,
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.infos, "info"),
+        run.elapsed.as_millis()
+    )
+}
+
+/// `path:line:col: severity[rule] message`, one line per finding.
+pub fn render_concise(run: &CheckRun) -> String {
+    let mut out = String::new();
+    for (model, f) in run.findings_with_models() {
+        let _ = writeln!(
+            out,
+            "{}: {}[{}] {}",
+            location(model, f),
+            f.severity,
+            f.rule,
+            f.message
+        );
+    }
+    for m in &run.models {
+        if let ModelOutcome::Failed(e) = &m.outcome {
+            let _ = writeln!(out, "{}: error[read] {e}", m.path.display());
+        }
+    }
+    out.push_str(&summary_line(run));
+    out
+}

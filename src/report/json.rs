@@ -1,0 +1,63 @@
+//! `--output-format json`: one JSON document on stdout.
+
+use serde_json::{json, Value};
+
+use super::{CheckRun, ModelOutcome};
+use crate::finding::Finding;
+
+fn finding(f: &Finding) -> Value {
+    json!({
+        "rule": f.rule,
+        "severity": f.severity,
+        "path": f.path.display().to_string(),
+        "function": f.function,
+        "op": f.op,
+        "state": f.state,
+        "message": f.message,
+        "help": f.help,
+        "fix": f.fix.as_ref().map(|x| json!({"kind": x.kind, "title": x.title, "applicability": x.applicability})),
+    })
+}
+
+/// Renders the whole run as `{"version": 1, "diagnostics": [...], "errors": [...], "summary": {...}}`.
+pub fn render(run: &CheckRun) -> String {
+    let diagnostics: Vec<Value> = run.findings().map(finding).collect();
+    let errors: Vec<Value> = run
+        .models
+        .iter()
+        .filter_map(|m| match &m.outcome {
+            ModelOutcome::Failed(e) => {
+                Some(json!({"path": m.path.display().to_string(), "message": e.to_string()}))
+            }
+            _ => None,
+        })
+        .collect();
+    let skipped: Vec<Value> = run
+        .models
+        .iter()
+        .filter_map(|m| match &m.outcome {
+            ModelOutcome::Skipped(why) => {
+                Some(json!({"path": m.path.display().to_string(), "reason": why}))
+            }
+            _ => None,
+        })
+        .collect();
+    let s = run.summary();
+    let doc = json!({
+        "version": 1,
+        "diagnostics": diagnostics,
+        "errors": errors,
+        "skipped": skipped,
+        "summary": {
+            "models_checked": s.checked,
+            "models_skipped": s.skipped,
+            "models_failed": s.failed,
+            "errors": s.errors,
+            "warnings": s.warnings,
+            "infos": s.infos,
+        },
+    });
+    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    out.push('\n');
+    out
+}
