@@ -3,6 +3,8 @@
 //! Every function of the `mlProgram` is lowered (in name order) to a [`FunctionSyntax`] and built
 //! into a graph. Spans are left empty: the renderer assigns them when it prints the program.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -108,10 +110,10 @@ fn lower_function(name: &str, f: &proto::Function) -> Result<FunctionSyntax, Str
 }
 
 fn lower_block(b: &proto::Block, depth: usize) -> Result<BlockSyntax, String> {
-    if depth > limits::MAX_NESTING {
+    if depth > limits::MAX_BLOCK_NESTING {
         return Err(format!(
             "blocks are nested deeper than {} levels",
-            limits::MAX_NESTING
+            limits::MAX_BLOCK_NESTING
         ));
     }
     let inputs = b
@@ -616,5 +618,618 @@ fn lower_feature(f: &proto::FeatureDescription) -> FeatureDesc {
         name: f.name.clone(),
         kind,
         optional: f.r#type.as_ref().is_some_and(|t| t.is_optional),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Function, Op};
+    use prost::Message;
+    use proto::fixtures::*;
+    use proto::{tensor_value as tv, DataType as D};
+
+    fn path() -> &'static Path {
+        Path::new("m.mlpackage/Data/com.apple.CoreML/model.mlmodel")
+    }
+
+    fn lowered(m: &proto::Model) -> LoweredProgram {
+        match lower_model(m, path()) {
+            Ok(Lowered::Program(p)) => *p,
+            other => panic!("expected a program, got {other:?}"),
+        }
+    }
+
+    fn program_error(m: &proto::Model) -> String {
+        match lower_model(m, path()) {
+            Err(e @ ReadError::Program { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("model.mlmodel"), "{msg}");
+                msg
+            }
+            other => panic!("expected a program error, got {other:?}"),
+        }
+    }
+
+    fn bytes_value(dtype: D, dims: &[u64], bytes: &[u8]) -> proto::Value {
+        tensor_value(
+            tensor_type(dtype, dims),
+            tv::Value::Bytes(tv::RepeatedBytes {
+                values: bytes.to_vec(),
+            }),
+        )
+    }
+
+    fn blob_value(dtype: D, dims: &[u64], offset: u64) -> proto::Value {
+        proto::Value {
+            doc_string: String::new(),
+            r#type: Some(tensor_type(dtype, dims)),
+            value: Some(value::Value::BlobFileValue(proto::BlobFileValue {
+                file_name: "@model_path/weights/weight.bin".into(),
+                offset,
+            })),
+        }
+    }
+
+    fn state_feature(name: &str, shape: &[i64]) -> proto::FeatureDescription {
+        proto::FeatureDescription {
+            name: name.into(),
+            short_description: String::new(),
+            r#type: Some(proto::FeatureType {
+                r#type: Some(proto::feature_type::Type::StateType(
+                    proto::StateFeatureType {
+                        r#type: Some(proto::state_feature_type::Type::ArrayType(
+                            proto::ArrayFeatureType {
+                                shape: shape.to_vec(),
+                                data_type: proto::ArrayDataType::Float16 as i32,
+                                ..Default::default()
+                            },
+                        )),
+                    },
+                )),
+                is_optional: false,
+            }),
+        }
+    }
+
+    fn array_feature(
+        name: &str,
+        dtype: proto::ArrayDataType,
+        shape: &[i64],
+    ) -> proto::FeatureDescription {
+        proto::FeatureDescription {
+            name: name.into(),
+            short_description: String::new(),
+            r#type: Some(proto::FeatureType {
+                r#type: Some(proto::feature_type::Type::MultiArrayType(
+                    proto::ArrayFeatureType {
+                        shape: shape.to_vec(),
+                        data_type: dtype as i32,
+                        ..Default::default()
+                    },
+                )),
+                is_optional: false,
+            }),
+        }
+    }
+
+    /// A KV-cache step: read_state → slice_update → write_state, plus consts of every encoding.
+    fn stateful_function() -> proto::Function {
+        let kv = [1, 4, 8];
+        let mut update = op(
+            "slice_update",
+            "upd",
+            &[("x", "old"), ("update", "row"), ("begin", "begin")],
+            vec![named("new", tensor_type(D::Float16, &kv))],
+        );
+        update.inputs.insert(
+            "end".into(),
+            proto::Argument {
+                arguments: vec![proto::argument::Binding {
+                    binding: Some(binding::Binding::Value(ints_value(&[1, 4, 8]))),
+                }],
+            },
+        );
+        function(
+            "CoreML8",
+            vec![
+                named("k_cache", state_type(D::Float16, &kv)),
+                named("row", tensor_type(D::Float16, &[1, 4, 1])),
+            ],
+            vec![
+                const_op("begin", ints_value(&[0, 0, 7])),
+                // 1.0, -2.0, 0.5 in binary16.
+                const_op(
+                    "w16",
+                    bytes_value(D::Float16, &[3], &[0x00, 0x3c, 0x00, 0xc0, 0x00, 0x38]),
+                ),
+                const_op("w8", bytes_value(D::Int8, &[2], &[0xff, 0x01])),
+                const_op("w4", bytes_value(D::Uint4, &[2], &[0x21])),
+                const_op("wb", blob_value(D::Float16, &[64, 32], 64)),
+                op(
+                    "read_state",
+                    "old_read",
+                    &[("input", "k_cache")],
+                    vec![named("old", tensor_type(D::Float16, &kv))],
+                ),
+                update,
+                op(
+                    "write_state",
+                    "upd_write_state",
+                    &[("input", "k_cache"), ("data", "new")],
+                    vec![],
+                ),
+            ],
+            &["new"],
+        )
+    }
+
+    fn stateful_model(spec: i32) -> proto::Model {
+        let mut m = ml_model(
+            spec,
+            vec![("main", stateful_function())],
+            proto::ModelDescription {
+                input: vec![array_feature(
+                    "row",
+                    proto::ArrayDataType::Float16,
+                    &[1, 4, 1],
+                )],
+                output: vec![array_feature(
+                    "new",
+                    proto::ArrayDataType::Float16,
+                    &[1, 4, 8],
+                )],
+                state: vec![state_feature("k_cache", &[1, 4, 8])],
+                metadata: Some(proto::Metadata {
+                    user_defined: BTreeMap::from([(
+                        "com.github.apple.coremltools.version".to_string(),
+                        "9.0".to_string(),
+                    )]),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        );
+        if let Some(proto::model::Type::MlProgram(p)) = &mut m.r#type {
+            let s = tensor_type(D::String, &[]);
+            let dict_ty = proto::ValueType {
+                r#type: Some(proto::value_type::Type::DictionaryType(
+                    proto::DictionaryType {
+                        key_type: Some(Box::new(s.clone())),
+                        value_type: Some(Box::new(s)),
+                    },
+                )),
+            };
+            p.attributes.insert(
+                "buildInfo".into(),
+                proto::Value {
+                    doc_string: String::new(),
+                    r#type: Some(dict_ty),
+                    value: Some(value::Value::ImmediateValue(proto::ImmediateValue {
+                        value: Some(immediate_value::Value::Dictionary(proto::DictionaryValue {
+                            values: vec![proto::dictionary_value::KeyValuePair {
+                                key: Some(string_value("coremltools-version")),
+                                value: Some(string_value("9.0")),
+                            }],
+                        })),
+                    })),
+                },
+            );
+        }
+        m
+    }
+
+    fn find_op<'a>(f: &'a Function, name: &str) -> &'a Op {
+        f.ops()
+            .map(|(_, o)| o)
+            .find(|o| o.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no op named {name}"))
+    }
+
+    fn val(op: &Op) -> &TensorData {
+        op.attributes["val"]
+            .tensor_data()
+            .expect("immediate tensor")
+    }
+
+    #[test]
+    fn stateful_program_lowers_completely() {
+        let p = lowered(&stateful_model(9));
+        assert_eq!(p.spec_version, 9);
+        assert_eq!(p.program.version, "1.3");
+        let f = p.program.function("main").expect("main");
+        assert_eq!(f.opset, "CoreML8");
+        assert_eq!(f.op_count(), 8);
+        let inputs: Vec<_> = f
+            .inputs()
+            .map(|(_, i)| (i.name.as_str(), i.ty.is_state()))
+            .collect();
+        assert_eq!(inputs, vec![("k_cache", true), ("row", false)]);
+        assert_eq!(val(find_op(f, "begin")), &TensorData::Ints(vec![0, 0, 7]));
+        assert_eq!(
+            val(find_op(f, "w16")),
+            &TensorData::Floats(vec![1.0, -2.0, 0.5])
+        );
+        assert_eq!(val(find_op(f, "w8")), &TensorData::Ints(vec![-1, 1]));
+        assert_eq!(val(find_op(f, "w4")), &TensorData::Bytes(vec![0x21]));
+        let blob = find_op(f, "wb").attributes["val"].blob().expect("blob");
+        assert_eq!(
+            (blob.path.as_str(), blob.offset),
+            ("@model_path/weights/weight.bin", 64)
+        );
+        assert!(!find_op(f, "w16").attributes.contains_key("name"));
+
+        let upd = find_op(f, "upd");
+        let keys: Vec<&str> = upd.inputs.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(keys, ["begin", "end", "update", "x"]);
+        assert!(
+            matches!(upd.arg("end"), Some(Arg::Value(l)) if l.tensor_data() == Some(&TensorData::Ints(vec![1, 4, 8])))
+        );
+        assert_eq!(upd.arg_name("x"), Some("old"));
+        let (upd_id, _) = f
+            .ops()
+            .find(|(_, o)| o.name.as_deref() == Some("upd"))
+            .unwrap();
+        let read = f
+            .producer(upd_id, "x")
+            .and_then(|id| f.op(id))
+            .expect("producer");
+        assert_eq!(read.op_type, "read_state");
+        assert!(find_op(f, "upd_write_state").outputs.is_empty());
+        assert_eq!(f.outputs(), ["new".to_string()]);
+
+        let build_info = &p.program.attributes;
+        assert_eq!(build_info.len(), 1);
+        assert_eq!(build_info[0].0, "buildInfo");
+        match &build_info[0].1.payload {
+            Payload::Dict(pairs) => assert_eq!(
+                pairs,
+                &vec![(
+                    Payload::Tensor(TensorData::Strings(vec!["coremltools-version".into()])),
+                    Payload::Tensor(TensorData::Strings(vec!["9.0".into()]))
+                )]
+            ),
+            other => panic!("buildInfo is {other:?}"),
+        }
+
+        let d = &p.description;
+        assert_eq!(
+            d.top.states[0].kind,
+            FeatureKind::State {
+                dtype: Some(DType::Fp16),
+                shape: vec![1, 4, 8]
+            }
+        );
+        assert_eq!(d.top.inputs[0].name, "row");
+        assert_eq!(d.top.outputs[0].name, "new");
+        assert_eq!(
+            d.user_defined,
+            vec![("com.github.apple.coremltools.version".into(), "9.0".into())]
+        );
+        assert_eq!(d.default_function, None);
+    }
+
+    #[test]
+    fn older_spec_renders_as_program_1_0() {
+        assert_eq!(lowered(&stateful_model(8)).program.version, "1.0");
+    }
+
+    #[test]
+    fn multifunction_model_keeps_every_function_and_description() {
+        let desc = proto::ModelDescription {
+            functions: vec![
+                proto::FunctionDescription {
+                    name: "infer".into(),
+                    state: vec![state_feature("k_cache", &[1, 4, 8])],
+                    input: vec![array_feature(
+                        "row",
+                        proto::ArrayDataType::Float16,
+                        &[1, 4, 1],
+                    )],
+                    ..Default::default()
+                },
+                proto::FunctionDescription {
+                    name: "prefill".into(),
+                    state: vec![state_feature("k_cache", &[1, 4, 8])],
+                    input: vec![array_feature(
+                        "row",
+                        proto::ArrayDataType::Int32,
+                        &[1, 4, 1],
+                    )],
+                    ..Default::default()
+                },
+            ],
+            default_function_name: "infer".into(),
+            ..Default::default()
+        };
+        let m = ml_model(
+            9,
+            vec![
+                ("prefill", stateful_function()),
+                ("infer", stateful_function()),
+            ],
+            desc,
+        );
+        let p = lowered(&m);
+        let names: Vec<&str> = p
+            .program
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(names, ["infer", "prefill"]);
+        assert_eq!(p.description.default_function.as_deref(), Some("infer"));
+        let prefill = p.description.for_function("prefill").expect("prefill desc");
+        assert!(matches!(
+            prefill.inputs[0].kind,
+            FeatureKind::Array {
+                dtype: Some(DType::Int32),
+                ..
+            }
+        ));
+        assert_eq!(prefill.states[0].name, "k_cache");
+    }
+
+    #[test]
+    fn other_model_kinds_are_named_not_errors() {
+        let nn = proto::Model {
+            specification_version: 4,
+            r#type: Some(proto::model::Type::NeuralNetwork(vec![])),
+            ..Default::default()
+        };
+        assert!(
+            matches!(lower_model(&nn, path()), Ok(Lowered::NotMlProgram(w)) if w == "a neural network")
+        );
+        let pipe = proto::Model {
+            r#type: Some(proto::model::Type::Pipeline(proto::Pipeline::default())),
+            ..Default::default()
+        };
+        assert!(
+            matches!(lower_model(&pipe, path()), Ok(Lowered::NotMlProgram(w)) if w == "a pipeline")
+        );
+        // Survives a round trip through bytes, as a real file would.
+        let back = proto::Model::decode(nn.encode_to_vec().as_slice()).unwrap();
+        assert!(matches!(
+            lower_model(&back, path()),
+            Ok(Lowered::NotMlProgram(_))
+        ));
+        let empty = lower_model(&proto::Model::default(), path()).unwrap_err();
+        assert!(matches!(empty, ReadError::Protobuf { .. }), "{empty}");
+    }
+
+    #[test]
+    fn absurd_dimension_names_function_and_op() {
+        let mut m = stateful_model(9);
+        if let Some(proto::model::Type::MlProgram(p)) = &mut m.r#type {
+            let f = p.functions.get_mut("main").unwrap();
+            let block = f.block_specializations.get_mut("CoreML8").unwrap();
+            block.operations[5].outputs[0].r#type = Some(tensor_type(D::Float16, &[1, 1 << 41, 8]));
+        }
+        let msg = program_error(&m);
+        assert!(
+            msg.contains("function `main`") && msg.contains("op `old_read`"),
+            "{msg}"
+        );
+        assert!(msg.contains("2^40"), "{msg}");
+    }
+
+    #[test]
+    fn undefined_names_map_to_program_errors() {
+        let f = function(
+            "CoreML7",
+            vec![],
+            vec![op(
+                "relu",
+                "r",
+                &[("x", "ghost")],
+                vec![named("y", tensor_type(D::Float32, &[1]))],
+            )],
+            &["y"],
+        );
+        let msg = program_error(&ml_model(8, vec![("main", f)], Default::default()));
+        assert!(
+            msg.contains("function `main`") && msg.contains("ghost"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn block_is_chosen_by_opset_with_a_single_block_fallback() {
+        let mut f = stateful_function();
+        let block = f.block_specializations.remove("CoreML8").unwrap();
+        f.block_specializations
+            .insert("CoreML9".into(), block.clone());
+        let p = lowered(&ml_model(9, vec![("main", f.clone())], Default::default()));
+        assert_eq!(p.program.functions[0].op_count(), 8);
+
+        f.block_specializations.insert("CoreML7".into(), block);
+        let msg = program_error(&ml_model(9, vec![("main", f.clone())], Default::default()));
+        assert!(msg.contains("no block for its opset `CoreML8`"), "{msg}");
+
+        f.block_specializations.clear();
+        assert!(
+            program_error(&ml_model(9, vec![("main", f)], Default::default()))
+                .contains("has no block")
+        );
+    }
+
+    #[test]
+    fn dynamic_shapes_and_rank_checks() {
+        let t = |rank: i64, dims: Vec<proto::Dimension>| proto::TensorType {
+            data_type: D::Float32 as i32,
+            rank,
+            dimensions: dims,
+            attributes: BTreeMap::new(),
+        };
+        let unknown = |variadic| proto::Dimension {
+            dimension: Some(dimension::Dimension::Unknown(dimension::UnknownDimension {
+                variadic,
+            })),
+        };
+        assert_eq!(lower_tensor_type(&t(-1, vec![])).unwrap().shape, None);
+        assert_eq!(
+            lower_tensor_type(&t(1, vec![unknown(true)])).unwrap().shape,
+            None
+        );
+        assert_eq!(
+            lower_tensor_type(&t(1, vec![unknown(false)]))
+                .unwrap()
+                .shape,
+            Some(vec![Dim::Unknown])
+        );
+        assert_eq!(
+            lower_tensor_type(&t(0, vec![])).unwrap().shape,
+            Some(vec![])
+        );
+        assert!(lower_tensor_type(&t(3, vec![unknown(false)]))
+            .unwrap_err()
+            .contains("rank 3"));
+        // An unknown dtype number is kept.
+        let odd = proto::TensorType {
+            data_type: 77,
+            ..t(0, vec![])
+        };
+        assert_eq!(lower_tensor_type(&odd).unwrap().dtype, DType::Unknown(77));
+    }
+
+    #[test]
+    fn nested_blocks_lower_and_excess_nesting_is_refused() {
+        let scalar = tensor_type(D::Bool, &[]);
+        let branch = |name: &str| proto::Block {
+            inputs: vec![],
+            outputs: vec![name.into()],
+            operations: vec![op(
+                "logical_not",
+                name,
+                &[("x", "p")],
+                vec![named(name, scalar.clone())],
+            )],
+            attributes: BTreeMap::new(),
+        };
+        let mut cond = op(
+            "cond",
+            "c",
+            &[("pred", "p")],
+            vec![named("out", scalar.clone())],
+        );
+        cond.blocks = vec![branch("t"), branch("e")];
+        let f = function(
+            "CoreML8",
+            vec![named("p", scalar.clone())],
+            vec![cond],
+            &["out"],
+        );
+        let p = lowered(&ml_model(9, vec![("main", f)], Default::default()));
+        let func = &p.program.functions[0];
+        assert_eq!(func.op_count(), 3);
+        assert_eq!(func.blocks.len(), 3);
+
+        let nested = |depth: usize| {
+            let mut inner = proto::Block::default();
+            for _ in 0..depth {
+                let mut c = op("cond", "c", &[], vec![]);
+                c.blocks = vec![inner];
+                inner = proto::Block {
+                    operations: vec![c],
+                    ..Default::default()
+                };
+            }
+            let mut f = function("CoreML8", vec![], vec![], &[]);
+            f.block_specializations.insert("CoreML8".into(), inner);
+            ml_model(9, vec![("main", f)], Default::default())
+        };
+        let deepest = lowered(&nested(limits::MAX_BLOCK_NESTING));
+        assert_eq!(
+            deepest.program.functions[0].op_count(),
+            limits::MAX_BLOCK_NESTING
+        );
+        let msg = program_error(&nested(limits::MAX_BLOCK_NESTING + 1));
+        assert!(
+            msg.contains("nested deeper"),
+            "{}",
+            &msg[..msg.len().min(300)]
+        );
+    }
+
+    #[test]
+    fn missing_types_and_empty_values_are_errors() {
+        let mut no_type = ints_value(&[1]);
+        no_type.r#type = None;
+        let f = function("CoreML8", vec![], vec![const_op("c", no_type)], &["c"]);
+        let msg = program_error(&ml_model(9, vec![("main", f)], Default::default()));
+        assert!(
+            msg.contains("op `c` (const)") && msg.contains("no type"),
+            "{msg}"
+        );
+
+        let mut empty = ints_value(&[1]);
+        empty.value = None;
+        let f = function("CoreML8", vec![], vec![const_op("c", empty)], &["c"]);
+        assert!(
+            program_error(&ml_model(9, vec![("main", f)], Default::default())).contains("neither")
+        );
+    }
+
+    #[test]
+    fn raw_bytes_decode_within_the_element_cap() {
+        assert_eq!(
+            decode_bytes(&[0; 8], DType::Fp16, 3),
+            TensorData::Bytes(vec![0; 8])
+        );
+        assert_eq!(
+            decode_bytes(&[0; 8], DType::Fp16, 4),
+            TensorData::Floats(vec![0.0; 4])
+        );
+        assert_eq!(
+            decode_bytes(&[0; 3], DType::Fp16, 4),
+            TensorData::Bytes(vec![0; 3])
+        );
+        assert_eq!(
+            decode_bytes(&[0xff, 0x80], DType::UInt8, 4),
+            TensorData::Ints(vec![255, 128])
+        );
+        assert_eq!(
+            decode_bytes(&[0xfe, 0xff, 0xff, 0xff], DType::Int32, 4),
+            TensorData::Ints(vec![-2])
+        );
+        assert_eq!(
+            decode_bytes(&[0x80, 0x3f], DType::Bf16, 4),
+            TensorData::Floats(vec![1.0])
+        );
+        assert_eq!(
+            decode_bytes(&[1, 2], DType::Fp8E4M3Fn, 4),
+            TensorData::Bytes(vec![1, 2])
+        );
+        assert_eq!(f16_to_f64(0x0001), 2f64.powi(-24));
+        assert_eq!(f16_to_f64(0xfbff), -65504.0);
+        assert_eq!(f16_to_f64(0x7c00), f64::INFINITY);
+        assert!(f16_to_f64(0x7e00).is_nan());
+        assert!(f16_to_f64(0x8000).is_sign_negative());
+    }
+
+    #[test]
+    fn truncated_and_garbled_protobufs_never_panic() {
+        let bytes = stateful_model(9).encode_to_vec();
+        let mut decode_errors = 0;
+        for len in 0..bytes.len() {
+            match proto::decode_model(&bytes[..len], path()) {
+                Err(_) => decode_errors += 1,
+                // A cut on a field boundary decodes; lowering must then fail or succeed cleanly.
+                Ok(m) => drop(lower_model(&m, path())),
+            }
+        }
+        assert!(
+            decode_errors > bytes.len() / 2,
+            "{decode_errors} of {}",
+            bytes.len()
+        );
+        // Flip single bytes: every outcome is a value, never a panic.
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x5a;
+            if let Ok(m) = proto::decode_model(&b, path()) {
+                drop(lower_model(&m, path()));
+            }
+        }
     }
 }

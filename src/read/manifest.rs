@@ -4,6 +4,8 @@
 //! `rootModelIdentifier` falls back to the one `.mlmodel` item), strict about where items point:
 //! absolute paths, `..` and anything that resolves outside the package are refused.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
+
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value};
