@@ -63,8 +63,10 @@ impl DependenceMap {
 }
 
 fn is_dynamic(ty: Option<&ValueType>) -> bool {
-    ty.and_then(ValueType::tensor)
-        .map_or(true, |t| t.is_dynamic())
+    match ty.and_then(ValueType::tensor) {
+        Some(t) => t.is_dynamic(),
+        None => true,
+    }
 }
 
 /// Computes the run-time dependence of every value of `f`.
