@@ -391,6 +391,11 @@ impl Compiler {
         })
     }
 
+    /// Compiles a rule object found under `key` (captures it binds are ignored).
+    pub fn nested_rule(&mut self, key: &str, r: &SerRule) -> (Matcher, Vars) {
+        self.nested(key, |c| c.rule(r, false))
+    }
+
     /// Compiles a rule object. `relation` allows `stop-by` / `via` (the object is a relation body).
     pub fn rule(&mut self, r: &SerRule, relation: bool) -> (Matcher, Vars) {
         let mut vars = Vars::new();

@@ -151,11 +151,19 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         state,
         message: rule.message.render(cx, id, b),
         help: rule.help.as_ref().map(|h| h.render(cx, id, b)),
-        fix: rule.fix.as_ref().map(|fx| FixOffer {
-            kind: fx.kind.clone(),
-            title: fx.title.render(cx, id, b),
-            applicability: fx.applicability,
-        }),
+        fix: rule
+            .fix
+            .as_ref()
+            .filter(|fx| {
+                fx.when
+                    .as_ref()
+                    .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
+            })
+            .map(|fx| FixOffer {
+                kind: fx.kind.clone(),
+                title: fx.title.render(cx, id, b),
+                applicability: fx.applicability,
+            }),
         span: primary,
         labels,
         order,

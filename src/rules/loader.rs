@@ -36,6 +36,8 @@ pub struct RuleFix {
     pub kind: String,
     pub(crate) title: Template,
     pub applicability: Applicability,
+    /// The fix is offered only where this matches too.
+    pub(crate) when: Option<Matcher>,
 }
 
 /// Where a rule came from.
@@ -293,10 +295,21 @@ pub fn load_rule_text(
     let fix = match &parsed.fix {
         None => None,
         Some(f) => {
-            let (kind, title, applicability) = match f {
-                SerFix::Name(n) => (n.clone(), None, None),
-                SerFix::Full(full) => (full.kind.clone(), full.title.clone(), full.applicability),
+            let (kind, title, applicability, when) = match f {
+                SerFix::Name(n) => (n.clone(), None, None, None),
+                SerFix::Full(full) => (
+                    full.kind.clone(),
+                    full.title.clone(),
+                    full.applicability,
+                    full.when.as_ref(),
+                ),
             };
+            let when = when.map(|w| {
+                let mut c = Compiler::at("fix");
+                let (m, _) = c.nested_rule("when", w);
+                errors.extend(c.errors);
+                m
+            });
             match fix_kind(&kind) {
                 None => {
                     errors.push(CompileError {
@@ -324,6 +337,7 @@ pub fn load_rule_text(
                         kind: kind.clone(),
                         title: t,
                         applicability: applicability.unwrap_or(fk.default_applicability),
+                        when,
                     })
                 }
             }

@@ -423,6 +423,9 @@ pub struct SerFixFull {
     /// `safe`, `unsafe` or `display-only`.
     #[serde(default)]
     pub applicability: Option<Applicability>,
+    /// Offer the fix only when the matched node also matches this rule object.
+    #[serde(default)]
+    pub when: Option<SerRule>,
 }
 
 /// `tests:`.
