@@ -408,7 +408,7 @@ pub struct StateWriteSpec {
 #[serde(untagged)]
 pub enum SerFix {
     Name(String),
-    Full(SerFixFull),
+    Full(Box<SerFixFull>),
 }
 
 /// The object form of `fix:`.
