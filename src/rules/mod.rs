@@ -19,3 +19,6 @@ pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSe
 pub use testing::{
     run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseStatus, TestReport,
 };
+
+#[cfg(test)]
+mod tests;
