@@ -25,7 +25,8 @@ fn builtin_rules_pass_their_tests() {
         "failing rule tests:\n{}",
         failures.join("\n")
     );
-    for rule in rules.rules() {
+    // `fact:` rules are tested with the facts their producer computes (see their own tests).
+    for rule in rules.rules().iter().filter(|r| !r.is_fact_rule()) {
         assert!(
             report
                 .cases
