@@ -473,3 +473,49 @@ fn value_predicates_and_opsets() {
         1
     );
 }
+
+#[test]
+fn issue_9_shapes_are_expressible() {
+    let rule = |m: &str| {
+        let body =
+            format!("id: r\ntitle: t\nseverity: warning\nmatch:\n{m}\nmessage: \"{{OP}}\"\n");
+        let rule = load_rule_text("r.yaml", &body, None, false)
+            .unwrap_or_else(|e| panic!("{:?}", miette::Report::new(e)));
+        RuleSet::from_rules(vec![rule]).expect("set")
+    };
+    // state-last-axis-alignment: a state input, reported with its state and no op
+    let align = rule("  input: { state: true, last-dim: { not-multiple-of: 32 } }");
+    assert!(check(&decode(256), &align).is_empty());
+    let mil40 = decode(256).replace("32]>> kv_cache", "40]>> kv_cache");
+    let f = check(&mil40, &align);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].state.as_deref(), Some("kv_cache"));
+    assert_eq!(f[0].op, None);
+    assert_eq!(f[0].message, "kv_cache");
+    // dynamic-shape-with-state: a flexible non-state input in a function with a state
+    let dynamic =
+        rule("  input: { state: false, dynamic: true }\n  function: { states: { min: 1 } }");
+    assert!(check(&decode(256), &dynamic).is_empty());
+    let flex = decode(256).replace(
+        "tensor<fp16, [4, 2, 256, 32]> u)",
+        "tensor<fp16, [4, 2, 256, 32]> u, tensor<fp16, [1, ?]> t)",
+    );
+    assert_eq!(check(&flex, &dynamic).len(), 1);
+    // tensor-rank / fp32-compute: non-const ops by output
+    let rank = rule("  output: { rank: { min: 4 } }\n  not: { op: const }");
+    let names: Vec<Option<String>> = check(&decode(256), &rank)
+        .into_iter()
+        .map(|f| f.op)
+        .collect();
+    assert_eq!(
+        names,
+        vec![Some("old".to_string()), Some("new".to_string())]
+    );
+    // opset-too-old-for-states
+    let old = rule("  input: { state: true }\n  function: { opset: { max: ios17 } }");
+    assert!(check(&decode(256), &old).is_empty());
+    assert_eq!(
+        check(&decode(256).replace("main<ios18>", "main<ios17>"), &old).len(),
+        1
+    );
+}
