@@ -1,10 +1,11 @@
 //! Runs rules over a model: node rules over every function (after one analysis per function),
-//! `fact:` rules over the model-level facts. Findings come back sorted by [`Finding::sort_key`].
+//! `fact:` rules over the model-level facts. Rules with `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
 
 use std::collections::BTreeSet;
 
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
+use super::schema::Status;
 use crate::analysis::facts::Fact;
 use crate::analysis::{analyze, FunctionFacts};
 use crate::finding::{Finding, FixOffer, Label};
@@ -15,7 +16,7 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
     let node_rules: Vec<&Rule> = rules
         .rules()
         .iter()
-        .filter(|r| matches!(r.target, Target::Nodes(_)))
+        .filter(|r| r.status != Status::Removed && matches!(r.target, Target::Nodes(_)))
         .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
@@ -24,7 +25,7 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
             out.extend(check_function(model, f, &facts, &node_rules));
         }
     }
-    for rule in rules.rules() {
+    for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
         let Target::Fact(kind) = &rule.target else {
             continue;
         };
