@@ -36,7 +36,11 @@ fn edit_program(program: &mut Program, plan: &PadPlan) -> Result<(), String> {
             .iter_mut()
             .find(|f| f.name == fe.function)
             .ok_or_else(|| format!("function `{}` is not in the program", fe.function))?;
-        let inputs = f.blocks.first().map(|b| b.inputs.clone()).unwrap_or_default();
+        let inputs = f
+            .blocks
+            .first()
+            .map(|b| b.inputs.clone())
+            .unwrap_or_default();
         let mut found = false;
         for id in inputs {
             if let Some(inp) = f.input_mut(id) {
@@ -121,7 +125,10 @@ fn edit_program(program: &mut Program, plan: &PadPlan) -> Result<(), String> {
             let node = NodeId(f.graph.add_node(Node::Op(ir_op(&ins.op))));
             list.entry(anchor).or_default().push(node);
         }
-        let body = f.blocks.first_mut().ok_or("internal: function has no body")?;
+        let body = f
+            .blocks
+            .first_mut()
+            .ok_or("internal: function has no body")?;
         let mut ops = Vec::with_capacity(body.ops.len() + fe.inserts.len());
         for &id in &body.ops {
             ops.extend(before.get(&id).into_iter().flatten().copied());

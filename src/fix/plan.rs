@@ -167,7 +167,10 @@ pub fn plan_pad(model: &Model, state: &str, axis: Option<usize>) -> Result<PadPl
         let ValueType::State(inner) = ty else {
             return Err(refuse(
                 Some(&f.name),
-                format!("`{state}` is an input of type {}, not a state", type_text(ty)),
+                format!(
+                    "`{state}` is an input of type {}, not a state",
+                    type_text(ty)
+                ),
             ));
         };
         let t = inner
@@ -203,13 +206,13 @@ pub fn plan_pad(model: &Model, state: &str, axis: Option<usize>) -> Result<PadPl
 
     let mut notes = Vec::new();
     let axis = choose_axis(&uses, &old_shape, axis, &mut notes).map_err(|r| refuse(None, r))?;
-    let any_full = uses
+    let all_partial = uses
         .iter()
-        .flat_map(|u| u.writes.iter().map(move |w| (u.f, w)))
-        .any(|(f, w)| write_is_full(f, w, &old_shape));
-    if !any_full {
+        .flat_map(|u| u.writes.iter())
+        .all(|w| write_extent(w, &old_shape) == Extent::Partial);
+    if all_partial {
         notes.push(format!(
-            "no write into `{state}` covers the whole state {}: nothing to pad",
+            "every write into `{state}` covers only part of the state {}: nothing to pad",
             shape_text(&old_shape)
         ));
         return Ok(PadPlan {
@@ -382,13 +385,33 @@ fn trace_write(f: &Function, write: NodeId, data_param: &str, state: &str) -> Wr
     }
 }
 
-fn write_is_full(_f: &Function, w: &Write, dims: &[u64]) -> bool {
+/// How much of the state a write covers, as far as constants tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Extent {
+    Full,
+    /// Some axis has a constant window that is not the whole axis.
+    Partial,
+    /// Not constant enough to say.
+    Unknown,
+}
+
+fn write_extent(w: &Write, dims: &[u64]) -> Extent {
     match &w.kind {
-        WriteKind::Whole => true,
-        WriteKind::Chain { window, .. } => dims
-            .iter()
-            .enumerate()
-            .all(|(i, &d)| window.axis(i, d).is_some_and(|a| a.is_full())),
+        WriteKind::Whole => Extent::Full,
+        WriteKind::Chain { window, .. } => {
+            let axes: Vec<Option<bool>> = dims
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| window.axis(i, d).map(|a| a.is_full()))
+                .collect();
+            if axes.contains(&Some(false)) {
+                Extent::Partial
+            } else if axes.iter().all(|a| *a == Some(true)) {
+                Extent::Full
+            } else {
+                Extent::Unknown
+            }
+        }
     }
 }
 
@@ -546,12 +569,14 @@ fn function_edit(
             .outputs
             .first()
             .ok_or_else(|| format!("`{}` has no output", op.display_name()))?;
-        let t = out.ty.tensor().filter(|_| !out.ty.is_state()).ok_or_else(|| {
-            format!("`{}` does not produce a tensor", out.name)
-        })?;
-        let dims = t.known_dims().ok_or_else(|| {
-            format!("`{}` has a shape that is not fully known ({t})", out.name)
-        })?;
+        let t = out
+            .ty
+            .tensor()
+            .filter(|_| !out.ty.is_state())
+            .ok_or_else(|| format!("`{}` does not produce a tensor", out.name))?;
+        let dims = t
+            .known_dims()
+            .ok_or_else(|| format!("`{}` has a shape that is not fully known ({t})", out.name))?;
         if dims != old_shape {
             return Err(format!(
                 "`{}` has type {t}, not the state's shape {}",
@@ -642,9 +667,9 @@ fn keep_window(
 ) -> Result<(), String> {
     let op = f.op(su).ok_or("internal: slice_update vanished")?;
     let label = op.display_name().to_string();
-    let w: AxisWindow = window.axis(axis, rows).ok_or_else(|| {
-        format!("the window of `{label}` is not constant on the pad axis {axis}")
-    })?;
+    let w: AxisWindow = window
+        .axis(axis, rows)
+        .ok_or_else(|| format!("the window of `{label}` is not constant on the pad axis {axis}"))?;
     let (b, e) = w.resolved().ok_or_else(|| {
         format!(
             "the window of `{label}` has stride {} on the pad axis",

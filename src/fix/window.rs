@@ -127,7 +127,11 @@ impl AxisWindow {
             let v = if v < 0 { v.saturating_add(self.dim) } else { v };
             v.clamp(0, self.dim)
         };
-        let b = if self.begin_mask { 0 } else { clamp(self.begin) };
+        let b = if self.begin_mask {
+            0
+        } else {
+            clamp(self.begin)
+        };
         if self.squeeze {
             return Some((b, b.saturating_add(1).min(self.dim)));
         }
