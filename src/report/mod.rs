@@ -4,6 +4,7 @@
 pub mod explain;
 pub mod human;
 pub mod json;
+pub mod statistics;
 
 use std::path::PathBuf;
 use std::time::Duration;
