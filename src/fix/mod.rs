@@ -8,6 +8,7 @@ pub mod diff;
 pub mod edit;
 pub mod metadata_json;
 pub mod plan;
+pub mod proto_edit;
 pub mod window;
 pub mod write;
 
@@ -140,13 +141,7 @@ pub fn apply_with_writer(
 
     let files = match model.kind {
         ModelKind::MlModelc | ModelKind::MilText => text_files(model, &after, &outcome)?,
-        ModelKind::MlPackage | ModelKind::MlModel => {
-            return Err(FixError::Unsupported {
-                path: model.path.clone(),
-                message: "the protobuf write-back (.mlpackage/.mlmodel) is not available yet"
-                    .into(),
-            })
-        }
+        ModelKind::MlPackage | ModelKind::MlModel => protobuf_files(model, &after, &outcome)?,
     };
     if let (ModelKind::MlModelc | ModelKind::MilText, true) = (
         model.kind,
@@ -255,4 +250,60 @@ fn text_files(
         }
     }
     Ok(files)
+}
+
+/// The new `model.mlmodel`: the decoded protobuf edited by every applied plan, re-encoded keeping
+/// every field the fix does not change, and checked to lower to the same program as the IR edit.
+fn protobuf_files(
+    model: &Model,
+    after: &str,
+    outcome: &FixOutcome,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, FixError> {
+    use crate::read::{limits, lower, proto};
+    let file = &model.source.file;
+    let internal = |message: String| FixError::Internal {
+        path: file.clone(),
+        message,
+    };
+    let original = limits::read_capped(file).map_err(|e| internal(e.to_string()))?;
+    let mut spec = proto::decode_model(&original, file).map_err(|e| internal(e.to_string()))?;
+    let mut desc = spec.description.clone();
+    let mut desc_changed = 0;
+    {
+        let Some(proto::model::Type::MlProgram(program)) = spec.r#type.as_mut() else {
+            return Err(not_ml_program(&model.path, "this model"));
+        };
+        for plan in &outcome.applied {
+            proto_edit::pad_program(program, plan).map_err(&internal)?;
+            if let Some(d) = desc.as_mut() {
+                desc_changed +=
+                    proto_edit::pad_description(d, plan).map_err(|m| FixError::Unsupported {
+                        path: file.clone(),
+                        message: m,
+                    })?;
+            }
+        }
+    }
+    let program = match &spec.r#type {
+        Some(proto::model::Type::MlProgram(p)) => p,
+        _ => return Err(not_ml_program(&model.path, "this model")),
+    };
+    let bytes = proto::encode_model_preserving(
+        &original,
+        desc.as_ref().filter(|_| desc_changed > 0),
+        Some(program),
+    )
+    .map_err(|e| internal(e.to_string()))?;
+    // The protobuf edit and the IR edit must agree before anything is written.
+    let reread = proto::decode_model(&bytes, file).map_err(|e| internal(e.to_string()))?;
+    let lowered = match lower::lower_model(&reread, file).map_err(|e| internal(e.to_string()))? {
+        lower::Lowered::Program(p) => p,
+        lower::Lowered::NotMlProgram(what) => return Err(not_ml_program(&model.path, &what)),
+    };
+    if render_to_string(&lowered.program) != after {
+        return Err(internal(
+            "the edited protobuf does not lower to the program the plan describes".into(),
+        ));
+    }
+    Ok(vec![(file.clone(), bytes)])
 }

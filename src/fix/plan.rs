@@ -714,33 +714,33 @@ fn keep_window(
             _ => None,
         }
     };
-    let begin = set(&window.begin, b).ok_or("internal: begin is not constant")?;
-    let end = set(&window.end, e).ok_or("internal: end is not constant")?;
-    replace(
-        "begin",
-        int_const(names.fresh(&format!("{label}_pad_begin")), begin),
-        edit,
-    )?;
-    replace(
-        "end",
-        int_const(names.fresh(&format!("{label}_pad_end")), end),
-        edit,
-    )?;
-    for (param, masked, current) in [
-        ("begin_mask", w.begin_mask, &window.begin_mask),
-        ("end_mask", w.end_mask, &window.end_mask),
-    ] {
-        if masked {
-            let v = set(current, 0).ok_or("internal: mask is not constant")?;
-            replace(
-                param,
-                bool_const(
-                    names.fresh(&format!("{label}_pad_{param}")),
-                    v.into_iter().map(|x| x != 0).collect(),
-                ),
-                edit,
-            )?;
-        }
+    if w.begin_depends_on_dim() {
+        let begin = set(&window.begin, b).ok_or("internal: begin is not constant")?;
+        replace(
+            "begin",
+            int_const(names.fresh(&format!("{label}_pad_begin")), begin),
+            edit,
+        )?;
+    }
+    if w.end_depends_on_dim() {
+        let end = set(&window.end, e).ok_or("internal: end is not constant")?;
+        replace(
+            "end",
+            int_const(names.fresh(&format!("{label}_pad_end")), end),
+            edit,
+        )?;
+    }
+    // A begin mask does not depend on the axis length; an end mask does (end is now absolute).
+    if w.end_mask && !w.squeeze {
+        let v = set(&window.end_mask, 0).ok_or("internal: end_mask is not constant")?;
+        replace(
+            "end_mask",
+            bool_const(
+                names.fresh(&format!("{label}_pad_end_mask")),
+                v.into_iter().map(|x| x != 0).collect(),
+            ),
+            edit,
+        )?;
     }
     Ok(())
 }

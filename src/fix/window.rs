@@ -143,12 +143,21 @@ impl AxisWindow {
         Some((b, e.max(b)))
     }
 
-    /// True when the raw parameters would name a different range if the axis grew by one row:
-    /// masks, negative indices, or indices clamped at the end.
+    /// True when the raw `begin` would name another row if the axis grew by one row (a negative
+    /// index, or one clamped at the end).
+    pub fn begin_depends_on_dim(&self) -> bool {
+        !self.begin_mask && (self.begin < 0 || self.begin > self.dim)
+    }
+
+    /// True when the raw `end` would name another row if the axis grew by one row (`end_mask`, a
+    /// negative index, or one clamped at the end).
+    pub fn end_depends_on_dim(&self) -> bool {
+        !self.squeeze && (self.end_mask || self.end < 0 || self.end > self.dim)
+    }
+
+    /// True when the raw parameters would name a different range if the axis grew by one row.
     pub fn depends_on_dim(&self) -> bool {
-        let begin_moves = !self.begin_mask && (self.begin < 0 || self.begin > self.dim);
-        let end_moves = !self.squeeze && (self.end_mask || self.end < 0 || self.end > self.dim);
-        begin_moves || end_moves
+        self.begin_depends_on_dim() || self.end_depends_on_dim()
     }
 
     /// True when the window covers the whole axis.
