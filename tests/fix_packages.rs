@@ -16,6 +16,8 @@ use coreml_lint::fix::{apply, FixMode, PadRequest};
 use coreml_lint::ir::{FeatureKind, Function, Model, ModelKind, Program, ValueType};
 use coreml_lint::read::proto::{decode_model, encode_model_preserving};
 use coreml_lint::read::{read_model, ReadOutcome};
+use coreml_lint::rules::engine::check_model;
+use coreml_lint::rules::loader::RuleSet;
 
 fn read(path: &Path) -> Model {
     match read_model(&Discovered {
@@ -251,7 +253,21 @@ fn corpus_h1_packages_are_fixed() {
                 );
             }
         }
-        // The text the IR edit promised is what the package now holds.
+        // Re-linting the fixed package shows no full-extent write of the state.
+        let rules = RuleSet::builtin().unwrap();
+        let h1_before = check_model(&before, &rules, &[])
+            .into_iter()
+            .filter(|f| f.rule == "state-full-extent-write" && f.state.as_deref() == Some(&state))
+            .count();
+        assert!(
+            h1_before > 0,
+            "{name}: the rule did not fire before the fix"
+        );
+        let left: Vec<_> = check_model(&after, &rules, &[])
+            .into_iter()
+            .filter(|f| f.rule == "state-full-extent-write")
+            .collect();
+        assert!(left.is_empty(), "{name}: {left:?}");
         let again = apply(&after, &req, true, FixMode::DiffOnly).unwrap();
         assert!(again.applied.is_empty() && again.diff.is_empty(), "{name}");
         assert_eq!(again.noops.len(), 1);

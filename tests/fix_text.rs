@@ -470,6 +470,12 @@ fn corpus_compiled_fixtures() {
         for (fc, ff) in clean.program.functions.iter().zip(&fixed.program.functions) {
             assert_eq!(state_dims(fc, "kv_cache"), state_dims(ff, "kv_cache"));
         }
+        let rules = coreml_lint::rules::loader::RuleSet::builtin().unwrap();
+        let left: Vec<_> = coreml_lint::rules::engine::check_model(&fixed, &rules, &[])
+            .into_iter()
+            .filter(|f| f.rule == "state-full-extent-write")
+            .collect();
+        assert!(left.is_empty(), "{name}: {left:?}");
         let again = apply(&fixed, &req("kv_cache"), false, FixMode::DiffOnly).unwrap();
         assert!(again.applied.is_empty() && again.diff.is_empty(), "{name}");
     }
