@@ -22,6 +22,7 @@ import sys
 
 import coremltools as ct
 from coremltools.converters.mil.frontend.milproto.load import load as milproto_load
+from coremltools.proto import Model_pb2
 from google.protobuf.json_format import MessageToDict
 
 REFERENCES = {
@@ -53,7 +54,13 @@ def h1_packages(corpus):
 
 
 def spec_of(pkg):
-    return ct.utils.load_spec(pkg)
+    """The Model protobuf of a package, parsed from its bytes. (`ct.utils.load_spec` and
+    `MLModel` open the package through ModelPackage, which rewrites Manifest.json: never call them
+    on the corpus itself.)"""
+    spec = Model_pb2.Model()
+    with open(model_file(pkg), "rb") as f:
+        spec.ParseFromString(f.read())
+    return spec
 
 
 def model_file(pkg):
