@@ -9,6 +9,7 @@ pub mod edit;
 pub mod metadata_json;
 pub mod plan;
 pub mod proto_edit;
+pub mod run;
 pub mod window;
 pub mod write;
 
