@@ -353,6 +353,13 @@ fn sarif_meets_github_code_scanning_ingestion_rules() {
         }
     }
 
+    // The corpus package (read from protobuf) is among them, located on its model.mlmodel.
+    assert!(results.iter().any(|r| {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            == "corpus/state-full-extent-write.mlpackage/Data/com.apple.CoreML/model.mlmodel"
+            && r["locations"][0]["logicalLocations"][0]["kind"] == "member"
+    }));
+
     // The unreadable model is a tool notification, not a result.
     let inv = &run0["invocations"][0];
     assert_eq!(inv["executionSuccessful"], false);
@@ -523,7 +530,11 @@ fn sarif_is_deterministic_and_fingerprints_do_not_depend_on_the_folder() {
     assert_ne!(shifted, FULL_EXTENT_MIL);
     let in_b = write_mil(&b.path().join("deeper/still"), "kv.mlmodelc", &shifted);
 
-    let first = sarif::render(&check(std::slice::from_ref(&in_a), "m"), &rule_infos(), a.path());
+    let first = sarif::render(
+        &check(std::slice::from_ref(&in_a), "m"),
+        &rule_infos(),
+        a.path(),
+    );
     let second = sarif::render(&check(&[in_a], "m"), &rule_infos(), a.path());
     assert_eq!(first, second, "two runs give byte-identical SARIF");
 
