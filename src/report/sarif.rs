@@ -26,7 +26,8 @@ pub const SRCROOT: &str = "%SRCROOT%";
 /// The `partialFingerprints` key of the finding identity hash (bump the version if the inputs change).
 pub const FINGERPRINT_KEY: &str = "coremlLint/v1";
 
-const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+const SCHEMA_URI: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// Renders the run as a pretty-printed SARIF 2.1.0 document (with a trailing newline).
 ///
