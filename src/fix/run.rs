@@ -42,7 +42,9 @@ const PAD_STATE: &str = "pad-state";
 pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
     let mut out = FixRun::default();
     for m in &run.models {
-        let ModelOutcome::Checked { model, findings } = &m.outcome else { continue };
+        let ModelOutcome::Checked { model, findings } = &m.outcome else {
+            continue;
+        };
         let states: BTreeSet<&str> = findings
             .iter()
             .filter(|f| f.fix.as_ref().is_some_and(|x| x.kind == PAD_STATE))
@@ -51,8 +53,13 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
         if states.is_empty() {
             continue;
         }
-        let requests: Vec<PadRequest> =
-            states.iter().map(|s| PadRequest { state: (*s).to_string(), axis: opts.pad_axis }).collect();
+        let requests: Vec<PadRequest> = states
+            .iter()
+            .map(|s| PadRequest {
+                state: (*s).to_string(),
+                axis: opts.pad_axis,
+            })
+            .collect();
         let mode = match (&opts.output, opts.diff_only) {
             (_, true) => FixMode::DiffOnly,
             (Some(dir), false) => FixMode::Output(dir.clone()),
@@ -62,7 +69,11 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
             Ok(outcome) => {
                 out.diff.push_str(&outcome.diff);
                 for plan in &outcome.applied {
-                    let verb = if opts.diff_only { "would pad" } else { "padded" };
+                    let verb = if opts.diff_only {
+                        "would pad"
+                    } else {
+                        "padded"
+                    };
                     out.messages.push(format!(
                         "{}: {verb} state `{}` {:?} → {:?} on axis {}",
                         model.path.display(),
@@ -72,14 +83,20 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
                         plan.axis
                     ));
                 }
-                out.messages.extend(outcome.notes.iter().map(|n| format!("{}: {n}", model.path.display())));
+                out.messages.extend(
+                    outcome
+                        .notes
+                        .iter()
+                        .map(|n| format!("{}: {n}", model.path.display())),
+                );
                 if let Some(root) = outcome.written {
                     out.written.push(root);
                     out.written_from.push(model.path.clone());
                 }
             }
             Err(FixError::Refused(refusal, path)) => {
-                out.messages.push(format!("{}: not fixed: {refusal}", path.display()));
+                out.messages
+                    .push(format!("{}: not fixed: {refusal}", path.display()));
             }
             Err(e @ FixError::Unsupported { .. }) => out.messages.push(e.to_string()),
             Err(e) => {
