@@ -411,3 +411,52 @@ fn many_models_in_parallel_give_stable_output_and_one_broken_model_does_not_stop
         .unwrap()
         .ends_with("zz-broken.mlmodelc"));
 }
+
+#[test]
+fn sarif_from_the_cli_validates_and_carries_the_text_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("kv.mlmodelc");
+    copy_dir(
+        &corpus("compiled/mlmodelc-state-full-extent-write.mlmodelc"),
+        &pkg,
+    );
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["check", "--output-format", "sarif", "kv.mlmodelc"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    if let Some(schema) = common::sarif_validator() {
+        if let Err(errors) = schema.validate(&doc) {
+            panic!(
+                "invalid SARIF: {:?}",
+                errors.map(|e| e.to_string()).collect::<Vec<_>>()
+            );
+        }
+    }
+    let result = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "state-full-extent-write")
+        .expect("H1 result");
+    let loc = &result["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "kv.mlmodelc/model.mil");
+    let change = &result["fixes"][0]["artifactChanges"][0];
+    let replacement = &change["replacements"][0];
+    let original = std::fs::read_to_string(pkg.join("model.mil")).unwrap();
+    assert_eq!(replacement["deletedRegion"]["charOffset"], 0);
+    assert_eq!(
+        replacement["deletedRegion"]["charLength"],
+        original.encode_utf16().count()
+    );
+    // Applying the replacement as an editor would gives the padded program.
+    let fixed = replacement["insertedContent"]["text"].as_str().unwrap();
+    std::fs::write(pkg.join("model.mil"), fixed).unwrap();
+    let (_, v) = json(bin().arg("check").arg(&pkg));
+    assert!(
+        !rules_of(&v).iter().any(|r| r == "state-full-extent-write"),
+        "{v}"
+    );
+}
