@@ -327,28 +327,3 @@ fn matches_the_coremltools_reference() {
     }
 }
 
-/// Writes a fixed copy of every corpus package with `state-full-extent-write` into `$FIX_OUT`
-/// (used by `ci/fix-crosscheck.sh` until the CLI's `--fix` is wired).
-#[test]
-#[ignore = "writes into $FIX_OUT for the Python cross-check"]
-fn write_fixed_corpus() {
-    let out = PathBuf::from(std::env::var_os("FIX_OUT").expect("set FIX_OUT"));
-    fs::create_dir_all(&out).unwrap();
-    for (name, state) in h1_packages() {
-        let src = common::corpus().join(format!("packages/{name}.mlpackage"));
-        let req = vec![PadRequest { state, axis: None }];
-        let done = apply(&read(&src), &req, true, FixMode::Output(out.clone())).unwrap();
-        println!("{name}: {:?}", done.written);
-    }
-}
-
-#[test]
-#[ignore = "prints what the fix does to each corpus package"]
-fn show_plans() {
-    for (name, state) in h1_packages() {
-        let src = common::corpus().join(format!("packages/{name}.mlpackage"));
-        let req = vec![PadRequest { state, axis: None }];
-        let out = apply(&read(&src), &req, true, FixMode::DiffOnly).unwrap();
-        println!("== {name}: {:?}\n{}", out.applied[0].notes, out.diff);
-    }
-}
