@@ -324,7 +324,12 @@ fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linte
         ),
         OutputFormat::Concise => report::human::render_concise(run),
         OutputFormat::Json => report::json::render(run),
-        OutputFormat::Sarif => report::sarif::render(run, &infos, &base),
+        OutputFormat::Sarif => report::sarif::render(
+            run,
+            &infos,
+            &base,
+            &coreml_lint::fix::run::fixed_texts(run, args.pad_axis),
+        ),
         OutputFormat::Github => report::github::render(run, &base),
     };
     emit(&text);
