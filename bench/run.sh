@@ -2,7 +2,7 @@
 # Benchmark coreml-lint against coremltools and the prost-decode floor; prints markdown tables.
 #
 #   bench/run.sh            # build --release, generate bench/out if absent, measure, print
-#   RUNS=10 bench/run.sh    # more runs per measurement (default 7; medians are reported)
+#   RUNS=10 bench/run.sh    # more runs per measurement (default 15; medians are reported)
 #   REGEN=1 bench/run.sh    # regenerate bench/out first
 #
 # Needs: cargo, hyperfine, /usr/bin/time (GNU), and the coremltools venv (PY, default
@@ -12,7 +12,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 PY=${PY:-/work/venv/bin/python}
-RUNS=${RUNS:-7}
+RUNS=${RUNS:-15}
 OUT=bench/out
 RES=$OUT/results
 LINT=target/release/coreml-lint

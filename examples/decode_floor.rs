@@ -2,12 +2,17 @@
 //!
 //! `cargo build --release --example decode_floor`, then
 //! `target/release/examples/decode_floor <package.mlpackage | model.mlmodel>`. Prints the number of
-//! operations in every function's blocks so that the decode cannot be optimised away.
+//! operations in every function's blocks so that the decode cannot be optimised away. Uses the
+//! same allocator as `coreml-lint` and, like it, does not free the decoded model before exiting.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use coreml_lint::read::proto::{self, model::Type, Block};
+
+// Same allocator as `coreml-lint`, so that the floor and the lint are compared like for like.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn model_file(arg: &Path) -> PathBuf {
     if arg.is_dir() {
@@ -57,5 +62,7 @@ fn main() -> ExitCode {
         _ => 0,
     };
     println!("{} bytes, {ops} operations", bytes.len());
+    // Like `coreml-lint check`, leave the freeing to the OS at exit.
+    std::mem::forget(model);
     ExitCode::SUCCESS
 }
