@@ -5,6 +5,7 @@ pub mod blob_values;
 pub mod blobs;
 pub mod consteval;
 pub mod dependence;
+pub mod description;
 pub mod facts;
 pub mod state_writes;
 
