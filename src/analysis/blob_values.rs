@@ -10,7 +10,7 @@
 //! the `blob-*` rules report broken weight files.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use super::consteval::{ConstData, ConstValue};
@@ -22,7 +22,8 @@ use crate::read::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
 pub struct BlobValues<'m> {
     model: &'m Model,
     files: RefCell<BTreeMap<PathBuf, Option<BlobFile>>>,
-    values: RefCell<BTreeMap<(String, u64), Option<ConstValue>>>,
+    /// Keyed by the reference and the declared type: the type decides how the bytes decode.
+    values: RefCell<HashMap<(String, u64, ValueType), Option<ConstValue>>>,
 }
 
 impl std::fmt::Debug for BlobValues<'_> {
@@ -39,14 +40,14 @@ impl<'m> BlobValues<'m> {
         BlobValues {
             model,
             files: RefCell::new(BTreeMap::new()),
-            values: RefCell::new(BTreeMap::new()),
+            values: RefCell::new(HashMap::new()),
         }
     }
 
     /// The decoded value of a file-backed literal, when it is small and its record is sound.
     pub fn value(&self, lit: &Literal) -> Option<ConstValue> {
         let b = lit.blob()?;
-        let key = (b.path.clone(), b.offset);
+        let key = (b.path.clone(), b.offset, lit.ty.clone());
         if let Some(v) = self.values.borrow().get(&key) {
             return v.clone();
         }

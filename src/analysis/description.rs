@@ -644,8 +644,10 @@ mod tests {
 
     #[test]
     fn state_shape_mismatch_reference_is_the_default_function() {
-        let mut d = ModelDesc::default();
-        d.default_function = Some("prefill".into());
+        let d = ModelDesc {
+            default_function: Some("prefill".into()),
+            ..ModelDesc::default()
+        };
         let mut m = package(TWO, d);
         m.kind = ModelKind::MilText;
         let facts = description_facts(&m);
