@@ -45,6 +45,8 @@ pub struct FixOutcome {
     pub noops: Vec<PadPlan>,
     /// Unified diff of the text-MIL dump before → after (empty when nothing changed).
     pub diff: String,
+    /// The text-MIL dump after the fix (`None` when nothing changed).
+    pub after: Option<String>,
     /// The fixed model's root, when something was written.
     pub written: Option<PathBuf>,
     /// Files replaced.
@@ -139,6 +141,7 @@ pub fn apply_with_writer(
     };
     let before = render_to_string(&model.program);
     outcome.diff = diff::unified(&before, &after, &model.source.name);
+    outcome.after = Some(after.clone());
 
     let files = match model.kind {
         ModelKind::MlModelc | ModelKind::MilText => text_files(model, &after, &outcome)?,

@@ -1,7 +1,7 @@
 //! `check --fix` / `--unsafe-fixes` / `--diff` / `--output`: applies the fixes the findings of a
 //! check offer, model by model, and says what it did.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -45,21 +45,10 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
         let ModelOutcome::Checked { model, findings } = &m.outcome else {
             continue;
         };
-        let states: BTreeSet<&str> = findings
-            .iter()
-            .filter(|f| f.fix.as_ref().is_some_and(|x| x.kind == PAD_STATE))
-            .filter_map(|f| f.state.as_deref())
-            .collect();
-        if states.is_empty() {
+        let requests = pad_requests(findings, opts.pad_axis);
+        if requests.is_empty() {
             continue;
         }
-        let requests: Vec<PadRequest> = states
-            .iter()
-            .map(|s| PadRequest {
-                state: (*s).to_string(),
-                axis: opts.pad_axis,
-            })
-            .collect();
         let mode = match (&opts.output, opts.diff_only) {
             (_, true) => FixMode::DiffOnly,
             (Some(dir), false) => FixMode::Output(dir.clone()),
@@ -106,6 +95,45 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
         }
     }
     out
+}
+
+/// For each text model (`model.mil` on disk) with offered pad fixes, the whole fixed `model.mil`:
+/// what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF says which).
+pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    for m in &run.models {
+        let ModelOutcome::Checked { model, findings } = &m.outcome else {
+            continue;
+        };
+        if !model.source.is_file {
+            continue;
+        }
+        let requests = pad_requests(findings, pad_axis);
+        if requests.is_empty() {
+            continue;
+        }
+        if let Ok(outcome) = apply(model, &requests, true, FixMode::DiffOnly) {
+            if let Some(after) = outcome.after {
+                out.insert(model.source.file.clone(), after);
+            }
+        }
+    }
+    out
+}
+
+fn pad_requests(findings: &[crate::finding::Finding], pad_axis: Option<usize>) -> Vec<PadRequest> {
+    let states: BTreeSet<&str> = findings
+        .iter()
+        .filter(|f| f.fix.as_ref().is_some_and(|x| x.kind == PAD_STATE))
+        .filter_map(|f| f.state.as_deref())
+        .collect();
+    states
+        .into_iter()
+        .map(|s| PadRequest {
+            state: s.to_string(),
+            axis: pad_axis,
+        })
+        .collect()
 }
 
 impl FixRun {

@@ -10,10 +10,10 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Value};
 use serde_sarif::sarif::{
-    ArtifactChange, ArtifactLocation, Fix, Invocation, Location, LogicalLocation, Message,
-    MultiformatMessageString, Notification, PhysicalLocation, PropertyBag, Region, Replacement,
-    ReportingConfiguration, ReportingDescriptor, Result as SarifResult, Run, Sarif, Tool,
-    ToolComponent,
+    ArtifactChange, ArtifactContent, ArtifactLocation, Fix, Invocation, Location, LogicalLocation,
+    Message, MultiformatMessageString, Notification, PhysicalLocation, PropertyBag, Region,
+    Replacement, ReportingConfiguration, ReportingDescriptor, Result as SarifResult, Run, Sarif,
+    Tool, ToolComponent,
 };
 
 use super::{CheckRun, ModelOutcome, RuleInfo};
@@ -33,15 +33,27 @@ const SCHEMA_URI: &str =
 ///
 /// `rules` is every rule that could have fired (the whole registry); `base` is the folder relative
 /// URIs start from, normally the current folder.
-pub fn render(run: &CheckRun, rules: &[RuleInfo], base: &Path) -> String {
-    let log = to_sarif(run, rules, base);
+///
+/// `fixed` maps a text model's `model.mil` to its whole fixed text, carried as the fix's replacement.
+pub fn render(
+    run: &CheckRun,
+    rules: &[RuleInfo],
+    base: &Path,
+    fixed: &BTreeMap<PathBuf, String>,
+) -> String {
+    let log = to_sarif(run, rules, base, fixed);
     let mut out = serde_json::to_string_pretty(&log).unwrap_or_default();
     out.push('\n');
     out
 }
 
 /// Builds the SARIF log (see [`render`]).
-pub fn to_sarif(run: &CheckRun, rules: &[RuleInfo], base: &Path) -> Sarif {
+pub fn to_sarif(
+    run: &CheckRun,
+    rules: &[RuleInfo],
+    base: &Path,
+    fixed: &BTreeMap<PathBuf, String>,
+) -> Sarif {
     let mut sorted: Vec<&RuleInfo> = rules.iter().collect();
     sorted.sort_by(|a, b| a.id.cmp(&b.id));
     sorted.dedup_by(|a, b| a.id == b.id);
@@ -53,7 +65,7 @@ pub fn to_sarif(run: &CheckRun, rules: &[RuleInfo], base: &Path) -> Sarif {
 
     let results: Vec<SarifResult> = run
         .findings_with_models()
-        .map(|(model, f)| result(model, f, index.get(f.rule.as_str()).copied(), base))
+        .map(|(model, f)| result(model, f, index.get(f.rule.as_str()).copied(), base, fixed))
         .collect();
 
     let notifications = notifications(run, base);
@@ -75,7 +87,7 @@ pub fn to_sarif(run: &CheckRun, rules: &[RuleInfo], base: &Path) -> Sarif {
     let run = Run::builder()
         .tool(Tool::builder().driver(driver).build())
         .invocations(vec![invocation])
-        .original_uri_base_ids(BTreeMap::from([(SRCROOT.to_string(), base_location(base))]))
+        .original_uri_base_ids(BTreeMap::from([(SRCROOT.to_string(), base_location())]))
         .column_kind(json!("utf16CodeUnits"))
         .results(results)
         .build();
@@ -172,7 +184,13 @@ fn plain(s: &str) -> MultiformatMessageString {
     MultiformatMessageString::builder().text(s).build()
 }
 
-fn result(model: &Model, f: &Finding, rule_index: Option<i64>, base: &Path) -> SarifResult {
+fn result(
+    model: &Model,
+    f: &Finding,
+    rule_index: Option<i64>,
+    base: &Path,
+    fixed: &BTreeMap<PathBuf, String>,
+) -> SarifResult {
     let artifact = artifact(&model.source.file, base);
     let region = match f.span {
         Some(span) if model.source.is_file => region_of(&model.source.text, span),
@@ -222,10 +240,12 @@ fn result(model: &Model, f: &Finding, rule_index: Option<i64>, base: &Path) -> S
         .build();
     out.rule_index = rule_index;
     out.related_locations = (!related.is_empty()).then_some(related);
-    out.fixes = f
-        .fix
-        .as_ref()
-        .map(|fix| vec![fix_of(fix, artifact, region)]);
+    out.fixes = f.fix.as_ref().map(|fix| {
+        let whole_file = fixed
+            .get(&model.source.file)
+            .map(|after| (model.source.text.encode_utf16().count(), after.as_str()));
+        vec![fix_of(fix, artifact, region, whole_file)]
+    });
     out
 }
 
@@ -239,27 +259,48 @@ fn message(f: &Finding) -> Message {
     }
 }
 
-/// The fix as SARIF describes it. The real edit rewrites the graph (and for packages the protobuf
-/// and weights), which `coreml-lint check --fix` applies; SARIF requires at least one replacement,
-/// so the change is an empty insertion at the finding's start (applying it changes nothing).
-fn fix_of(fix: &crate::finding::FixOffer, artifact: ArtifactLocation, at: Region) -> Fix {
+/// The fix as SARIF describes it. For a text model the replacement is the whole fixed `model.mil`
+/// (`whole_file` = the original's length in UTF-16 units and the new text). For a package the real
+/// edit rewrites the protobuf, which `coreml-lint check --fix` applies; SARIF requires at least one
+/// replacement, so there the change is an empty insertion at the finding (applying it changes nothing).
+fn fix_of(
+    fix: &crate::finding::FixOffer,
+    artifact: ArtifactLocation,
+    at: Region,
+    whole_file: Option<(usize, &str)>,
+) -> Fix {
     let how = match fix.applicability {
         Applicability::Safe => "apply with `coreml-lint check --fix`",
         Applicability::Unsafe => "apply with `coreml-lint check --fix --unsafe-fixes`",
         Applicability::DisplayOnly => "not applied automatically",
     };
-    let empty = Region {
-        start_line: at.start_line,
-        start_column: at.start_column.or(Some(1)),
-        end_line: at.start_line,
-        end_column: at.start_column.or(Some(1)),
-        ..Default::default()
+    let replacement = match whole_file {
+        Some((len, after)) => Replacement::builder()
+            .deleted_region(Region {
+                char_offset: Some(0),
+                char_length: i64::try_from(len).ok(),
+                ..Default::default()
+            })
+            .inserted_content(ArtifactContent {
+                text: Some(after.to_string()),
+                ..Default::default()
+            })
+            .build(),
+        None => Replacement::builder()
+            .deleted_region(Region {
+                start_line: at.start_line,
+                start_column: at.start_column.or(Some(1)),
+                end_line: at.start_line,
+                end_column: at.start_column.or(Some(1)),
+                ..Default::default()
+            })
+            .build(),
     };
     Fix {
         description: Some(text(&format!("{} ({how})", fix.title))),
         artifact_changes: vec![ArtifactChange {
             artifact_location: artifact,
-            replacements: vec![Replacement::builder().deleted_region(empty).build()],
+            replacements: vec![replacement],
             properties: None,
         }],
         properties: Some(bag([
@@ -418,16 +459,10 @@ fn artifact(path: &Path, base: &Path) -> ArtifactLocation {
     }
 }
 
-fn base_location(base: &Path) -> ArtifactLocation {
-    let absolute = std::path::absolute(base).ok();
+fn base_location() -> ArtifactLocation {
+    // No absolute URI: the output stays identical on every machine; viewers resolve %SRCROOT% to
+    // the checkout they open it in.
     ArtifactLocation {
-        uri: absolute.map(|a| {
-            let mut uri = file_uri(&a);
-            if !uri.ends_with('/') {
-                uri.push('/');
-            }
-            uri
-        }),
         description: Some(text("The folder coreml-lint ran in")),
         ..Default::default()
     }
