@@ -854,7 +854,8 @@ def _build_packages(tmp: Path):
     record(save_model(convert(prog_mask("clean")), pkg("mask-nonfinite-const-clean")), [])
 
     p = save_model(convert(prog_row_step(rows=N + 1, head_dim=40)), pkg("state-last-axis-alignment"))
-    record(p, [state_finding("state-last-axis-alignment", p)])
+    # Reported at the state's declaration (op null), whether or not the state is written.
+    record(p, [finding("state-last-axis-alignment", state="kv_cache")])
     record(save_model(convert(prog_row_step(rows=N + 1)), pkg("state-last-axis-alignment-clean")), [])
 
     # H14: the description's state shape edited, the program left alone.

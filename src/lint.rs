@@ -1,6 +1,7 @@
 //! Linting one model: model-level facts (blobs, …) plus every rule, over every function.
 
 use crate::analysis::blobs::blob_facts;
+use crate::analysis::description::description_facts;
 use crate::analysis::facts::Fact;
 use crate::finding::Finding;
 use crate::ir::Model;
@@ -37,5 +38,7 @@ impl Linter {
 
 /// Facts about the whole model that `fact:` rules select.
 pub fn model_facts(model: &Model) -> Vec<Fact> {
-    blob_facts(model)
+    let mut facts = blob_facts(model);
+    facts.extend(description_facts(model));
+    facts
 }

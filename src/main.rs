@@ -139,6 +139,9 @@ struct CheckArgs {
     /// Print the number of findings per rule.
     #[arg(long)]
     statistics: bool,
+    /// Print an estimate of where each function's ops are likely to run (not a placement).
+    #[arg(long)]
+    placement: bool,
     /// When to use colour (also honours NO_COLOR).
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -335,6 +338,14 @@ fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linte
     emit(&text);
     if args.statistics {
         emit(&report::statistics::render(run, &infos));
+    }
+    if args.placement {
+        let table = report::placement::render(run);
+        match args.output_format {
+            // Machine-readable stdout stays one document.
+            OutputFormat::Json | OutputFormat::Sarif | OutputFormat::Github => eprint!("{table}"),
+            OutputFormat::Human | OutputFormat::Concise => emit(&table),
+        }
     }
 }
 

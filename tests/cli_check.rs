@@ -191,7 +191,8 @@ fn user_rule_from_yaml_works_end_to_end() {
     std::fs::create_dir_all(&pkg).unwrap();
     std::fs::write(
         pkg.join("model.mil"),
-        "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = lstm(x = x)[name = string(\"l\")];\n        } -> (y);\n}",
+        // 64 wide: fp16 I/O whose last axis is a multiple of 32 (no `io-last-axis-alignment` info).
+        "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x) {\n            tensor<fp16, [1, 64]> y = lstm(x = x)[name = string(\"l\")];\n        } -> (y);\n}",
     )
     .unwrap();
     let (code, v) = json(

@@ -1,9 +1,11 @@
 //! Facts computed once per function: constant values, run-time dependence, state write chains.
 //! Passes read the graph only, never spans, and are linear in the number of ops.
 
+pub mod blob_values;
 pub mod blobs;
 pub mod consteval;
 pub mod dependence;
+pub mod description;
 pub mod facts;
 pub mod state_writes;
 

@@ -1,9 +1,10 @@
 //! Memory-mapped weight files (blob storage v2, FORMAT.md §4): header and records only.
 //!
 //! A weight file is a 64-byte header followed by a chain of 64-byte metadata records, each followed by
-//! its payload. This module maps the file read-only and reads only the header and the records; payload
-//! bytes are never touched, so a 2 GB file costs what a 2 KB one does. Every offset and size from the
-//! file goes through checked arithmetic. The linter never writes a weight file.
+//! its payload. This module maps the file read-only and reads the header and the records; payload
+//! bytes are touched only through [`BlobFile::payload`], which refuses payloads over a caller-given
+//! cap, so a 2 GB file costs what a 2 KB one does. Every offset and size from the file goes through
+//! checked arithmetic. The linter never writes a weight file.
 
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -439,6 +440,21 @@ impl BlobFile {
         read().ok_or(oob)
     }
 
+    /// The payload bytes of `rec`, only when they are at most `cap` bytes long and lie inside the
+    /// file. Large weight payloads are never paged in.
+    pub fn payload(&self, rec: &Record, cap: u64) -> Option<&[u8]> {
+        if rec.size > cap {
+            return None;
+        }
+        let end = rec.payload_end()?;
+        if end > self.len() {
+            return None;
+        }
+        let start = usize::try_from(rec.data_offset).ok()?;
+        let end = usize::try_from(end).ok()?;
+        self.map.get(start..end)
+    }
+
     /// Follows the chain from offset 64 (next = align_up(payload end)) until the file ends or a
     /// record does not hold together, whatever the header's count says.
     pub fn walk(&self) -> Walk {
@@ -511,6 +527,28 @@ mod tests {
         std::fs::write(&p, bytes).unwrap();
         let f = BlobFile::open(&p, dir.path());
         (dir, f)
+    }
+
+    #[test]
+    fn payload_is_read_only_under_the_cap() {
+        let mut bytes = two_blob_file();
+        bytes[2240] = 0x00;
+        bytes[2241] = 0xfc; // fp16 -inf
+        let (_d, f) = open_bytes(&bytes);
+        let f = f.unwrap();
+        let small = f.record_at(2176).unwrap();
+        assert_eq!(f.payload(&small, 6).map(<[u8]>::len), Some(6));
+        assert_eq!(f.payload(&small, 6).unwrap()[..2], [0x00, 0xfc]);
+        assert_eq!(f.payload(&small, 5), None, "over the cap");
+        let big = f.record_at(64).unwrap();
+        assert_eq!(f.payload(&big, 1024), None, "2000 bytes over a 1024 cap");
+        assert_eq!(f.payload(&big, 4096).map(<[u8]>::len), Some(2000));
+        let lying = Record { size: 100, ..small };
+        assert_eq!(
+            f.payload(&lying, 4096),
+            None,
+            "payload past the end of the file"
+        );
     }
 
     #[test]

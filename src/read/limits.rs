@@ -15,6 +15,8 @@ pub const MAX_IMMEDIATE_ELEMENTS: u64 = 1 << 24;
 pub const MAX_DIM: u64 = 1 << 40;
 /// Tensors with at most this many elements are const-evaluated by analysis passes.
 pub const MAX_CONSTEVAL_ELEMENTS: u64 = 1 << 16;
+/// Largest weight-file payload read to learn a constant's value (256 KiB); weights are never read.
+pub const MAX_BLOB_VALUE_BYTES: u64 = 1 << 18;
 
 /// Reads a whole file, refusing files over [`MAX_FILE_BYTES`].
 pub fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, super::ReadError> {

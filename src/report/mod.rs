@@ -5,6 +5,7 @@ pub mod explain;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod placement;
 pub mod progress;
 pub mod sarif;
 pub mod statistics;

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 
 use super::matcher::{
-    Count, DTypePat, DimPat, FunctionM, Matcher, Range, Relation, RuntimePat, StateWriteM, StopBy,
-    ValueM, ValuePredM, VarKind,
+    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, Range, Relation, RuntimePat, StateWriteM,
+    StopBy, ValueM, ValuePredM, VarKind,
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, RuntimeSpec, Scalars,
@@ -224,8 +224,21 @@ impl Compiler {
             elements: v.elements.as_ref().map(|c| self.count("elements", c)),
             state: v.state,
             constant: v.constant,
+            function_output: v.function_output,
+            inline: v.inline,
             ..ValueM::default()
         };
+        if let Some(d) = &v.dim {
+            m.dims = d
+                .iter()
+                .map(|(axis, c)| {
+                    (
+                        *axis,
+                        self.nested("dim", |cc| cc.count(&axis.to_string(), c)),
+                    )
+                })
+                .collect();
+        }
         if let Some(shape) = &v.shape {
             let mut dims = Vec::new();
             for d in shape {
@@ -469,6 +482,13 @@ impl Compiler {
         if let Some(f) = &r.function {
             atomic.push(Matcher::Function(Box::new(self.function(f))));
         }
+        if let Some(m) = &r.model {
+            let spec_version = m
+                .spec_version
+                .as_ref()
+                .map(|c| self.nested("model", |cc| cc.count("spec-version", c)));
+            atomic.push(Matcher::Model(ModelM { spec_version }));
+        }
         if let Some(list) = &r.all {
             let mut ms = Vec::new();
             for (i, sub) in list.iter().enumerate() {
@@ -536,7 +556,7 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, name, function, all, any, fed-by, feeds, inside or has); `not` alone \
+                 attr, name, function, model, all, any, fed-by, feeds, inside or has); `not` alone \
                  matches everything else",
             );
         }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
 use super::schema::Status;
+use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
 use crate::analysis::{analyze, FunctionFacts};
 use crate::finding::{Finding, FixOffer, Label};
@@ -20,9 +21,10 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
         .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
+        let blobs = BlobValues::new(model);
         for f in &model.program.functions {
             let facts = analyze(f);
-            out.extend(check_function(model, f, &facts, &node_rules));
+            out.extend(check_function_with(model, f, &facts, &node_rules, &blobs));
         }
     }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
@@ -44,7 +46,22 @@ pub fn check_function(
     facts: &FunctionFacts,
     rules: &[&Rule],
 ) -> Vec<Finding> {
-    let cx = Ctx { f, facts };
+    check_function_with(model, f, facts, rules, &BlobValues::new(model))
+}
+
+fn check_function_with(
+    model: &Model,
+    f: &Function,
+    facts: &FunctionFacts,
+    rules: &[&Rule],
+    blobs: &BlobValues<'_>,
+) -> Vec<Finding> {
+    let cx = Ctx {
+        f,
+        facts,
+        model: Some(model),
+        blobs: Some(blobs),
+    };
     let inputs: Vec<NodeId> = f.inputs().map(|(id, _)| id).collect();
     let ops: Vec<(NodeId, &str)> = f.ops().map(|(id, op)| (id, op.op_type.as_str())).collect();
     let mut out = Vec::new();
@@ -143,9 +160,14 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         }
     }
     labels.sort_by_key(|l| l.span.start);
+    let severity = rule
+        .severity_when
+        .iter()
+        .find(|(_, m)| m.matches(cx, id, &mut b.clone()))
+        .map_or(rule.severity, |(s, _)| *s);
     Finding {
         rule: rule.id.clone(),
-        severity: rule.severity,
+        severity,
         path: model.path.clone(),
         function: Some(f.name.clone()),
         op,

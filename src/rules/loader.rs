@@ -77,6 +77,8 @@ pub struct Rule {
     /// Op types the matcher can hit (`None`: any node).
     pub(crate) potential: Option<BTreeSet<String>>,
     pub(crate) inputs_only: bool,
+    /// `severity-when:` entries, tested in order on the matched node.
+    pub(crate) severity_when: Vec<(Severity, Matcher)>,
 }
 
 impl Rule {
@@ -242,6 +244,7 @@ pub fn load_rule_text(
                 && m.attr.is_none()
                 && m.name.is_none()
                 && m.function.is_none()
+                && m.model.is_none()
                 && m.capture.is_none()
                 && m.all.is_none()
                 && m.any.is_none()
@@ -343,6 +346,20 @@ pub fn load_rule_text(
             }
         }
     };
+    let mut severity_when = Vec::new();
+    for (i, sw) in parsed.severity_when.iter().enumerate() {
+        if fact_rule {
+            errors.push(CompileError {
+                path: vec!["severity-when".into()],
+                message: "`fact:` rules have one severity".into(),
+            });
+            break;
+        }
+        let mut c = Compiler::at("severity-when");
+        let (m, _) = c.nested_rule(&i.to_string(), &sw.matcher);
+        errors.extend(c.errors);
+        severity_when.push((sw.severity, m));
+    }
     let tests = parsed.tests.clone().unwrap_or_default();
     if builtin && (tests.valid.is_empty() || tests.invalid.is_empty()) && !fact_rule {
         errors.push(CompileError {
@@ -393,6 +410,7 @@ pub fn load_rule_text(
         help,
         potential,
         inputs_only,
+        severity_when,
     })
 }
 

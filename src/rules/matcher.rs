@@ -8,8 +8,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use regex::Regex;
 
+use crate::analysis::blob_values::BlobValues;
 use crate::analysis::{ConstValue, Dependence, FunctionFacts, WriteKind, WriteOp};
-use crate::ir::{Arg, DType, Function, Literal, Node, NodeId, ValueType};
+use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
 
 /// What a capture holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -164,11 +165,15 @@ pub struct ValueM {
     pub dynamic: Option<bool>,
     pub max_dim: Option<Count>,
     pub last_dim: Option<Count>,
+    /// (axis, count): negative axes count from the end.
+    pub dims: Vec<(i64, Count)>,
     pub elements: Option<Count>,
     pub state: Option<bool>,
     pub constant: Option<bool>,
     pub value: Option<ValuePredM>,
     pub runtime: Option<RuntimePat>,
+    pub function_output: Option<bool>,
+    pub inline: Option<bool>,
     pub producer: Option<Box<Matcher>>,
     pub capture: Option<String>,
 }
@@ -181,6 +186,12 @@ pub struct FunctionM {
     pub states: Option<Count>,
     pub max_state_dim: Option<Count>,
     pub dynamic_inputs: Option<bool>,
+}
+
+/// Properties of the model the function belongs to.
+#[derive(Clone, Debug, Default)]
+pub struct ModelM {
+    pub spec_version: Option<Count>,
 }
 
 /// Predicates on a state write.
@@ -235,6 +246,7 @@ pub enum Matcher {
     Attr(String, Box<ValueM>),
     Name(Regex),
     Function(Box<FunctionM>),
+    Model(ModelM),
     Capture(String),
     All(Vec<Matcher>),
     Any(Vec<Matcher>),
@@ -261,6 +273,10 @@ pub fn opset_number(opset: &str) -> Option<u32> {
 pub struct Ctx<'a> {
     pub f: &'a Function,
     pub facts: &'a FunctionFacts,
+    /// The model the function belongs to (for `model:`).
+    pub model: Option<&'a Model>,
+    /// Reader of small file-backed constants (for `const:` / `value:` on weight-file values).
+    pub blobs: Option<&'a BlobValues<'a>>,
 }
 
 /// A value reference: a named value or an inline literal.
@@ -322,10 +338,13 @@ impl Matcher {
             Matcher::StateWrite(sw) => state_write_matches(cx, sw, node, b),
             Matcher::Param(name, v) => {
                 let Some(op) = f.op(node) else { return false };
-                let Some(p) = op.param(name) else {
-                    return false;
+                // `*` stands for every parameter of the op.
+                let params: Vec<&crate::ir::Param> = if name == "*" {
+                    op.inputs.iter().collect()
+                } else {
+                    op.param(name).into_iter().collect()
                 };
-                p.args.iter().any(|a| {
+                params.iter().flat_map(|p| p.args.iter()).any(|a| {
                     let mut trial = b.clone();
                     let r = match a {
                         Arg::Name(n) => ValRef::Named(n),
@@ -364,6 +383,11 @@ impl Matcher {
                 None => false,
             },
             Matcher::Function(fm) => function_matches(cx, fm),
+            Matcher::Model(mm) => cx.model.is_some_and(|m| {
+                mm.spec_version
+                    .as_ref()
+                    .is_none_or(|c| m.spec_version.is_some_and(|v| c.test(v)))
+            }),
             Matcher::Capture(name) => {
                 b.insert(name.clone(), Binding::Node(node));
                 true
@@ -531,8 +555,28 @@ fn value_info(cx: &Ctx<'_>, r: ValRef<'_>) -> ValueInfo {
     }
 }
 
+/// The value of a small file-backed constant: an inline BLOBFILE literal, or the `val` of the
+/// `const` op producing a named value.
+fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
+    let blobs = cx.blobs?;
+    let lit = match r {
+        ValRef::Lit(l) => l,
+        ValRef::Named(n) => {
+            let op = cx.f.op(cx.f.def(n)?.node)?;
+            if op.op_type != "const" {
+                return None;
+            }
+            op.attributes.get("val")?
+        }
+    };
+    blobs.value(lit)
+}
+
 fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> bool {
-    let info = value_info(cx, r);
+    let mut info = value_info(cx, r);
+    if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
+        info.constant = blob_constant(cx, r);
+    }
     let tensor = info.ty.as_ref().and_then(ValueType::tensor);
     if let Some(pats) = &v.dtype {
         match tensor {
@@ -585,6 +629,25 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
             return false;
         }
     }
+    if !v.dims.is_empty() {
+        let Some(dims) = tensor.and_then(|t| t.shape.as_ref()) else {
+            return false;
+        };
+        for (axis, c) in &v.dims {
+            let i = if *axis < 0 {
+                (dims.len() as i64).checked_add(*axis)
+            } else {
+                Some(*axis)
+            };
+            let d = i
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| dims.get(i))
+                .and_then(|d| d.known());
+            if !d.is_some_and(|d| c.test(d as i64)) {
+                return false;
+            }
+        }
+    }
     if let Some(c) = &v.elements {
         if !tensor
             .and_then(|t| t.element_count())
@@ -611,6 +674,20 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if let Some(rt) = v.runtime {
         if !rt.test(info.dep.as_ref()) {
+            return false;
+        }
+    }
+    if let Some(want) = v.inline {
+        if matches!(r, ValRef::Lit(_)) != want {
+            return false;
+        }
+    }
+    if let Some(want) = v.function_output {
+        let returned = match r {
+            ValRef::Named(n) => cx.f.outputs().iter().any(|o| o == n),
+            ValRef::Lit(_) => false,
+        };
+        if returned != want {
             return false;
         }
     }

@@ -89,6 +89,20 @@ pub struct RuleFile {
     /// Test snippets.
     #[serde(default)]
     pub tests: Option<SerTests>,
+    /// Findings where one of these matches get its severity instead of `severity` (first wins).
+    #[serde(default)]
+    pub severity_when: Vec<SerSeverityWhen>,
+}
+
+/// One entry of `severity-when:`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SerSeverityWhen {
+    /// The severity findings get when `match` holds at the matched node.
+    pub severity: Severity,
+    /// A rule object tested on the matched node (it sees the main match's captures).
+    #[serde(rename = "match")]
+    pub matcher: SerRule,
 }
 
 /// A rule object (ast-grep style). Sibling keys must all hold.
@@ -124,6 +138,9 @@ pub struct SerRule {
     /// Properties of the function the node is in.
     #[serde(default)]
     pub function: Option<FunctionSpec>,
+    /// Properties of the model the node is in.
+    #[serde(default)]
+    pub model: Option<ModelSpec>,
     /// Binds the matched node to a capture (`$X`).
     #[serde(default)]
     pub capture: Option<String>,
@@ -287,6 +304,9 @@ pub struct ValueSpec {
     /// Last dimension (known).
     #[serde(default)]
     pub last_dim: Option<CountSpec>,
+    /// Dimensions by axis (negative counts from the end); each must be known and match.
+    #[serde(default)]
+    pub dim: Option<BTreeMap<i64, CountSpec>>,
     /// Number of elements (static shapes only).
     #[serde(default)]
     pub elements: Option<CountSpec>,
@@ -302,6 +322,12 @@ pub struct ValueSpec {
     /// The value depends on run-time data: `true`, `false`, `data`, `shape`.
     #[serde(default)]
     pub runtime: Option<RuntimeSpec>,
+    /// The value is returned by the function.
+    #[serde(default)]
+    pub function_output: Option<bool>,
+    /// The binding is an inline literal (not a named value).
+    #[serde(default)]
+    pub inline: Option<bool>,
     /// The op (or input) producing the value matches.
     #[serde(default)]
     pub producer: Option<Box<SerRule>>,
@@ -353,6 +379,15 @@ pub struct FunctionSpec {
     /// Some non-state input has a dynamic shape.
     #[serde(default)]
     pub dynamic_inputs: Option<bool>,
+}
+
+/// Properties of the model a node is in.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ModelSpec {
+    /// `specificationVersion` (unknown for bare text MIL: then this does not match).
+    #[serde(default)]
+    pub spec_version: Option<CountSpec>,
 }
 
 /// Predicates on a state write (see `analysis::state_writes`).

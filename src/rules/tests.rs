@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use super::testing::snippet_model;
 use super::*;
 use crate::analysis::facts::Fact;
-use crate::finding::{Applicability, Finding};
+use crate::finding::{Applicability, Finding, Severity};
 
 /// A decode step over `kv_cache [4, 2, rows, 32]` writing `[0, 256)` on axis 2.
 fn decode(rows: u64) -> String {
@@ -518,4 +518,138 @@ fn issue_9_shapes_are_expressible() {
         check(&decode(256).replace("main<ios18>", "main<ios17>"), &old).len(),
         1
     );
+}
+
+// ---- primitives added for the ANE-readiness rules (issue 9) ----
+
+fn user_rule(yaml: &str) -> RuleSet {
+    match load_rule_text("t.yaml", yaml, None, false) {
+        Ok(r) => RuleSet::from_rules(vec![r]).expect("one rule"),
+        Err(e) => panic!("{:?}", miette::Report::new(e)),
+    }
+}
+
+const RANKS: &str = r#"program(1.3)
+{
+    func main<ios18>(tensor<fp16, [1, 4, 8, 8]> x) {
+            tensor<int32, [6]> s6 = const()[name = string("s6"), val = tensor<int32, [6]>([1, 2, 2, 4, 8, 2])];
+            tensor<fp16, [1, 2, 2, 4, 8, 2]> r6 = reshape(shape = s6, x = x)[name = string("r6")];
+            tensor<int32, [5]> s5 = const()[name = string("s5"), val = tensor<int32, [5]>([1, 4, 4, 8, 2])];
+            tensor<fp16, [1, 4, 4, 8, 2]> r5 = reshape(shape = s5, x = r6)[name = string("r5")];
+            tensor<fp16, [1, 4, 4, 8, 2]> y = add(x = r5, y = fp16(nan))[name = string("y")];
+        } -> (y);
+}"#;
+
+#[test]
+fn severity_when_picks_the_first_matching_severity() {
+    let rules = only(&builtin(), "tensor-rank");
+    let findings = check(RANKS, &rules);
+    let sev: Vec<(Option<&str>, Severity)> = findings
+        .iter()
+        .map(|f| (f.op.as_deref(), f.severity))
+        .collect();
+    assert_eq!(
+        sev,
+        vec![
+            (Some("r6"), Severity::Error),
+            (Some("r5"), Severity::Warning),
+            (Some("y"), Severity::Warning)
+        ]
+    );
+    let rule = rules.rules()[0].info();
+    assert_eq!(rule.default_severity, Some(Severity::Warning));
+}
+
+#[test]
+fn severity_when_is_refused_on_fact_rules() {
+    let err = load_rule_text(
+        "t.yaml",
+        "id: t\ntitle: t\nseverity: error\nmatch: { fact: x }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
+        None,
+        false,
+    )
+    .expect_err("refused");
+    assert!(format!("{err}").contains("severity-when"), "{err}");
+}
+
+#[test]
+fn dim_inline_wildcard_param_and_function_output() {
+    // `dim` by axis, negative from the end.
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { output: { dim: { -1: 2, 1: 4 } } }\nmessage: m\n");
+    let ops: Vec<_> = check(RANKS, &r).into_iter().filter_map(|f| f.op).collect();
+    assert_eq!(ops, ["r5", "y"]);
+    // `param: { '*': … }` over every parameter, `inline` only for literal bindings.
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { param: { '*': { inline: true, value: { nonfinite: true } } } }\nmessage: m\n");
+    let ops: Vec<_> = check(RANKS, &r).into_iter().filter_map(|f| f.op).collect();
+    assert_eq!(ops, ["y"]);
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { param: { '*': { inline: false, rank: 6 } } }\nmessage: m\n");
+    let ops: Vec<_> = check(RANKS, &r).into_iter().filter_map(|f| f.op).collect();
+    assert_eq!(ops, ["r5"], "r5 reads r6 by name");
+    // `function-output`.
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { output: { function-output: true } }\nmessage: m\n");
+    let ops: Vec<_> = check(RANKS, &r).into_iter().filter_map(|f| f.op).collect();
+    assert_eq!(ops, ["y"]);
+}
+
+#[test]
+fn model_spec_version_matches_known_versions_only() {
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { spec-version: { max: 8 } } }\nmessage: m\n");
+    let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n            tensor<fp16, [2]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
+    let mut model = snippet_model("t.mil", mil).unwrap();
+    assert!(check_model(&model, &r, &[]).is_empty(), "no spec version");
+    model.spec_version = Some(8);
+    assert_eq!(check_model(&model, &r, &[]).len(), 1);
+    model.spec_version = Some(9);
+    assert!(check_model(&model, &r, &[]).is_empty());
+    // The built-in rule reads the spec version too.
+    let rules = only(&builtin(), "opset-too-old-for-states");
+    let mil = "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [1, 257, 32]>> kv) {\n            tensor<fp16, [1, 257, 32]> r = read_state(input = kv)[name = string(\"r\")];\n        } -> (r);\n}\n";
+    let mut model = snippet_model("t.mil", mil).unwrap();
+    model.spec_version = Some(9);
+    assert!(check_model(&model, &rules, &[]).is_empty());
+    model.spec_version = Some(8);
+    let f = check_model(&model, &rules, &[]);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].state.as_deref(), Some("kv"));
+}
+
+#[test]
+fn small_blob_constants_have_values_for_value_predicates() {
+    let dir = tempfile::tempdir().unwrap();
+    // One fp16 record at 64: [0, -inf, -inf, 0].
+    let payload: Vec<u8> = [0u16, 0xfc00, 0xfc00, 0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut file = vec![0u8; 64];
+    file[0] = 1;
+    file[4] = 2;
+    let mut rec = Vec::new();
+    rec.extend_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+    rec.extend_from_slice(&1u32.to_le_bytes());
+    rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    rec.extend_from_slice(&128u64.to_le_bytes());
+    rec.resize(64, 0);
+    file.extend(rec);
+    file.extend(&payload);
+    std::fs::create_dir_all(dir.path().join("weights")).unwrap();
+    std::fs::write(dir.path().join("weights/weight.bin"), file).unwrap();
+    let mil = r#"program(1.3)
+{
+    func main<ios18>(tensor<fp16, [1, 4]> s) {
+            tensor<fp16, [1, 4]> mask = const()[name = string("mask"), val = tensor<fp16, [1, 4]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(64)))];
+            tensor<fp16, [1, 4]> y = add(x = s, y = mask)[name = string("y")];
+        } -> (y);
+}"#;
+    let mut model = snippet_model("t.mil", mil).unwrap();
+    let rules = only(&builtin(), "mask-nonfinite-const");
+    assert!(
+        check_model(&model, &rules, &[]).is_empty(),
+        "the weight file is not found from `.`"
+    );
+    model.model_path = dir.path().to_path_buf();
+    model.root = dir.path().to_path_buf();
+    let f = check_model(&model, &rules, &[]);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].op.as_deref(), Some("mask"));
 }

@@ -1,0 +1,255 @@
+//! Values of small file-backed constants, read on demand from the model's weight files.
+//!
+//! A `BLOBFILE(path, offset)` literal is decoded only when a rule asks for its value (`const:` or
+//! `value:` on it), its declared type has a static shape of at most
+//! [`MAX_CONSTEVAL_ELEMENTS`] elements, its payload is at most [`MAX_BLOB_VALUE_BYTES`], and its
+//! record agrees with the declared type (sentinel, storage dtype, byte size). Payloads go through
+//! the memory-mapped [`BlobFile::payload`] with that cap: weight tensors are never paged in. Each
+//! weight file is opened at most once per model; nothing outside the package is opened (the
+//! checks of [`BlobFile::open`] apply). Anything that does not hold gives "unknown", never an error:
+//! the `blob-*` rules report broken weight files.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use super::consteval::{ConstData, ConstValue};
+use crate::ir::{BlobRef, DType, Literal, Model, ValueType};
+use crate::read::blob::{self, BlobFile};
+use crate::read::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
+
+/// Reads small file-backed constants of one model, caching files and decoded values.
+pub struct BlobValues<'m> {
+    model: &'m Model,
+    files: RefCell<BTreeMap<PathBuf, Option<BlobFile>>>,
+    /// Keyed by the reference and the declared type: the type decides how the bytes decode.
+    values: RefCell<HashMap<(String, u64, ValueType), Option<ConstValue>>>,
+}
+
+impl std::fmt::Debug for BlobValues<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlobValues")
+            .field("model", &self.model.path)
+            .finish()
+    }
+}
+
+impl<'m> BlobValues<'m> {
+    /// A reader for `model`'s weight files; nothing is opened until a value is asked for.
+    pub fn new(model: &'m Model) -> BlobValues<'m> {
+        BlobValues {
+            model,
+            files: RefCell::new(BTreeMap::new()),
+            values: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The decoded value of a file-backed literal, when it is small and its record is sound.
+    pub fn value(&self, lit: &Literal) -> Option<ConstValue> {
+        let b = lit.blob()?;
+        let key = (b.path.clone(), b.offset, lit.ty.clone());
+        if let Some(v) = self.values.borrow().get(&key) {
+            return v.clone();
+        }
+        let v = self.read(lit, b);
+        self.values.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    fn read(&self, lit: &Literal, b: &BlobRef) -> Option<ConstValue> {
+        let ValueType::Tensor(t) = &lit.ty else {
+            return None;
+        };
+        let shape = t.known_dims()?;
+        let count = t.element_count()?;
+        if count > MAX_CONSTEVAL_ELEMENTS {
+            return None;
+        }
+        let width = element_bytes(t.dtype)?;
+        let bytes = count.checked_mul(width)?;
+        if bytes > MAX_BLOB_VALUE_BYTES {
+            return None;
+        }
+        let path =
+            blob::resolve_blob_path(&b.path, &self.model.model_path, &self.model.root).ok()?;
+        let mut files = self.files.borrow_mut();
+        let file = files
+            .entry(path.clone())
+            .or_insert_with(|| BlobFile::open(&path, &self.model.root).ok())
+            .as_ref()?;
+        let rec = file.record_at(b.offset).ok()?;
+        if !rec.has_sentinel()
+            || blob::storage_dtype(rec.dtype_code) != Some(t.dtype)
+            || rec.size != bytes
+        {
+            return None;
+        }
+        let payload = file.payload(&rec, MAX_BLOB_VALUE_BYTES)?;
+        let data = decode(t.dtype, payload)?;
+        Some(ConstValue {
+            dtype: t.dtype,
+            shape,
+            data,
+        })
+    }
+}
+
+/// Bytes per element of the dtypes decoded here.
+fn element_bytes(d: DType) -> Option<u64> {
+    match d {
+        DType::Int8 | DType::UInt8 => Some(1),
+        DType::Fp16 | DType::Int16 | DType::UInt16 => Some(2),
+        DType::Fp32 | DType::Int32 | DType::UInt32 => Some(4),
+        _ => None,
+    }
+}
+
+fn decode(d: DType, bytes: &[u8]) -> Option<ConstData> {
+    let width = usize::try_from(element_bytes(d)?).ok()?;
+    let chunks = bytes.chunks_exact(width);
+    if !chunks.remainder().is_empty() {
+        return None;
+    }
+    let u16s = |c: &[u8]| c.try_into().ok().map(u16::from_le_bytes);
+    let u32s = |c: &[u8]| c.try_into().ok().map(u32::from_le_bytes);
+    Some(match d {
+        DType::Fp16 => ConstData::Floats(
+            chunks
+                .map(|c| u16s(c).map(f16_to_f64))
+                .collect::<Option<_>>()?,
+        ),
+        DType::Fp32 => ConstData::Floats(
+            chunks
+                .map(|c| u32s(c).map(|x| f64::from(f32::from_bits(x))))
+                .collect::<Option<_>>()?,
+        ),
+        DType::Int8 => ConstData::Ints(chunks.map(|c| i64::from(c[0] as i8)).collect()),
+        DType::UInt8 => ConstData::Ints(chunks.map(|c| i64::from(c[0])).collect()),
+        DType::Int16 => ConstData::Ints(
+            chunks
+                .map(|c| u16s(c).map(|x| i64::from(x as i16)))
+                .collect::<Option<_>>()?,
+        ),
+        DType::UInt16 => ConstData::Ints(
+            chunks
+                .map(|c| u16s(c).map(i64::from))
+                .collect::<Option<_>>()?,
+        ),
+        DType::Int32 => ConstData::Ints(
+            chunks
+                .map(|c| u32s(c).map(|x| i64::from(x as i32)))
+                .collect::<Option<_>>()?,
+        ),
+        DType::UInt32 => ConstData::Ints(
+            chunks
+                .map(|c| u32s(c).map(i64::from))
+                .collect::<Option<_>>()?,
+        ),
+        _ => return None,
+    })
+}
+
+/// IEEE binary16 → f64 (exact).
+fn f16_to_f64(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let frac = f64::from(bits & 0x3ff);
+    match exp {
+        0 => sign * frac * 2f64.powi(-24),
+        0x1f if frac == 0.0 => sign * f64::INFINITY,
+        0x1f => f64::NAN,
+        e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Payload, TensorType};
+    use crate::rules::testing::snippet_model;
+
+    /// A weight file with one record at 64 holding `payload` as storage dtype `code`.
+    fn weight_file(dir: &std::path::Path, code: u32, payload: &[u8]) {
+        let mut f = vec![0u8; 64];
+        f[0] = 1;
+        f[4] = 2;
+        let mut rec = Vec::new();
+        rec.extend_from_slice(&blob::SENTINEL.to_le_bytes());
+        rec.extend_from_slice(&code.to_le_bytes());
+        rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        rec.extend_from_slice(&128u64.to_le_bytes());
+        rec.resize(64, 0);
+        f.extend(rec);
+        f.extend_from_slice(payload);
+        std::fs::create_dir_all(dir.join("weights")).unwrap();
+        std::fs::write(dir.join("weights/weight.bin"), f).unwrap();
+    }
+
+    fn model_in(dir: &std::path::Path) -> Model {
+        let mut m = snippet_model(
+            "t.mil",
+            "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n    } -> (x);\n}\n",
+        )
+        .unwrap();
+        m.model_path = dir.to_path_buf();
+        m.root = dir.to_path_buf();
+        m
+    }
+
+    fn blob_lit(dtype: DType, dims: &[u64]) -> Literal {
+        Literal {
+            ty: ValueType::Tensor(TensorType::fixed(dtype, dims)),
+            payload: Payload::Blob(BlobRef {
+                path: "@model_path/weights/weight.bin".into(),
+                offset: 64,
+            }),
+        }
+    }
+
+    #[test]
+    fn small_fp16_blob_is_decoded_with_its_infinities() {
+        let dir = tempfile::tempdir().unwrap();
+        // 1.0, -inf, NaN, 0.5
+        let payload: Vec<u8> = [0x3c00u16, 0xfc00, 0x7e00, 0x3800]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        weight_file(dir.path(), 1, &payload);
+        let model = model_in(dir.path());
+        let bv = BlobValues::new(&model);
+        let v = bv.value(&blob_lit(DType::Fp16, &[2, 2])).unwrap();
+        assert_eq!(v.shape, vec![2, 2]);
+        let ConstData::Floats(x) = &v.data else {
+            panic!("{v:?}")
+        };
+        assert_eq!(x[0], 1.0);
+        assert_eq!(x[1], f64::NEG_INFINITY);
+        assert!(x[2].is_nan());
+        assert_eq!(x[3], 0.5);
+    }
+
+    #[test]
+    fn mismatched_record_or_missing_file_is_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = model_in(dir.path());
+        assert_eq!(
+            BlobValues::new(&model).value(&blob_lit(DType::Fp16, &[2])),
+            None
+        );
+        weight_file(dir.path(), 1, &[0, 0, 0, 0]);
+        let bv = BlobValues::new(&model);
+        assert_eq!(bv.value(&blob_lit(DType::Fp32, &[1])), None, "dtype");
+        assert_eq!(bv.value(&blob_lit(DType::Fp16, &[3])), None, "size");
+        assert!(bv.value(&blob_lit(DType::Fp16, &[2])).is_some());
+    }
+
+    #[test]
+    fn large_blobs_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        // Declares more elements than the cap: refused before the file is even opened.
+        let model = model_in(dir.path());
+        let bv = BlobValues::new(&model);
+        assert_eq!(bv.value(&blob_lit(DType::Fp16, &[1 << 20])), None);
+        assert!(bv.files.borrow().is_empty());
+    }
+}
