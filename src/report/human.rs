@@ -136,6 +136,7 @@ fn handler(opts: HumanOptions) -> GraphicalReportHandler {
     };
     GraphicalReportHandler::new_themed(theme)
         .with_width(opts.width.unwrap_or(100))
+        .with_wrap_lines(opts.width.is_some())
         .with_context_lines(1)
 }
 
