@@ -282,7 +282,8 @@ pub struct Ctx<'a> {
 /// A value reference: a named value or an inline literal.
 #[derive(Clone, Copy)]
 enum ValRef<'a> {
-    Named(&'a str),
+    /// A named value, with its type when the caller already holds it (saves a lookup by name).
+    Named(&'a str, Option<&'a ValueType>),
     Lit(&'a Literal),
 }
 
@@ -332,7 +333,9 @@ impl Matcher {
                 types.contains(&op.op_type) && opset_ok(f, *opset)
             }
             Matcher::Input(v) => match f.node(node) {
-                Some(Node::Input(i)) => value_matches(cx, v, ValRef::Named(&i.name), b),
+                Some(Node::Input(i)) => {
+                    value_matches(cx, v, ValRef::Named(&i.name, Some(&i.ty)), b)
+                }
                 _ => false,
             },
             Matcher::StateWrite(sw) => state_write_matches(cx, sw, node, b),
@@ -347,7 +350,7 @@ impl Matcher {
                 params.iter().flat_map(|p| p.args.iter()).any(|a| {
                     let mut trial = b.clone();
                     let r = match a {
-                        Arg::Name(n) => ValRef::Named(n),
+                        Arg::Name(n) => ValRef::Named(n, None),
                         Arg::Value(l) => ValRef::Lit(l),
                     };
                     if value_matches(cx, v, r, &mut trial) {
@@ -362,7 +365,7 @@ impl Matcher {
                 let Some(op) = f.op(node) else { return false };
                 op.outputs.iter().any(|o| {
                     let mut trial = b.clone();
-                    if value_matches(cx, v, ValRef::Named(&o.name), &mut trial) {
+                    if value_matches(cx, v, ValRef::Named(&o.name, Some(&o.ty)), &mut trial) {
                         *b = trial;
                         true
                     } else {
@@ -535,7 +538,7 @@ fn function_matches(cx: &Ctx<'_>, fm: &FunctionM) -> bool {
 
 fn value_info(cx: &Ctx<'_>, r: ValRef<'_>) -> ValueInfo {
     match r {
-        ValRef::Named(n) => ValueInfo {
+        ValRef::Named(n, _) => ValueInfo {
             name: n.to_string(),
             ty: cx.f.value_type(n).cloned(),
             constant: cx.facts.consts.get(n).cloned(),
@@ -561,7 +564,7 @@ fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
     let blobs = cx.blobs?;
     let lit = match r {
         ValRef::Lit(l) => l,
-        ValRef::Named(n) => {
+        ValRef::Named(n, _) => {
             let op = cx.f.op(cx.f.def(n)?.node)?;
             if op.op_type != "const" {
                 return None;
@@ -573,11 +576,13 @@ fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
 }
 
 fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> bool {
-    let mut info = value_info(cx, r);
-    if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
-        info.constant = blob_constant(cx, r);
-    }
-    let tensor = info.ty.as_ref().and_then(ValueType::tensor);
+    // Everything is borrowed until a capture needs an owned copy: this runs for every value of
+    // every op under every rule, and most values fail on their type alone.
+    let ty: Option<&ValueType> = match r {
+        ValRef::Named(n, ty) => ty.or_else(|| cx.f.value_type(n)),
+        ValRef::Lit(l) => Some(&l.ty),
+    };
+    let tensor = ty.and_then(ValueType::tensor);
     if let Some(pats) = &v.dtype {
         match tensor {
             Some(t) if pats.iter().any(|p| p.test(t.dtype)) => {}
@@ -592,8 +597,9 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
             return false;
         }
     }
+    let dims = tensor.and_then(|t| t.shape.as_ref());
     if let Some(pat) = &v.shape {
-        let Some(dims) = tensor.and_then(|t| t.shape.as_ref()) else {
+        let Some(dims) = dims else {
             return false;
         };
         if dims.len() != pat.len()
@@ -611,26 +617,20 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
             return false;
         }
     }
-    let known: Vec<u64> = tensor
-        .and_then(|t| t.shape.as_ref())
-        .map(|d| d.iter().filter_map(|x| x.known()).collect())
-        .unwrap_or_default();
     if let Some(c) = &v.max_dim {
-        if !known.iter().max().is_some_and(|&m| c.test(m as i64)) {
+        let max = dims.and_then(|d| d.iter().filter_map(|x| x.known()).max());
+        if !max.is_some_and(|m| c.test(m as i64)) {
             return false;
         }
     }
     if let Some(c) = &v.last_dim {
-        let last = tensor
-            .and_then(|t| t.shape.as_ref())
-            .and_then(|d| d.last())
-            .and_then(|d| d.known());
+        let last = dims.and_then(|d| d.last()).and_then(|d| d.known());
         if !last.is_some_and(|m| c.test(m as i64)) {
             return false;
         }
     }
     if !v.dims.is_empty() {
-        let Some(dims) = tensor.and_then(|t| t.shape.as_ref()) else {
+        let Some(dims) = dims else {
             return false;
         };
         for (axis, c) in &v.dims {
@@ -657,23 +657,34 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
         }
     }
     if let Some(want) = v.state {
-        if info.ty.as_ref().is_some_and(ValueType::is_state) != want {
+        if ty.is_some_and(ValueType::is_state) != want {
             return false;
         }
     }
-    if let Some(want) = v.constant {
-        if info.constant.is_some() != want {
-            return false;
+    if v.constant.is_some() || v.value.is_some() {
+        let constant: Option<std::borrow::Cow<'_, ConstValue>> = match r {
+            ValRef::Named(n, _) => cx.facts.consts.get(n).map(std::borrow::Cow::Borrowed),
+            ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
         }
-    }
-    if let Some(pred) = &v.value {
-        match &info.constant {
-            Some(c) if value_pred(pred, c) => {}
-            _ => return false,
+        .or_else(|| blob_constant(cx, r).map(std::borrow::Cow::Owned));
+        if let Some(want) = v.constant {
+            if constant.is_some() != want {
+                return false;
+            }
+        }
+        if let Some(pred) = &v.value {
+            match &constant {
+                Some(c) if value_pred(pred, c) => {}
+                _ => return false,
+            }
         }
     }
     if let Some(rt) = v.runtime {
-        if !rt.test(info.dep.as_ref()) {
+        let dep = match r {
+            ValRef::Named(n, _) => cx.facts.deps.get(n),
+            ValRef::Lit(_) => None,
+        };
+        if !rt.test(dep) {
             return false;
         }
     }
@@ -684,7 +695,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if let Some(want) = v.function_output {
         let returned = match r {
-            ValRef::Named(n) => cx.f.outputs().iter().any(|o| o == n),
+            ValRef::Named(n, _) => cx.f.outputs().iter().any(|o| o == n),
             ValRef::Lit(_) => false,
         };
         if returned != want {
@@ -692,13 +703,17 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
         }
     }
     if let Some(p) = &v.producer {
-        let ValRef::Named(n) = r else { return false };
+        let ValRef::Named(n, _) = r else { return false };
         let Some(def) = cx.f.def(n) else { return false };
         if !p.matches(cx, def.node, b) {
             return false;
         }
     }
     if let Some(name) = &v.capture {
+        let mut info = value_info(cx, r);
+        if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
+            info.constant = blob_constant(cx, r);
+        }
         b.insert(name.clone(), Binding::Value(Box::new(info)));
     }
     true
@@ -714,9 +729,8 @@ fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
             return false;
         }
     }
-    let nums = c.data.numbers();
     if let Some(want) = &p.equals {
-        if nums.as_ref() != Some(want) {
+        if c.data.numbers().as_ref() != Some(want) {
             return false;
         }
     }
@@ -728,20 +742,26 @@ fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
     if !need_nums {
         return true;
     }
-    let Some(nums) = nums else { return false };
-    if nums.is_empty() {
+    let n = c.data.len();
+    if n == 0 || matches!(c.data, crate::analysis::ConstData::Strings(_)) {
         return false;
     }
-    let min = nums.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = nums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let max_abs = nums.iter().map(|x| x.abs()).fold(0.0, f64::max);
-    p.min.as_ref().is_none_or(|r| r.test(min))
-        && p.max.as_ref().is_none_or(|r| r.test(max))
-        && p.max_abs.as_ref().is_none_or(|r| r.test(max_abs))
+    // Only the statistics a predicate asks for, each in one pass without collecting the elements
+    // (weights can have tens of thousands of them).
+    let nums = || (0..n).filter_map(|i| c.data.number(i));
+    p.nonfinite
+        .is_none_or(|want| nums().any(|x| !x.is_finite()) == want)
         && p.integral
-            .is_none_or(|want| nums.iter().all(|x| x.fract() == 0.0) == want)
-        && p.nonfinite
-            .is_none_or(|want| nums.iter().any(|x| !x.is_finite()) == want)
+            .is_none_or(|want| nums().all(|x| x.fract() == 0.0) == want)
+        && p.min
+            .as_ref()
+            .is_none_or(|r| r.test(nums().fold(f64::INFINITY, f64::min)))
+        && p.max
+            .as_ref()
+            .is_none_or(|r| r.test(nums().fold(f64::NEG_INFINITY, f64::max)))
+        && p.max_abs
+            .as_ref()
+            .is_none_or(|r| r.test(nums().map(f64::abs).fold(0.0, f64::max)))
 }
 
 fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bindings) -> bool {
@@ -812,7 +832,7 @@ fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bind
         let Some(st) = sw.state(w.state) else {
             return false;
         };
-        if !value_matches(cx, v, ValRef::Named(&st.name), b) {
+        if !value_matches(cx, v, ValRef::Named(&st.name, None), b) {
             return false;
         }
     }
