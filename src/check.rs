@@ -6,16 +6,25 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::config::Settings;
-use crate::discover::discover;
+use crate::discover::{discover, Discovered};
 use crate::finding::Finding;
 use crate::ir::Model;
-use crate::read::{read_model, ReadOutcome};
+use crate::read::{read_model, ReadError, ReadOutcome};
 use crate::report::{CheckRun, ModelOutcome, ModelResult};
 
-/// Reads every model under `paths` in parallel and runs `lint` on each; results come back in
+/// Discovers every model under `paths`, then [`run_discovered`].
+pub fn run<F>(paths: &[PathBuf], settings: &Settings, lint: F) -> CheckRun
+where
+    F: Fn(&Model) -> Vec<Finding> + Sync,
+{
+    run_discovered(discover(paths), settings, lint, &|| {})
+}
+
+/// Reads every discovered model in parallel and runs `lint` on each; results come back in
 /// discovery order whatever the scheduling, and one unreadable model does not stop the others.
-pub fn run<F>(
-    paths: &[PathBuf],
+/// `on_done` is called once per model (for progress).
+pub fn run_discovered<F>(
+    found: Vec<Result<Discovered, ReadError>>,
     settings: &Settings,
     lint: F,
     on_done: &(dyn Fn() + Sync),
@@ -24,7 +33,6 @@ where
     F: Fn(&Model) -> Vec<Finding> + Sync,
 {
     let started = Instant::now();
-    let found = discover(paths);
     let models: Vec<ModelResult> = found
         .into_par_iter()
         .map(|d| {

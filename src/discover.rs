@@ -109,7 +109,7 @@ pub fn discover(inputs: &[PathBuf]) -> Vec<Result<Discovered, ReadError>> {
             }
             if let Some(kind) = kind_of_name(entry.path(), ft.is_dir()) {
                 found.insert(Discovered {
-                    path: entry.path().to_path_buf(),
+                    path: normalize(entry.path()),
                     kind,
                 });
                 if ft.is_dir() {

@@ -10,6 +10,7 @@ pub mod discover;
 pub mod finding;
 pub mod fix;
 pub mod ir;
+pub mod lint;
 pub mod read;
 pub mod report;
 pub mod rules;

@@ -1,17 +1,24 @@
-//! The `coreml-lint` command line.
+//! The `coreml-lint` command line: parses arguments, calls the library, maps results to exit codes.
+//!
+//! Exit codes: 0 no finding at or above the fail level; 1 findings at or above it; 2 usage or input
+//! error (a model that could not be read, a bad config or rule file, a refused fix).
 
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use coreml_lint::discover::discover;
-use coreml_lint::read::{read_model, ReadOutcome};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use coreml_lint::config::{self, Overrides, Settings};
+use coreml_lint::finding::Severity;
+use coreml_lint::fix::run::{fix_run, FixOptions};
+use coreml_lint::report::{self, CheckRun, ModelOutcome};
+use coreml_lint::rules::RuleSet;
 
 #[derive(Parser)]
 #[command(
     name = "coreml-lint",
     version,
-    about = "Static analyzer for Core ML models"
+    about = "Static analyzer for Core ML models: finds Neural Engine hazards and fixes the one-row KV-state pad"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -20,42 +27,397 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check models for hazards (and fix them with --fix).
+    Check(CheckArgs),
     /// Print each model's program as text MIL.
-    Dump { paths: Vec<PathBuf> },
+    Dump {
+        /// Models or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Explain a rule, or list every rule with --all.
+    #[command(alias = "explain")]
+    Rule {
+        /// Rule id.
+        id: Option<String>,
+        /// List every rule.
+        #[arg(long)]
+        all: bool,
+        /// Extra rule folders.
+        #[arg(long = "rules", value_name = "DIR")]
+        rules: Vec<PathBuf>,
+    },
+    /// Run the `tests:` of rules (built-ins, or the rule files in DIR).
+    TestRules {
+        /// Folders of rule files (default: the built-in rules).
+        dirs: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum OutputFormat {
+    Human,
+    Concise,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+impl From<Level> for Severity {
+    fn from(l: Level) -> Severity {
+        match l {
+            Level::Info => Severity::Info,
+            Level::Warning => Severity::Warning,
+            Level::Error => Severity::Error,
+        }
+    }
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Models, folders holding models, or files inside a package (default: the current folder).
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    output_format: OutputFormat,
+    /// Rules to enable (ids or prefixes such as `state`), replacing the config's list.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    select: Option<Vec<String>>,
+    /// Rules to enable in addition to those selected.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    extend_select: Vec<String>,
+    /// Rules to disable.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    ignore: Vec<String>,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum)]
+    fail_on: Option<Level>,
+    /// Exit 0 even when there are findings (input errors still exit 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Config file (default: coreml-lint.yaml found upward from the first path).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Ignore every config file.
+    #[arg(long, conflicts_with = "config")]
+    isolated: bool,
+    /// Extra folders of YAML rules.
+    #[arg(long = "rules", value_name = "DIR")]
+    rules: Vec<PathBuf>,
+    /// Apply safe fixes.
+    #[arg(long)]
+    fix: bool,
+    /// Also apply unsafe fixes (implies --fix).
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// Print the changes fixes would make as a unified diff of the text MIL, without writing.
+    #[arg(long)]
+    diff: bool,
+    /// Write fixed copies into DIR instead of changing the input.
+    #[arg(long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Axis to pad a state on when the write window does not say.
+    #[arg(long, value_name = "AXIS")]
+    pad_axis: Option<usize>,
+    /// Print only the summary line (and errors).
+    #[arg(short, long)]
+    quiet: bool,
+    /// Print the number of findings per rule.
+    #[arg(long)]
+    statistics: bool,
+    /// When to use colour (also honours NO_COLOR).
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends the program quietly instead of panicking.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        std::process::exit(0);
+    }
+}
+
+fn report_error(e: impl miette::Diagnostic + Send + Sync + 'static) {
+    eprintln!("{:?}", miette::Report::new(e));
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let _ = miette::set_hook(Box::new(|_| {
-        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
+    let color = match &cli.command {
+        Command::Check(a) => use_color(a.color),
+        _ => use_color(ColorChoice::Auto),
+    };
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .wrap_lines(false)
+                .color(color)
+                .unicode(color)
+                .build(),
+        )
     }));
-    match cli.command {
-        Command::Dump { paths } => {
-            let mut failed = false;
-            let found = discover(&paths);
-            let many = found.len() > 1;
-            for d in found {
-                match d.and_then(|d| read_model(&d)) {
-                    Ok(ReadOutcome::Model(m)) => {
-                        if many {
-                            println!("// {}", m.path.display());
-                        }
-                        println!("{}", coreml_lint::ir::render::render_to_string(&m.program));
-                    }
-                    Ok(ReadOutcome::NotMlProgram { path, what }) => {
-                        eprintln!("{}: {what}: not an ML Program, not checked", path.display())
-                    }
-                    Err(e) => {
-                        eprintln!("{:?}", miette::Report::new(e));
-                        failed = true;
-                    }
-                }
+    let code = match cli.command {
+        Command::Check(args) => check(args),
+        Command::Dump { paths } => dump(&paths),
+        Command::Rule { id, all, rules } => rule(id, all, &rules),
+        Command::TestRules { dirs } => test_rules(&dirs),
+    };
+    ExitCode::from(code)
+}
+
+fn load_rules(dirs: &[PathBuf]) -> Option<RuleSet> {
+    match RuleSet::load(dirs) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            report_error(e);
+            None
+        }
+    }
+}
+
+fn settings_for(args: &CheckArgs, paths: &[PathBuf]) -> Result<Settings, u8> {
+    let file = if args.isolated {
+        None
+    } else {
+        args.config
+            .clone()
+            .or_else(|| config::find_upward(paths.first().map_or(Path::new("."), PathBuf::as_path)))
+    };
+    let options = match &file {
+        Some(p) => match config::load(p) {
+            Ok(o) => Some((p.as_path(), o)),
+            Err(e) => {
+                report_error(e);
+                return Err(2);
             }
-            if failed {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
+        },
+        None => None,
+    };
+    let overrides = Overrides {
+        select: args.select.clone(),
+        extend_select: args.extend_select.clone(),
+        ignore: args.ignore.clone(),
+        fail_on: args.fail_on.map(Severity::from),
+        rules: args.rules.clone(),
+    };
+    Settings::resolve(options, overrides).map_err(|e| {
+        report_error(e);
+        2
+    })
+}
+
+fn check(args: CheckArgs) -> u8 {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let settings = match settings_for(&args, &paths) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let Some(rules) = load_rules(&settings.rule_dirs) else {
+        return 2;
+    };
+    let linter = coreml_lint::lint::Linter::new(rules);
+    let found = coreml_lint::discover::discover(&paths);
+    let progress = report::progress::Progress::stderr(found.len());
+    let mut run = coreml_lint::check::run_discovered(found, &settings, |m| linter.lint(m), &|| {
+        progress.tick()
+    });
+    progress.finish();
+
+    let mut failures = 0;
+    if args.fix || args.unsafe_fixes || args.diff {
+        let opts = FixOptions {
+            allow_unsafe: args.unsafe_fixes,
+            diff_only: args.diff && !(args.fix || args.unsafe_fixes),
+            output: args.output.clone(),
+            pad_axis: args.pad_axis,
+        };
+        let fixed = fix_run(&run, &opts);
+        if opts.diff_only {
+            emit(&fixed.diff);
+        }
+        eprint!("{}", fixed.render_messages());
+        failures = fixed.failures;
+        if !fixed.written.is_empty() {
+            // Re-check what was written, as ruff does, so output and exit code reflect the fixed models.
+            let rerun = coreml_lint::check::run(&fixed.written, &settings, |m| linter.lint(m));
+            run = merge_fixed(run, rerun, &fixed.written_from);
+        }
+    }
+    if !(args.diff && !(args.fix || args.unsafe_fixes)) {
+        print_run(&run, &args, &linter);
+    }
+    let code = exit_code(&run, &settings, args.exit_zero);
+    if failures > 0 {
+        2
+    } else {
+        code
+    }
+}
+
+/// The run with each fixed model's result replaced by the result of re-checking the written copy.
+fn merge_fixed(mut run: CheckRun, rerun: CheckRun, written_from: &[PathBuf]) -> CheckRun {
+    let mut fresh = rerun.models.into_iter();
+    for m in &mut run.models {
+        if written_from.contains(&m.path) {
+            if let Some(new) = fresh.next() {
+                *m = new;
             }
         }
+    }
+    run.elapsed += rerun.elapsed;
+    run
+}
+
+fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linter) {
+    let infos = linter.rule_infos();
+    let base = std::env::current_dir().unwrap_or_default();
+    let text = match args.output_format {
+        OutputFormat::Human => report::human::render(
+            run,
+            report::human::HumanOptions {
+                color: use_color(args.color),
+                width: None,
+                quiet: args.quiet,
+            },
+        ),
+        OutputFormat::Concise => report::human::render_concise(run),
+        OutputFormat::Json => report::json::render(run),
+        OutputFormat::Sarif => report::sarif::render(
+            run,
+            &infos,
+            &base,
+            &coreml_lint::fix::run::fixed_texts(run, args.pad_axis),
+        ),
+        OutputFormat::Github => report::github::render(run, &base),
+    };
+    emit(&text);
+    if args.statistics {
+        emit(&report::statistics::render(run, &infos));
+    }
+}
+
+fn exit_code(run: &CheckRun, settings: &Settings, exit_zero: bool) -> u8 {
+    if run
+        .models
+        .iter()
+        .any(|m| matches!(m.outcome, ModelOutcome::Failed(_)))
+    {
+        return 2;
+    }
+    if !exit_zero && run.findings().any(|f| f.severity >= settings.fail_on) {
+        return 1;
+    }
+    0
+}
+
+fn dump(paths: &[PathBuf]) -> u8 {
+    use coreml_lint::read::{read_model, ReadOutcome};
+    let mut code = 0;
+    let found = coreml_lint::discover::discover(paths);
+    let many = found.len() > 1;
+    for d in found {
+        match d.and_then(|d| read_model(&d)) {
+            Ok(ReadOutcome::Model(m)) => {
+                if many {
+                    emit(&format!("// {}\n", m.path.display()));
+                }
+                emit(&coreml_lint::ir::render::render_to_string(&m.program));
+                emit("\n");
+            }
+            Ok(ReadOutcome::NotMlProgram { path, what }) => {
+                eprintln!("{}: {what}: not an ML Program, not checked", path.display())
+            }
+            Err(e) => {
+                report_error(e);
+                code = 2;
+            }
+        }
+    }
+    code
+}
+
+fn rule(id: Option<String>, all: bool, dirs: &[PathBuf]) -> u8 {
+    let Some(rules) = load_rules(dirs) else {
+        return 2;
+    };
+    let infos = rules.infos();
+    match (id, all) {
+        (Some(id), _) => {
+            let id = rules.resolve(&id).to_string();
+            match infos.iter().find(|r| r.id == id) {
+                Some(info) => {
+                    emit(&report::explain::explain(info));
+                    0
+                }
+                None => {
+                    eprintln!("error: no rule `{id}` (see `coreml-lint rule --all`)");
+                    2
+                }
+            }
+        }
+        (None, true) => {
+            emit(&report::explain::list(&infos));
+            0
+        }
+        (None, false) => {
+            eprintln!("error: give a rule id, or --all to list every rule");
+            2
+        }
+    }
+}
+
+fn test_rules(dirs: &[PathBuf]) -> u8 {
+    let rules = if dirs.is_empty() {
+        RuleSet::builtin()
+    } else {
+        RuleSet::load_dirs_only(dirs)
+    };
+    let rules = match rules {
+        Ok(r) => r,
+        Err(e) => {
+            report_error(e);
+            return 2;
+        }
+    };
+    let report = coreml_lint::rules::run_rule_tests_with(&rules, &coreml_lint::lint::model_facts);
+    emit(&report.to_string());
+    if report.passed() {
+        0
+    } else {
+        1
     }
 }

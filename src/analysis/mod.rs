@@ -1,3 +1,42 @@
 //! Facts computed once per function: constant values, run-time dependence, state write chains.
+//! Passes read the graph only, never spans, and are linear in the number of ops.
+
 pub mod blobs;
+pub mod consteval;
+pub mod dependence;
 pub mod facts;
+pub mod state_writes;
+
+#[cfg(test)]
+pub(crate) mod testutil;
+
+use crate::ir::Function;
+
+pub use consteval::{ConstData, ConstEnv, ConstValue};
+pub use dependence::{Dependence, DependenceMap};
+pub use state_writes::{
+    AxisWindow, StateDecl, StateWrite, StateWrites, Window, WriteKind, WriteOp,
+};
+
+/// Everything the analysis passes know about one function.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionFacts {
+    /// Constant values by value name.
+    pub consts: ConstEnv,
+    /// Run-time dependence by value name.
+    pub deps: DependenceMap,
+    /// States and their write chains.
+    pub states: StateWrites,
+}
+
+/// Runs every pass over `f` once.
+pub fn analyze(f: &Function) -> FunctionFacts {
+    let consts = consteval::evaluate(f);
+    let deps = dependence::analyze(f);
+    let states = state_writes::analyze(f, &consts, &deps);
+    FunctionFacts {
+        consts,
+        deps,
+        states,
+    }
+}

@@ -4,6 +4,11 @@
 pub const MAX_FILE_BYTES: u64 = 2 << 30;
 /// Deepest nesting of brackets, blocks or types the parsers follow.
 pub const MAX_NESTING: usize = 256;
+/// Deepest nesting of `cond` / `while_loop` blocks lowered from a protobuf. Lower than
+/// [`MAX_NESTING`] because lowering, graph building and rendering each recurse once per level
+/// with large frames (2 MiB thread stacks overflow near 250 levels in debug builds); real
+/// programs nest a handful of levels.
+pub const MAX_BLOCK_NESTING: usize = 64;
 /// Largest element count of an immediate tensor that is decoded.
 pub const MAX_IMMEDIATE_ELEMENTS: u64 = 1 << 24;
 /// Largest dimension accepted in a declared shape (2^40, as the issue says).

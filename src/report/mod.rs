@@ -2,8 +2,12 @@
 //! [`CheckRun`] whose findings are already sorted.
 
 pub mod explain;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod progress;
+pub mod sarif;
+pub mod statistics;
 
 use std::path::PathBuf;
 use std::time::Duration;

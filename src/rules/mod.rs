@@ -1,2 +1,24 @@
 //! Declarative YAML rules: schema, loader (built-ins embedded + user folders), matcher, rule tests.
+//!
+//! A rule is data (`rules/<id>.yaml`): metadata, a `match:` rule object built from primitives
+//! implemented here once, a message / help template, an optional fix primitive and test snippets.
+//! No rule has Rust code of its own.
+
+pub mod compile;
+pub mod engine;
+pub mod fixes;
+pub mod loader;
+pub mod matcher;
+pub mod schema;
+pub mod template;
+pub mod testing;
 pub mod yaml;
+
+pub use engine::{check_function, check_model};
+pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
+pub use testing::{
+    run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseStatus, TestReport,
+};
+
+#[cfg(test)]
+mod tests;

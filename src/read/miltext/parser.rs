@@ -9,7 +9,7 @@ use crate::ir::{
     Arg, BlobRef, DType, Dim, Literal, Output, Param, Payload, Span, TensorData, TensorType,
     ValueType,
 };
-use crate::read::limits::{MAX_DIM, MAX_NESTING};
+use crate::read::limits::{MAX_BLOCK_NESTING, MAX_DIM, MAX_NESTING};
 
 /// A syntax error: where, what was expected, and a label for the span.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +51,7 @@ pub struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     depth: usize,
+    block_depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -61,6 +62,7 @@ impl<'a> Parser<'a> {
             toks,
             pos: 0,
             depth: 0,
+            block_depth: 0,
         }
     }
 
@@ -260,6 +262,15 @@ impl<'a> Parser<'a> {
     fn body(&mut self) -> PResult<BlockSyntax> {
         let open = self.expect(Tok::LBrace)?;
         self.enter(open)?;
+        // Graph building recurses once per block level, so blocks get a tighter cap than brackets.
+        self.block_depth += 1;
+        if self.block_depth > MAX_BLOCK_NESTING {
+            return Err(SyntaxError {
+                span: open.span,
+                message: format!("blocks nested deeper than {MAX_BLOCK_NESTING} levels"),
+                label: "too deeply nested".into(),
+            });
+        }
         let mut ops = Vec::new();
         while self.peek().kind != Tok::RBrace {
             if self.peek().kind == Tok::Eof {

@@ -264,3 +264,14 @@ fn sub_byte_and_strings_render_back() {
     ));
     round_trip(text);
 }
+
+#[test]
+fn deeply_nested_blocks_are_an_error() {
+    let mut body = String::from("tensor<fp16, [2]> t0 = relu(x = x);");
+    for i in 1..=200 {
+        body = format!("tensor<fp16, [2]> t{i} = cond(pred = p) {{ {body} }} -> (t{}) {{ {body_else} }} -> (x);", i - 1, body_else = "");
+    }
+    let text = format!("program(1.3)\n{{\n func main<ios18>(tensor<bool, []> p, tensor<fp16, [2]> x) {{ {body} }} -> (x);\n}}");
+    let (msg, ..) = parse_err(&text);
+    assert!(msg.contains("blocks nested deeper"), "{msg}");
+}

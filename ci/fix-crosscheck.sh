@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Cross-checks the one-row state pad with coremltools (tests/python/fix_crosscheck.py): every corpus
+# package with state-full-extent-write is fixed into a temporary folder, then loaded, type-checked,
+# spec-diffed and compared with coremltools' own padded references.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${VENV:?run from .ci/run, which sets VENV}/bin/python"
+OUT="$(mktemp -d)"
+trap 'rm -rf "$OUT"' EXIT
+
+cargo build --quiet
+BIN=target/debug/coreml-lint
+for rec in corpus/expected/*.json; do
+  grep -q '"state-full-extent-write"' "$rec" || continue
+  grep -q '"kind": "mlpackage"' "$rec" || continue
+  name="$(basename "$rec" .json)"
+  # Exit 1 means findings remain (e.g. the padded blend's warning); 2 or a crash fails the script.
+  status=0
+  "$BIN" check --quiet --fix --unsafe-fixes --output "$OUT" "corpus/packages/$name.mlpackage" || status=$?
+  if [[ $status -gt 1 ]]; then
+    echo "coreml-lint check --fix failed on $name (exit $status)" >&2
+    exit 1
+  fi
+done
+"$PY" tests/python/fix_crosscheck.py corpus "$OUT"

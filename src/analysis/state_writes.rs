@@ -1,0 +1,785 @@
+//! State write chains and their write windows (HAZARDS.md, FORMAT.md §6.3–6.4).
+//!
+//! For every `write_state(input = S, data = D)` and `coreml_update_state(state = S, value = D)`:
+//! strip `identity`/`cast` from `D`; when what remains is `slice_update(x = R, …)` with `R` a read of
+//! `S` (`read_state(input = S)`, or the result of an earlier `coreml_update_state` of `S`), the write
+//! window is the slice, resolved per axis. Anything else writes the whole state: an element-wise blend
+//! of the old content, or a fresh tensor.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::consteval::{slice_indices, ConstEnv};
+use super::dependence::{Dependence, DependenceMap};
+use crate::ir::{Arg, Function, NodeId, Op, TensorType};
+
+/// Ops through which a written value is followed unchanged.
+const PASS_THROUGH: &[&str] = &["identity", "cast"];
+/// Element-wise ops a blend of the old state content is made of.
+const ELEMENTWISE: &[&str] = &[
+    "add", "sub", "mul", "real_div", "select", "maximum", "minimum", "identity", "cast", "clip",
+];
+/// How many ops a blend search visits per write before giving up.
+const BLEND_SEARCH_LIMIT: usize = 256;
+
+/// A state declared by the function (a `state<tensor<…>>` parameter).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateDecl {
+    pub node: NodeId,
+    pub name: String,
+    /// The wrapped tensor type.
+    pub ty: TensorType,
+}
+
+impl StateDecl {
+    /// Dimensions when all are known.
+    pub fn dims(&self) -> Option<Vec<u64>> {
+        self.ty.known_dims()
+    }
+}
+
+/// The op that performs the write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOp {
+    /// `write_state(input = S, data = D)` (serialized form).
+    WriteState,
+    /// `coreml_update_state(state = S, value = D)` (coremltools dialect).
+    CoremlUpdateState,
+}
+
+/// What the written data is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteKind {
+    /// A `slice_update` of the state's own content: only the window changes.
+    SliceUpdate,
+    /// An element-wise combination of the state's old content: the whole state is rewritten.
+    Blend,
+    /// Any other tensor (concat, a fresh value, a `slice_update` of something else): whole state.
+    Fresh,
+}
+
+impl WriteKind {
+    /// `slice-update`, `blend` or `fresh`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteKind::SliceUpdate => "slice-update",
+            WriteKind::Blend => "blend",
+            WriteKind::Fresh => "fresh",
+        }
+    }
+}
+
+/// The part of one axis a write covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisWindow {
+    /// Resolved: indices `lo, lo + step, …` below `hi`, `count` of them.
+    Known {
+        lo: u64,
+        hi: u64,
+        step: u64,
+        count: u64,
+    },
+    /// Begin or end is not a constant; `count` is the number of indices when the update's shape says.
+    Runtime { count: Option<u64> },
+}
+
+/// The window of one write: one entry per state axis, beside the state's dimensions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub axes: Vec<AxisWindow>,
+    /// The state's dimensions (`None` where unknown).
+    pub dims: Vec<Option<u64>>,
+}
+
+impl Window {
+    /// The whole of a state with these dimensions.
+    pub fn whole(dims: &[Option<u64>]) -> Window {
+        Window {
+            axes: dims
+                .iter()
+                .map(|d| match d {
+                    Some(n) => AxisWindow::Known {
+                        lo: 0,
+                        hi: *n,
+                        step: 1,
+                        count: *n,
+                    },
+                    None => AxisWindow::Runtime { count: None },
+                })
+                .collect(),
+            dims: dims.to_vec(),
+        }
+    }
+
+    /// Whether axis `i` is covered entirely: `Some(true)` yes, `Some(false)` certainly not.
+    pub fn covers_axis(&self, i: usize) -> Option<bool> {
+        let dim = (*self.dims.get(i)?)?;
+        match *self.axes.get(i)? {
+            AxisWindow::Known { count, .. } => Some(count == dim),
+            AxisWindow::Runtime { count: Some(c) } => Some(c == dim),
+            AxisWindow::Runtime { count: None } => None,
+        }
+    }
+
+    /// `Some(true)` when every axis is covered, `Some(false)` when some axis certainly is not.
+    pub fn covers_all(&self) -> Option<bool> {
+        let mut all = Some(true);
+        for i in 0..self.axes.len() {
+            match self.covers_axis(i) {
+                Some(false) => return Some(false),
+                None => all = None,
+                Some(true) => {}
+            }
+        }
+        all
+    }
+
+    /// Axes the window certainly leaves partly unwritten.
+    pub fn partial_axes(&self) -> Vec<usize> {
+        (0..self.axes.len())
+            .filter(|&i| self.covers_axis(i) == Some(false))
+            .collect()
+    }
+
+    /// The largest number of indices left out on one axis (`None` when some axis is unknown).
+    pub fn max_uncovered(&self) -> Option<u64> {
+        let mut worst = 0u64;
+        for (a, d) in self.axes.iter().zip(&self.dims) {
+            let count = match a {
+                AxisWindow::Known { count, .. } => *count,
+                AxisWindow::Runtime { count } => (*count)?,
+            };
+            worst = worst.max((*d)?.saturating_sub(count));
+        }
+        Some(worst)
+    }
+
+    /// True when every axis is resolved to constant bounds.
+    pub fn is_known(&self) -> bool {
+        self.axes
+            .iter()
+            .all(|a| matches!(a, AxisWindow::Known { .. }))
+    }
+
+    /// One axis as `[lo, hi)` (with `step s` when strided), `[?, ?+n)` when run-time.
+    pub fn axis_text(&self, i: usize) -> String {
+        match self.axes.get(i) {
+            Some(AxisWindow::Known { lo, hi, step, .. }) if *step > 1 => {
+                format!("[{lo}, {hi}) step {step}")
+            }
+            Some(AxisWindow::Known { lo, hi, .. }) => format!("[{lo}, {hi})"),
+            Some(AxisWindow::Runtime { count: Some(c) }) => format!("[?, ?+{c})"),
+            Some(AxisWindow::Runtime { count: None }) | None => "[?, ?)".to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Window {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = (0..self.axes.len()).map(|i| self.axis_text(i)).collect();
+        f.write_str(&parts.join(" × "))
+    }
+}
+
+/// One write into a state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateWrite {
+    /// Index into [`StateWrites::states`].
+    pub state: usize,
+    /// The `write_state` / `coreml_update_state` op.
+    pub write_op: NodeId,
+    pub op_kind: WriteOp,
+    pub kind: WriteKind,
+    /// The read of the state whose content is updated (slice_update `x`, or found in a blend).
+    pub read_op: Option<NodeId>,
+    pub slice_update: Option<NodeId>,
+    /// `identity` / `cast` ops between the written data and the `slice_update` (or blend).
+    pub through: Vec<NodeId>,
+    /// Per-axis window (`None` when the state's rank is unknown).
+    pub window: Option<Window>,
+    /// Run-time dependence of `begin` / `end` (`None` when constant or absent).
+    pub begin_dep: Option<Dependence>,
+    pub end_dep: Option<Dependence>,
+    /// Element-wise ops that compute the written values from the state's old content (H2).
+    pub rmw_ops: Vec<NodeId>,
+    /// 1-based position among the writes into the same state in this function, in program order.
+    pub nth: usize,
+}
+
+/// The states of one function and every write into them, in program order.
+#[derive(Clone, Debug, Default)]
+pub struct StateWrites {
+    pub states: Vec<StateDecl>,
+    pub writes: Vec<StateWrite>,
+}
+
+impl StateWrites {
+    /// The state at `index`.
+    pub fn state(&self, index: usize) -> Option<&StateDecl> {
+        self.states.get(index)
+    }
+
+    /// Writes into state `index`.
+    pub fn writes_to(&self, index: usize) -> impl Iterator<Item = &StateWrite> + '_ {
+        self.writes.iter().filter(move |w| w.state == index)
+    }
+
+    /// Number of writes into state `index`.
+    pub fn count(&self, index: usize) -> usize {
+        self.writes_to(index).count()
+    }
+
+    /// The write performed by op `id`.
+    pub fn write_at(&self, id: NodeId) -> Option<(usize, &StateWrite)> {
+        self.writes
+            .iter()
+            .enumerate()
+            .find(|(_, w)| w.write_op == id)
+    }
+
+    /// The axis to pad when the state is written whole: the axis other writes into the same state
+    /// leave partial (the position axis), else the largest axis other than the last one; ties go to
+    /// the later axis.
+    pub fn pad_axis(&self, index: usize) -> Option<usize> {
+        let st = self.state(index)?;
+        let dims = st.ty.shape.as_ref()?;
+        let dim = |i: usize| dims.get(i).and_then(|d| d.known()).unwrap_or(0);
+        let partial: Vec<usize> = self
+            .writes_to(index)
+            .filter_map(|w| w.window.as_ref())
+            .flat_map(Window::partial_axes)
+            .collect();
+        let best = |cands: &mut dyn Iterator<Item = usize>| {
+            cands.fold(None, |best: Option<usize>, i| match best {
+                Some(b) if dim(b) > dim(i) => Some(b),
+                _ => Some(i),
+            })
+        };
+        if let Some(a) = best(&mut partial.iter().copied()) {
+            return Some(a);
+        }
+        let n = dims.len();
+        match n {
+            0 => None,
+            1 => Some(0),
+            _ => best(&mut (0..n - 1)),
+        }
+    }
+}
+
+/// The state input node a value name refers to, when it is a declared state.
+fn state_index(states: &[StateDecl], f: &Function, op: &Op, param: &str) -> Option<usize> {
+    let name = op.arg_name(param)?;
+    let node = f.def(name)?.node;
+    states.iter().position(|s| s.node == node)
+}
+
+/// Follows `identity` / `cast` backwards from a value; returns the producer and the skipped ops.
+fn strip(f: &Function, value: &str) -> Option<(NodeId, Vec<NodeId>)> {
+    let mut node = f.def(value)?.node;
+    let mut through = Vec::new();
+    for _ in 0..64 {
+        let Some(op) = f.op(node) else { break };
+        if !PASS_THROUGH.contains(&op.op_type.as_str()) {
+            break;
+        }
+        let Some(x) = op.arg_name("x") else { break };
+        let Some(def) = f.def(x) else { break };
+        through.push(node);
+        node = def.node;
+    }
+    Some((node, through))
+}
+
+/// True when `node` reads the current content of state `state_node`.
+fn is_read_of(f: &Function, node: NodeId, state_node: NodeId) -> bool {
+    let Some(op) = f.op(node) else { return false };
+    let param = match op.op_type.as_str() {
+        "read_state" => "input",
+        "coreml_update_state" => "state",
+        _ => return false,
+    };
+    op.arg_name(param)
+        .and_then(|n| f.def(n))
+        .is_some_and(|d| d.node == state_node)
+}
+
+/// A backwards search from a written value for a read of the state, through element-wise ops.
+struct RmwSearch<'a> {
+    f: &'a Function,
+    state_node: NodeId,
+    /// Also walk through `slice_by_index` (a blend of a slice of the old content).
+    slices: bool,
+    memo: BTreeMap<NodeId, bool>,
+    read: Option<NodeId>,
+    budget: usize,
+}
+
+impl RmwSearch<'_> {
+    fn visit(&mut self, node: NodeId, depth: u32) -> bool {
+        if let Some(&r) = self.memo.get(&node) {
+            return r;
+        }
+        if is_read_of(self.f, node, self.state_node) {
+            self.read.get_or_insert(node);
+            self.memo.insert(node, true);
+            return true;
+        }
+        let f = self.f;
+        let Some(op) = f.op(node) else {
+            self.memo.insert(node, false);
+            return false;
+        };
+        let walkable = ELEMENTWISE.contains(&op.op_type.as_str())
+            || (self.slices && op.op_type == "slice_by_index");
+        if !walkable || self.budget == 0 || depth > 64 {
+            self.memo.insert(node, false);
+            return false;
+        }
+        self.budget -= 1;
+        let mut any = false;
+        for (producer, edge) in f.producers(node) {
+            if op.op_type == "slice_by_index" && edge.param != "x" {
+                continue;
+            }
+            if self.visit(producer, depth + 1) {
+                any = true;
+            }
+        }
+        self.memo.insert(node, any);
+        any
+    }
+}
+
+/// Searches backwards from `start` through element-wise ops (and `slice_by_index` when `slices`)
+/// for a read of the state. Returns the read and the element-wise ops on paths that reach it.
+fn find_rmw(
+    f: &Function,
+    start: NodeId,
+    state_node: NodeId,
+    slices: bool,
+) -> Option<(NodeId, Vec<NodeId>)> {
+    let mut search = RmwSearch {
+        f,
+        state_node,
+        slices,
+        memo: BTreeMap::new(),
+        read: None,
+        budget: BLEND_SEARCH_LIMIT,
+    };
+    if !search.visit(start, 0) {
+        return None;
+    }
+    let mut ops: Vec<NodeId> = search
+        .memo
+        .iter()
+        .filter(|(&n, &reaches)| {
+            reaches
+                && f.op(n).is_some_and(|o| {
+                    !PASS_THROUGH.contains(&o.op_type.as_str()) && o.op_type != "slice_by_index"
+                })
+                && !is_read_of(f, n, state_node)
+        })
+        .map(|(&n, _)| n)
+        .collect();
+    ops.sort_by_key(|&n| f.op(n).map_or(u32::MAX, |o| o.order));
+    Some((search.read?, ops))
+}
+
+fn arg_dependence(deps: &DependenceMap, op: &Op, param: &str) -> Option<Dependence> {
+    match op.arg(param)? {
+        Arg::Name(n) => deps.get(n).filter(|d| d.runtime()).cloned(),
+        Arg::Value(_) => None,
+    }
+}
+
+/// Resolves the window of `slice_update` op `su` over a state with dimensions `dims`.
+fn slice_window(f: &Function, consts: &ConstEnv, su: &Op, dims: &[Option<u64>]) -> Window {
+    let rank = dims.len();
+    let begin = consts.partial_ints(f, su, "begin", rank);
+    let end = consts.partial_ints(f, su, "end", rank);
+    let mask = |name: &str| -> Option<Vec<bool>> {
+        if su.param(name).is_none() {
+            return Some(vec![false; rank]);
+        }
+        consts
+            .param(su, name)
+            .and_then(|v| v.data.bools())
+            .filter(|v| v.len() == rank)
+    };
+    let stride: Option<Vec<i64>> = if su.param("stride").is_none() {
+        Some(vec![1; rank])
+    } else {
+        consts
+            .param(su, "stride")
+            .and_then(|v| v.ints())
+            .filter(|v| v.len() == rank)
+    };
+    let (bm, em, sm) = (mask("begin_mask"), mask("end_mask"), mask("squeeze_mask"));
+    // Update dims line up with the axes that are not squeezed.
+    let update_dims: Option<Vec<Option<u64>>> = su
+        .arg_name("update")
+        .and_then(|n| f.value_type(n))
+        .and_then(|t| t.tensor())
+        .and_then(|t| t.shape.as_ref())
+        .map(|s| s.iter().map(|d| d.known()).collect());
+    let kept: Vec<usize> = match &sm {
+        Some(sm) => (0..rank)
+            .filter(|&i| !sm.get(i).copied().unwrap_or(false))
+            .collect(),
+        None => (0..rank).collect(),
+    };
+    let update_count = |axis: usize| -> Option<u64> {
+        let ud = update_dims.as_ref()?;
+        if ud.len() != kept.len() {
+            return None;
+        }
+        let pos = kept.iter().position(|&k| k == axis)?;
+        *ud.get(pos)?
+    };
+    let mut axes = Vec::with_capacity(rank);
+    for (i, &dim) in dims.iter().enumerate() {
+        let squeezed = sm.as_ref().and_then(|m| m.get(i).copied());
+        let runtime = |count| AxisWindow::Runtime { count };
+        let axis = match (dim, squeezed) {
+            (_, None) => runtime(None),
+            (None, Some(true)) => runtime(Some(1)),
+            (None, Some(false)) => runtime(update_count(i)),
+            (Some(d), Some(true)) => match begin.get(i).copied().flatten() {
+                Some(b) => {
+                    let b = if b < 0 { b + d as i64 } else { b };
+                    if (0..d as i64).contains(&b) {
+                        AxisWindow::Known {
+                            lo: b as u64,
+                            hi: b as u64 + 1,
+                            step: 1,
+                            count: 1,
+                        }
+                    } else {
+                        runtime(Some(1))
+                    }
+                }
+                None => runtime(Some(1)),
+            },
+            (Some(d), Some(false)) => {
+                let bmask = bm.as_ref().and_then(|m| m.get(i).copied());
+                let emask = em.as_ref().and_then(|m| m.get(i).copied());
+                let b = match bmask {
+                    Some(true) => Some(0),
+                    Some(false) => begin.get(i).copied().flatten(),
+                    None => None,
+                };
+                let e = match emask {
+                    Some(true) => Some(0),
+                    Some(false) => end.get(i).copied().flatten(),
+                    None => None,
+                };
+                let s = stride.as_ref().and_then(|s| s.get(i).copied());
+                match (b, e, s, bmask, emask) {
+                    (Some(b), Some(e), Some(s), Some(bmk), Some(emk)) => {
+                        match slice_indices(d, b, e, s, bmk, emk) {
+                            Some(idx) => {
+                                let lo = idx.iter().copied().min().unwrap_or(0);
+                                let hi = idx.iter().copied().max().map_or(0, |m| m + 1);
+                                AxisWindow::Known {
+                                    lo,
+                                    hi,
+                                    step: s.unsigned_abs(),
+                                    count: idx.len() as u64,
+                                }
+                            }
+                            None => runtime(update_count(i)),
+                        }
+                    }
+                    _ => runtime(update_count(i)),
+                }
+            }
+        };
+        axes.push(axis);
+    }
+    Window {
+        axes,
+        dims: dims.to_vec(),
+    }
+}
+
+/// Finds every state and every write into one, in program order.
+pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWrites {
+    let states: Vec<StateDecl> = f
+        .inputs()
+        .filter(|(_, i)| i.ty.is_state())
+        .filter_map(|(id, i)| {
+            Some(StateDecl {
+                node: id,
+                name: i.name.clone(),
+                ty: i.ty.tensor()?.clone(),
+            })
+        })
+        .collect();
+    let mut writes: Vec<StateWrite> = Vec::new();
+    let mut seen: Vec<usize> = vec![0; states.len()];
+    for (id, op) in f.ops() {
+        let (op_kind, state_param, data_param) = match op.op_type.as_str() {
+            "write_state" => (WriteOp::WriteState, "input", "data"),
+            "coreml_update_state" => (WriteOp::CoremlUpdateState, "state", "value"),
+            _ => continue,
+        };
+        let Some(si) = state_index(&states, f, op, state_param) else {
+            continue;
+        };
+        let Some(st) = states.get(si) else { continue };
+        let dims: Option<Vec<Option<u64>>> = st
+            .ty
+            .shape
+            .as_ref()
+            .map(|s| s.iter().map(|d| d.known()).collect());
+        let mut w = StateWrite {
+            state: si,
+            write_op: id,
+            op_kind,
+            kind: WriteKind::Fresh,
+            read_op: None,
+            slice_update: None,
+            through: Vec::new(),
+            window: dims.as_deref().map(Window::whole),
+            begin_dep: None,
+            end_dep: None,
+            rmw_ops: Vec::new(),
+            nth: 0,
+        };
+        if let Some((data, through)) = op.arg_name(data_param).and_then(|d| strip(f, d)) {
+            w.through = through;
+            let su = f.op(data).filter(|o| o.op_type == "slice_update");
+            let su_read = su
+                .and_then(|o| o.arg_name("x"))
+                .and_then(|x| strip(f, x))
+                .filter(|(x, _)| is_read_of(f, *x, st.node));
+            if let (Some(su), Some((read, inner))) = (su, su_read) {
+                w.kind = WriteKind::SliceUpdate;
+                w.slice_update = Some(data);
+                w.read_op = Some(read);
+                w.through.extend(inner);
+                w.window = dims.as_deref().map(|d| slice_window(f, consts, su, d));
+                w.begin_dep = arg_dependence(deps, su, "begin");
+                w.end_dep = arg_dependence(deps, su, "end");
+                if let Some(upd) = su.arg_name("update").and_then(|u| f.def(u)) {
+                    if let Some((_, ops)) = find_rmw(f, upd.node, st.node, true) {
+                        w.rmw_ops = ops;
+                    }
+                }
+            } else if let Some((read, ops)) = find_rmw(f, data, st.node, false) {
+                if !ops.is_empty() {
+                    w.kind = WriteKind::Blend;
+                    w.read_op = Some(read);
+                    w.rmw_ops = ops;
+                }
+            }
+        }
+        if let Some(n) = seen.get_mut(si) {
+            *n += 1;
+            w.nth = *n;
+        }
+        writes.push(w);
+    }
+    StateWrites { states, writes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testutil::*;
+    use crate::ir::build::OpSyntax;
+    use crate::ir::DType;
+
+    /// read_state → slice_update(begin, end, masks) → write_state over a [1, rows, 4] state.
+    fn chain(rows: u64, begin: &[i64], end: &[i64], extra: Vec<OpSyntax>) -> Function {
+        let mut ops = vec![konst("b", ints(&[3], begin)), konst("e", ints(&[3], end))];
+        ops.extend(extra);
+        ops.push(op(
+            "read_state",
+            "old",
+            &[("input", "s")],
+            tensor(DType::Fp16, &[1, rows, 4]),
+        ));
+        ops.push(op(
+            "slice_update",
+            "new",
+            &[("x", "old"), ("update", "u"), ("begin", "b"), ("end", "e")],
+            tensor(DType::Fp16, &[1, rows, 4]),
+        ));
+        ops.push(op0("write_state", "w", &[("data", "new"), ("input", "s")]));
+        func(
+            vec![
+                input("s", state(DType::Fp16, &[1, rows, 4])),
+                input("u", tensor(DType::Fp16, &[1, 8, 4])),
+            ],
+            ops,
+        )
+    }
+
+    fn writes(f: &Function) -> StateWrites {
+        let c = crate::analysis::consteval::evaluate(f);
+        let d = crate::analysis::dependence::analyze(f);
+        analyze(f, &c, &d)
+    }
+
+    #[test]
+    fn full_window_is_detected() {
+        let f = chain(8, &[0, 0, 0], &[1, 8, 4], vec![]);
+        let sw = writes(&f);
+        let w = sw.writes.first().expect("one write");
+        assert_eq!(w.kind, WriteKind::SliceUpdate);
+        let win = w.window.as_ref().expect("rank known");
+        assert_eq!(win.covers_all(), Some(true));
+        assert_eq!(win.to_string(), "[0, 1) × [0, 8) × [0, 4)");
+        assert_eq!(sw.pad_axis(0), Some(1));
+    }
+
+    #[test]
+    fn padded_state_is_partial() {
+        let f = chain(9, &[0, 0, 0], &[1, 8, 4], vec![]);
+        let sw = writes(&f);
+        let win = sw.writes[0].window.clone().expect("rank known");
+        assert_eq!(win.covers_all(), Some(false));
+        assert_eq!(win.partial_axes(), vec![1]);
+        assert_eq!(win.max_uncovered(), Some(1));
+    }
+
+    #[test]
+    fn negative_end_and_masks() {
+        let f = chain(9, &[0, 1, 0], &[1, -1, 4], vec![]);
+        let win = writes(&f).writes[0].window.clone().expect("rank known");
+        assert_eq!(win.axis_text(1), "[1, 8)");
+        assert_eq!(win.covers_all(), Some(false));
+
+        let mut f = chain(
+            8,
+            &[0, 0, 0],
+            &[1, 3, 4],
+            vec![konst("em", bools(&[false, true, false]))],
+        );
+        // add end_mask to the slice_update
+        let su = f
+            .ops()
+            .find(|(_, o)| o.op_type == "slice_update")
+            .map(|(id, _)| id)
+            .expect("slice_update exists");
+        f.op_mut(su).expect("op").inputs.push(crate::ir::Param {
+            name: "end_mask".into(),
+            args: vec![Arg::Name("em".into())],
+        });
+        let win = writes(&f).writes[0].window.clone().expect("rank known");
+        assert_eq!(win.covers_all(), Some(true));
+    }
+
+    #[test]
+    fn runtime_begin_is_recorded() {
+        let f2 = func(
+            vec![
+                input("s", state(DType::Fp16, &[1, 8, 4])),
+                input("u", tensor(DType::Fp16, &[1, 1, 4])),
+                input("pos", tensor(DType::Int32, &[3])),
+            ],
+            vec![
+                konst("e", ints(&[3], &[1, 8, 4])),
+                op(
+                    "read_state",
+                    "old",
+                    &[("input", "s")],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op(
+                    "slice_update",
+                    "new",
+                    &[
+                        ("x", "old"),
+                        ("update", "u"),
+                        ("begin", "pos"),
+                        ("end", "e"),
+                    ],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op(
+                    "identity",
+                    "new2",
+                    &[("x", "new")],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op0("write_state", "w", &[("data", "new2"), ("input", "s")]),
+            ],
+        );
+        let sw = writes(&f2);
+        let w = &sw.writes[0];
+        assert_eq!(w.kind, WriteKind::SliceUpdate);
+        assert_eq!(w.through.len(), 1);
+        assert_eq!(
+            w.begin_dep.as_ref().and_then(|d| d.source.as_deref()),
+            Some("pos")
+        );
+        let win = w.window.as_ref().expect("rank known");
+        assert_eq!(
+            win.covers_all(),
+            Some(false),
+            "1 row of 8 from the update shape"
+        );
+        assert_eq!(win.axis_text(1), "[?, ?+1)");
+    }
+
+    #[test]
+    fn blend_and_fresh_writes_cover_everything() {
+        let f = func(
+            vec![
+                input("s", state(DType::Fp16, &[1, 8, 4])),
+                input("u", tensor(DType::Fp16, &[1, 8, 4])),
+                input("m", tensor(DType::Fp16, &[1, 8, 4])),
+            ],
+            vec![
+                op(
+                    "read_state",
+                    "old",
+                    &[("input", "s")],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op(
+                    "sub",
+                    "d",
+                    &[("x", "u"), ("y", "old")],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op(
+                    "mul",
+                    "dm",
+                    &[("x", "d"), ("y", "m")],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op(
+                    "add",
+                    "new",
+                    &[("x", "old"), ("y", "dm")],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op(
+                    "coreml_update_state",
+                    "w",
+                    &[("state", "s"), ("value", "new")],
+                    tensor(DType::Fp16, &[1, 8, 4]),
+                ),
+                op0("write_state", "w2", &[("data", "u"), ("input", "s")]),
+            ],
+        );
+        let sw = writes(&f);
+        assert_eq!(sw.writes.len(), 2);
+        let blend = &sw.writes[0];
+        assert_eq!(blend.kind, WriteKind::Blend);
+        assert_eq!(blend.op_kind, WriteOp::CoremlUpdateState);
+        assert_eq!(blend.rmw_ops.len(), 3);
+        assert_eq!(
+            blend.window.as_ref().and_then(Window::covers_all),
+            Some(true)
+        );
+        let fresh = &sw.writes[1];
+        assert_eq!(fresh.kind, WriteKind::Fresh);
+        assert_eq!(fresh.nth, 2);
+        assert_eq!(sw.count(0), 2);
+    }
+}

@@ -1,0 +1,121 @@
+//! Builders for small functions in unit tests (before text MIL is at hand).
+
+use std::collections::BTreeMap;
+
+use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
+use crate::ir::{
+    Arg, DType, Function, Literal, Output, Param, Payload, Span, TensorData, TensorType, ValueType,
+};
+
+pub fn tensor(dtype: DType, dims: &[u64]) -> ValueType {
+    ValueType::Tensor(TensorType::fixed(dtype, dims))
+}
+
+pub fn state(dtype: DType, dims: &[u64]) -> ValueType {
+    ValueType::State(Box::new(tensor(dtype, dims)))
+}
+
+pub fn ints(shape: &[u64], values: &[i64]) -> Literal {
+    Literal {
+        ty: tensor(DType::Int32, shape),
+        payload: Payload::Tensor(TensorData::Ints(values.to_vec())),
+    }
+}
+
+pub fn bools(values: &[bool]) -> Literal {
+    Literal {
+        ty: tensor(DType::Bool, &[values.len() as u64]),
+        payload: Payload::Tensor(TensorData::Bools(values.to_vec())),
+    }
+}
+
+pub fn scalar_int(v: i64) -> Literal {
+    ints(&[], &[v])
+}
+
+pub fn string(s: &str) -> Literal {
+    Literal {
+        ty: ValueType::Tensor(TensorType::scalar(DType::String)),
+        payload: Payload::Tensor(TensorData::Strings(vec![s.to_string()])),
+    }
+}
+
+pub fn input(name: &str, ty: ValueType) -> InputSyntax {
+    InputSyntax {
+        name: name.to_string(),
+        ty,
+        span: Span::default(),
+    }
+}
+
+pub fn konst(out: &str, val: Literal) -> OpSyntax {
+    let mut attributes = BTreeMap::new();
+    let ty = val.ty.clone();
+    attributes.insert("val".to_string(), val);
+    OpSyntax {
+        op_type: "const".into(),
+        name: Some(out.to_string()),
+        inputs: Vec::new(),
+        outputs: vec![Output {
+            name: out.to_string(),
+            ty,
+        }],
+        attributes,
+        blocks: Vec::new(),
+        span: Span::default(),
+    }
+}
+
+pub fn op_multi(op_type: &str, out: &str, params: &[(&str, &[&str])], ty: ValueType) -> OpSyntax {
+    OpSyntax {
+        op_type: op_type.to_string(),
+        name: Some(out.to_string()),
+        inputs: params
+            .iter()
+            .map(|(p, names)| Param {
+                name: p.to_string(),
+                args: names.iter().map(|n| Arg::Name(n.to_string())).collect(),
+            })
+            .collect(),
+        outputs: vec![Output {
+            name: out.to_string(),
+            ty,
+        }],
+        attributes: BTreeMap::new(),
+        blocks: Vec::new(),
+        span: Span::default(),
+    }
+}
+
+pub fn op(op_type: &str, out: &str, params: &[(&str, &str)], ty: ValueType) -> OpSyntax {
+    let multi: Vec<(&str, Vec<&str>)> = params.iter().map(|(p, n)| (*p, vec![*n])).collect();
+    let refs: Vec<(&str, &[&str])> = multi.iter().map(|(p, v)| (*p, v.as_slice())).collect();
+    op_multi(op_type, out, &refs, ty)
+}
+
+/// An op without outputs (`write_state`), named `name`.
+pub fn op0(op_type: &str, name: &str, params: &[(&str, &str)]) -> OpSyntax {
+    let mut o = op(op_type, name, params, tensor(DType::Fp16, &[]));
+    o.outputs.clear();
+    o
+}
+
+pub fn func(inputs: Vec<InputSyntax>, ops: Vec<OpSyntax>) -> Function {
+    func_named("main", inputs, ops)
+}
+
+pub fn func_named(name: &str, inputs: Vec<InputSyntax>, ops: Vec<OpSyntax>) -> Function {
+    build_function(FunctionSyntax {
+        name: name.to_string(),
+        opset: "ios18".into(),
+        attributes: Vec::new(),
+        body: BlockSyntax {
+            inputs,
+            ops,
+            outputs: Vec::new(),
+            outputs_span: Span::default(),
+        },
+        span: Span::default(),
+    })
+    .expect("test functions are well formed")
+}

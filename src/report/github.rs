@@ -1,0 +1,144 @@
+//! `--output-format github`: GitHub Actions workflow commands that annotate the changed files.
+//!
+//! One line per finding, `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`
+//! (`::warning` for warnings, `::notice` for infos); read errors become `::error file=…::…`.
+//! Columns are given for text models only; `.mlpackage` findings point at line 1 of `model.mlmodel`
+//! and name the function and op in the message.
+
+use std::fmt::Write;
+use std::path::{Component, Path};
+
+use super::sarif::{relative_path, text_range};
+use super::{CheckRun, ModelOutcome};
+use crate::finding::{Finding, Severity};
+use crate::ir::Model;
+
+/// Renders every finding and read error as workflow commands, one per line.
+pub fn render(run: &CheckRun, base: &Path) -> String {
+    let mut out = String::new();
+    for m in &run.models {
+        match &m.outcome {
+            ModelOutcome::Checked { model, findings } => {
+                for f in findings {
+                    out.push_str(&annotation(model, f, base));
+                    out.push('\n');
+                }
+            }
+            ModelOutcome::Failed(e) => {
+                let _ = writeln!(
+                    out,
+                    "::error file={},title={}::{}",
+                    property(&display_path(&m.path, base)),
+                    property("coreml-lint (read error)"),
+                    data(&e.to_string())
+                );
+            }
+            ModelOutcome::Skipped(_) => {}
+        }
+    }
+    out
+}
+
+fn command(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    }
+}
+
+fn annotation(model: &Model, f: &Finding, base: &Path) -> String {
+    let mut props = format!("file={}", property(&display_path(&model.source.file, base)));
+    let mut message = f.message.clone();
+    match f.span {
+        Some(span) if model.source.is_file => {
+            let r = text_range(&model.source.text, span);
+            let _ = write!(props, ",line={}", r.start_line);
+            if r.end_line == r.start_line {
+                let _ = write!(
+                    props,
+                    ",col={},endLine={},endColumn={}",
+                    r.start_column, r.end_line, r.end_column
+                );
+            } else {
+                let _ = write!(props, ",endLine={}", r.end_line);
+            }
+        }
+        _ => {
+            props.push_str(",line=1");
+            if let Some(func) = &f.function {
+                let _ = write!(message, " [{func}");
+                if let Some(op) = &f.op {
+                    let _ = write!(message, "/{op}");
+                }
+                message.push(']');
+            }
+        }
+    }
+    if let Some(help) = &f.help {
+        let _ = write!(message, "\n{help}");
+    }
+    let _ = write!(
+        props,
+        ",title={}",
+        property(&format!("coreml-lint ({})", f.rule))
+    );
+    format!("::{} {props}::{}", command(f.severity), data(&message))
+}
+
+/// The path as GitHub expects it: relative to the repository root (`base`), `/`-separated.
+fn display_path(path: &Path, base: &Path) -> String {
+    match relative_path(path, base) {
+        Some(rel) => {
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| match c {
+                    Component::Normal(s) => s.to_string_lossy().into_owned(),
+                    other => other.as_os_str().to_string_lossy().into_owned(),
+                })
+                .collect();
+            parts.join("/")
+        }
+        None => path.display().to_string(),
+    }
+}
+
+/// Escapes a command's message (`%`, CR, LF).
+pub fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a command property value (as [`data`], plus `:` and `,`).
+pub fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_follows_the_workflow_command_rules() {
+        assert_eq!(data("100% done\r\nnext: a,b"), "100%25 done%0D%0Anext: a,b");
+        assert_eq!(property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+        // `%` is escaped first, so an existing escape is not decoded by the runner.
+        assert_eq!(data("%0A"), "%250A");
+    }
+
+    #[test]
+    fn paths_are_relative_to_the_base_with_forward_slashes() {
+        assert_eq!(
+            display_path(
+                Path::new("/repo/a/b.mlmodelc/model.mil"),
+                Path::new("/repo")
+            ),
+            "a/b.mlmodelc/model.mil"
+        );
+        assert_eq!(
+            display_path(Path::new("/other/x.mil"), Path::new("/repo")),
+            "/other/x.mil"
+        );
+    }
+}

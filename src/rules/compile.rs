@@ -1,0 +1,563 @@
+//! Lowers the serde mirror ([`schema`](super::schema)) into matchers, checking everything that can
+//! be checked at load: unknown op-set names and dtypes, captures and their kinds, relation options
+//! outside relations, rules made of `not:` alone.
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+
+use super::matcher::{
+    Count, DTypePat, DimPat, FunctionM, Matcher, Range, Relation, RuntimePat, StateWriteM, StopBy,
+    ValueM, ValuePredM, VarKind,
+};
+use super::schema::{
+    CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, RuntimeSpec, Scalars,
+    SerRule, StateWriteSpec, StopBySpec, ValueSpec,
+};
+use crate::analysis::{WriteKind, WriteOp};
+use crate::ir::DType;
+
+/// Captures a compiled rule binds on every successful match, by name (without `$`).
+pub type Vars = BTreeMap<String, VarKind>;
+
+/// A problem in a rule file, with the YAML path of the key it is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    pub path: Vec<String>,
+    pub message: String,
+}
+
+/// Compiles rule objects, collecting every error instead of stopping at the first.
+#[derive(Default)]
+pub struct Compiler {
+    pub errors: Vec<CompileError>,
+    path: Vec<String>,
+}
+
+/// Names usable in templates without being captured.
+pub const BUILTIN_VARS: &[&str] = &["OP", "FUNCTION"];
+
+impl Compiler {
+    /// A compiler whose error paths start at `root` (e.g. `match`).
+    pub fn at(root: &str) -> Compiler {
+        Compiler {
+            errors: Vec::new(),
+            path: vec![root.to_string()],
+        }
+    }
+
+    fn error(&mut self, key: &str, message: impl Into<String>) {
+        let mut path = self.path.clone();
+        if !key.is_empty() {
+            path.push(key.to_string());
+        }
+        self.errors.push(CompileError {
+            path,
+            message: message.into(),
+        });
+    }
+
+    fn nested<T>(&mut self, key: &str, f: impl FnOnce(&mut Compiler) -> T) -> T {
+        self.path.push(key.to_string());
+        let out = f(self);
+        self.path.pop();
+        out
+    }
+
+    fn capture(&mut self, key: &str, raw: &str, kind: VarKind, vars: &mut Vars) -> Option<String> {
+        let Some(name) = raw.strip_prefix('$') else {
+            self.error(
+                key,
+                format!("capture `{raw}` must start with `$`, e.g. `$S`"),
+            );
+            return None;
+        };
+        let ok = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if !ok {
+            self.error(
+                key,
+                format!("capture `{raw}`: use `$` and upper-case letters, digits or `_`"),
+            );
+            return None;
+        }
+        if name == "FUNCTION" {
+            self.error(key, "`$FUNCTION` is reserved for the function's name");
+            return None;
+        }
+        if name == "OP" && kind != VarKind::Node {
+            self.error(key, "`$OP` is reserved for the matched op");
+            return None;
+        }
+        self.bind(key, name, kind, vars);
+        Some(name.to_string())
+    }
+
+    fn bind(&mut self, key: &str, name: &str, kind: VarKind, vars: &mut Vars) {
+        if let Some(prev) = vars.insert(name.to_string(), kind) {
+            if prev != kind {
+                self.error(
+                    key,
+                    format!(
+                        "`${name}` is bound to {} and to {}",
+                        prev.as_str(),
+                        kind.as_str()
+                    ),
+                );
+            }
+        }
+    }
+
+    fn merge(&mut self, key: &str, into: &mut Vars, from: Vars) {
+        for (k, v) in from {
+            self.bind(key, &k, v, into);
+        }
+    }
+
+    fn count(&mut self, key: &str, c: &CountSpec) -> Count {
+        match c {
+            CountSpec::Exact(n) => Count {
+                min: Some(*n),
+                max: Some(*n),
+                ..Count::default()
+            },
+            CountSpec::Range(r) => {
+                if r.multiple_of == Some(0) || r.not_multiple_of == Some(0) {
+                    self.error(key, "`multiple-of` / `not-multiple-of` must not be 0");
+                }
+                Count {
+                    min: r.min,
+                    max: r.max,
+                    multiple_of: r.multiple_of,
+                    not_multiple_of: r.not_multiple_of,
+                }
+            }
+        }
+    }
+
+    fn opset(&mut self, key: &str, o: &OpsetSpec) -> Option<(u32, u32)> {
+        let mut num = |s: &str| {
+            let n = super::matcher::opset_number(s);
+            if n.is_none() {
+                self.error(
+                    key,
+                    format!("unknown opset `{s}` (use ios15…ios18 or CoreML5…CoreML9)"),
+                );
+            }
+            n
+        };
+        match o {
+            OpsetSpec::Exact(s) => num(s).map(|n| (n, n)),
+            OpsetSpec::Range(r) => {
+                let lo = match &r.min {
+                    Some(s) => num(s)?,
+                    None => 0,
+                };
+                let hi = match &r.max {
+                    Some(s) => num(s)?,
+                    None => u32::MAX,
+                };
+                Some((lo, hi))
+            }
+        }
+    }
+
+    fn regex(&mut self, key: &str, re: &str) -> Option<Regex> {
+        match Regex::new(re) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                self.error(key, format!("bad regular expression: {e}"));
+                None
+            }
+        }
+    }
+
+    fn runtime(&mut self, key: &str, r: &RuntimeSpec) -> Option<RuntimePat> {
+        match r {
+            RuntimeSpec::Flag(true) => Some(RuntimePat::Yes),
+            RuntimeSpec::Flag(false) => Some(RuntimePat::No),
+            RuntimeSpec::Word(w) if w == "data" => Some(RuntimePat::Data),
+            RuntimeSpec::Word(w) if w == "shape" => Some(RuntimePat::Shape),
+            RuntimeSpec::Word(w) => {
+                self.error(
+                    key,
+                    format!("`{w}`: expected true, false, `data` or `shape`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn dtypes(&mut self, key: &str, d: &OneOrMany) -> Vec<DTypePat> {
+        d.to_vec()
+            .iter()
+            .filter_map(|s| match s.as_str() {
+                "float" => Some(DTypePat::Float),
+                "int" => Some(DTypePat::Int),
+                other => match DType::from_text(other) {
+                    Some(t) => Some(DTypePat::Exact(t)),
+                    None => {
+                        self.error(
+                            key,
+                            format!(
+                                "unknown dtype `{other}` (e.g. fp16, int32, or `float`, `int`)"
+                            ),
+                        );
+                        None
+                    }
+                },
+            })
+            .collect()
+    }
+
+    /// Compiles a value matcher; returns it and the captures it binds.
+    pub fn value(&mut self, v: &ValueSpec) -> (ValueM, Vars) {
+        let mut vars = Vars::new();
+        let mut m = ValueM {
+            dtype: v.dtype.as_ref().map(|d| self.dtypes("dtype", d)),
+            rank: v.rank.as_ref().map(|c| self.count("rank", c)),
+            dynamic: v.dynamic,
+            max_dim: v.max_dim.as_ref().map(|c| self.count("max-dim", c)),
+            last_dim: v.last_dim.as_ref().map(|c| self.count("last-dim", c)),
+            elements: v.elements.as_ref().map(|c| self.count("elements", c)),
+            state: v.state,
+            constant: v.constant,
+            ..ValueM::default()
+        };
+        if let Some(shape) = &v.shape {
+            let mut dims = Vec::new();
+            for d in shape {
+                match d {
+                    DimSpec::Size(n) => dims.push(DimPat::Size(*n)),
+                    DimSpec::Word(w) if w == "?" => dims.push(DimPat::Unknown),
+                    DimSpec::Word(w) if w == "_" => dims.push(DimPat::Any),
+                    DimSpec::Word(w) => {
+                        self.error("shape", format!("`{w}`: a dim is a number, `?` or `_`"))
+                    }
+                }
+            }
+            m.shape = Some(dims);
+        }
+        if let Some(p) = &v.value {
+            let range = |r: &Option<NumRange>| {
+                r.as_ref().map(|r| Range {
+                    min: r.min,
+                    max: r.max,
+                })
+            };
+            let mut pred = ValuePredM {
+                min: range(&p.min),
+                max: range(&p.max),
+                max_abs: range(&p.max_abs),
+                integral: p.integral,
+                nonfinite: p.nonfinite,
+                ..ValuePredM::default()
+            };
+            if let Some(eq) = &p.equals {
+                let mut nums = Vec::new();
+                let mut strs = Vec::new();
+                flatten(eq, &mut nums, &mut strs);
+                if !strs.is_empty() && !nums.is_empty() {
+                    self.nested("value", |c| c.error("equals", "mixes strings and numbers"));
+                } else if !strs.is_empty() {
+                    pred.equals_str = Some(strs);
+                } else {
+                    pred.equals = Some(nums);
+                }
+            }
+            m.value = Some(pred);
+        }
+        if let Some(r) = &v.runtime {
+            m.runtime = self.runtime("runtime", r);
+        }
+        if let Some(p) = &v.producer {
+            let (pm, pv) = self.nested("producer", |c| c.rule(p, false));
+            self.merge("producer", &mut vars, pv);
+            m.producer = Some(Box::new(pm));
+        }
+        if let Some(c) = &v.capture {
+            m.capture = self.capture("capture", c, VarKind::Value, &mut vars);
+        }
+        (m, vars)
+    }
+
+    fn function(&mut self, f: &FunctionSpec) -> FunctionM {
+        self.nested("function", |c| FunctionM {
+            name: f.name.as_ref().and_then(|r| c.regex("name", r)),
+            opset: f.opset.as_ref().and_then(|o| c.opset("opset", o)),
+            states: f.states.as_ref().map(|x| c.count("states", x)),
+            max_state_dim: f
+                .max_state_dim
+                .as_ref()
+                .map(|x| c.count("max-state-dim", x)),
+            dynamic_inputs: f.dynamic_inputs,
+        })
+    }
+
+    fn state_write(&mut self, s: &StateWriteSpec, vars: &mut Vars) -> StateWriteM {
+        self.nested("state-write", |c| {
+            let mut m = StateWriteM {
+                full: s.full,
+                known: s.known,
+                rmw: s.rmw,
+                partial_axes: s.partial_axes.as_ref().map(|x| c.count("partial-axes", x)),
+                uncovered: s.uncovered.as_ref().map(|x| c.count("uncovered", x)),
+                writes: s.writes.as_ref().map(|x| c.count("writes", x)),
+                nth: s.nth.as_ref().map(|x| c.count("nth", x)),
+                runtime_begin: s
+                    .runtime_begin
+                    .as_ref()
+                    .and_then(|r| c.runtime("runtime-begin", r)),
+                runtime_end: s
+                    .runtime_end
+                    .as_ref()
+                    .and_then(|r| c.runtime("runtime-end", r)),
+                ..StateWriteM::default()
+            };
+            if let Some(k) = &s.kind {
+                let mut kinds = Vec::new();
+                for w in k.to_vec() {
+                    match w.as_str() {
+                        "slice-update" => kinds.push(WriteKind::SliceUpdate),
+                        "blend" => kinds.push(WriteKind::Blend),
+                        "fresh" => kinds.push(WriteKind::Fresh),
+                        other => c.error(
+                            "kind",
+                            format!("`{other}`: expected slice-update, blend or fresh"),
+                        ),
+                    }
+                }
+                m.kind = Some(kinds);
+            }
+            if let Some(k) = &s.write_op {
+                let mut ops = Vec::new();
+                for w in k.to_vec() {
+                    match w.as_str() {
+                        "write-state" => ops.push(WriteOp::WriteState),
+                        "coreml-update-state" => ops.push(WriteOp::CoremlUpdateState),
+                        other => c.error(
+                            "write-op",
+                            format!("`{other}`: expected write-state or coreml-update-state"),
+                        ),
+                    }
+                }
+                m.write_op = Some(ops);
+            }
+            if let Some(t) = &s.state_type {
+                let (vm, vv) = c.nested("state-type", |c| c.value(t));
+                c.merge("state-type", vars, vv);
+                m.state_type = Some(vm);
+            }
+            if let Some(st) = &s.state {
+                m.state = c.capture("state", st, VarKind::State, vars);
+            }
+            if let Some(w) = &s.window {
+                m.window = c.capture("window", w, VarKind::Write, vars);
+            }
+            m
+        })
+    }
+
+    fn relation(&mut self, key: &str, r: &SerRule) -> (Relation, Vars) {
+        self.nested(key, |c| {
+            let (rule, vars) = c.rule(r, true);
+            let stop = match &r.stop_by {
+                None => StopBy::Neighbor,
+                Some(StopBySpec::Word(w)) if w == "neighbor" => StopBy::Neighbor,
+                Some(StopBySpec::Word(w)) if w == "end" => StopBy::End,
+                Some(StopBySpec::Word(w)) => {
+                    c.error(
+                        "stop-by",
+                        format!("`{w}`: expected neighbor, end or a rule object"),
+                    );
+                    StopBy::Neighbor
+                }
+                Some(StopBySpec::Rule(sr)) => {
+                    // Captures inside stop-by are not bound by the relation.
+                    let (m, _) = c.nested("stop-by", |c| c.rule(sr, false));
+                    StopBy::Rule(Box::new(m))
+                }
+            };
+            (
+                Relation {
+                    rule: Box::new(rule),
+                    stop,
+                    via: r.via.clone(),
+                },
+                vars,
+            )
+        })
+    }
+
+    /// Compiles a rule object found under `key` (captures it binds are ignored).
+    pub fn nested_rule(&mut self, key: &str, r: &SerRule) -> (Matcher, Vars) {
+        self.nested(key, |c| c.rule(r, false))
+    }
+
+    /// Compiles a rule object. `relation` allows `stop-by` / `via` (the object is a relation body).
+    pub fn rule(&mut self, r: &SerRule, relation: bool) -> (Matcher, Vars) {
+        let mut vars = Vars::new();
+        let mut atomic = Vec::new();
+        let mut composite = Vec::new();
+        let mut relational = Vec::new();
+        if !relation && (r.stop_by.is_some() || r.via.is_some()) {
+            self.error(
+                if r.stop_by.is_some() {
+                    "stop-by"
+                } else {
+                    "via"
+                },
+                "only allowed inside fed-by, feeds, inside or has",
+            );
+        }
+        if r.fact.is_some() {
+            self.error(
+                "fact",
+                "`fact:` selects model-level facts and must be the only key of `match`",
+            );
+        }
+        if let Some(op) = &r.op {
+            let (types, opset) = match op {
+                OpSpec::Types(t) => (t.to_vec(), None),
+                OpSpec::Full(full) => (
+                    full.types.to_vec(),
+                    full.opset
+                        .as_ref()
+                        .and_then(|o| self.nested("op", |c| c.opset("opset", o))),
+                ),
+            };
+            if types.is_empty() {
+                self.error("op", "names no op type");
+            }
+            atomic.push(Matcher::OpType { types, opset });
+        }
+        if let Some(v) = &r.input {
+            let (m, vv) = self.nested("input", |c| c.value(v));
+            self.merge("input", &mut vars, vv);
+            atomic.push(Matcher::Input(Box::new(m)));
+        }
+        if let Some(s) = &r.state_write {
+            let m = self.state_write(s, &mut vars);
+            atomic.push(Matcher::StateWrite(Box::new(m)));
+        }
+        if let Some(params) = &r.param {
+            for (name, v) in params {
+                let (m, vv) = self.nested("param", |c| c.nested(name, |c| c.value(v)));
+                self.merge("param", &mut vars, vv);
+                atomic.push(Matcher::Param(name.clone(), Box::new(m)));
+            }
+        }
+        if let Some(v) = &r.output {
+            let (m, vv) = self.nested("output", |c| c.value(v));
+            self.merge("output", &mut vars, vv);
+            atomic.push(Matcher::Output(Box::new(m)));
+        }
+        if let Some(attrs) = &r.attr {
+            for (name, v) in attrs {
+                let (m, vv) = self.nested("attr", |c| c.nested(name, |c| c.value(v)));
+                self.merge("attr", &mut vars, vv);
+                atomic.push(Matcher::Attr(name.clone(), Box::new(m)));
+            }
+        }
+        if let Some(re) = &r.name {
+            if let Some(re) = self.regex("name", re) {
+                atomic.push(Matcher::Name(re));
+            }
+        }
+        if let Some(f) = &r.function {
+            atomic.push(Matcher::Function(Box::new(self.function(f))));
+        }
+        if let Some(list) = &r.all {
+            let mut ms = Vec::new();
+            for (i, sub) in list.iter().enumerate() {
+                let (m, vv) =
+                    self.nested("all", |c| c.nested(&i.to_string(), |c| c.rule(sub, false)));
+                self.merge("all", &mut vars, vv);
+                ms.push(m);
+            }
+            if ms.is_empty() {
+                self.error("all", "is empty");
+            }
+            composite.push(Matcher::All(ms));
+        }
+        if let Some(list) = &r.any {
+            let mut ms = Vec::new();
+            let mut common: Option<Vars> = None;
+            for (i, sub) in list.iter().enumerate() {
+                let (m, vv) =
+                    self.nested("any", |c| c.nested(&i.to_string(), |c| c.rule(sub, false)));
+                common = Some(match common {
+                    None => vv,
+                    Some(prev) => prev
+                        .into_iter()
+                        .filter(|(k, kind)| vv.get(k) == Some(kind))
+                        .collect(),
+                });
+                ms.push(m);
+            }
+            if ms.is_empty() {
+                self.error("any", "is empty");
+            }
+            self.merge("any", &mut vars, common.unwrap_or_default());
+            composite.push(Matcher::Any(ms));
+        }
+        if let Some(n) = &r.not {
+            let (m, _) = self.nested("not", |c| c.rule(n, false));
+            composite.push(Matcher::Not(Box::new(m)));
+        }
+        for (key, body, make) in [
+            (
+                "fed-by",
+                &r.fed_by,
+                Matcher::FedBy as fn(Relation) -> Matcher,
+            ),
+            ("feeds", &r.feeds, Matcher::Feeds),
+            ("inside", &r.inside, Matcher::Inside),
+            ("has", &r.has, Matcher::Has),
+        ] {
+            if let Some(body) = body {
+                let (rel, vv) = self.relation(key, body);
+                self.merge(key, &mut vars, vv);
+                relational.push(make(rel));
+            }
+        }
+        if let Some(c) = &r.capture {
+            let name = self.capture("capture", c, VarKind::Node, &mut vars);
+            if let Some(name) = name {
+                relational.push(Matcher::Capture(name));
+            }
+        }
+        let positive = !atomic.is_empty()
+            || composite.iter().any(|m| !matches!(m, Matcher::Not(_)))
+            || relational.iter().any(|m| !matches!(m, Matcher::Capture(_)));
+        if !positive && r.fact.is_none() {
+            self.error(
+                "",
+                "a rule object needs a positive matcher (op, input, state-write, param, output, \
+                 attr, name, function, all, any, fed-by, feeds, inside or has); `not` alone \
+                 matches everything else",
+            );
+        }
+        let mut all = atomic;
+        all.extend(composite);
+        all.extend(relational);
+        let m = if all.len() == 1 {
+            all.pop().unwrap_or(Matcher::All(Vec::new()))
+        } else {
+            Matcher::All(all)
+        };
+        (m, vars)
+    }
+}
+
+fn flatten(s: &Scalars, nums: &mut Vec<f64>, strs: &mut Vec<String>) {
+    match s {
+        Scalars::Bool(b) => nums.push(f64::from(u8::from(*b))),
+        Scalars::Int(i) => nums.push(*i as f64),
+        Scalars::Float(x) => nums.push(*x),
+        Scalars::Str(x) => strs.push(x.clone()),
+        Scalars::List(v) => v.iter().for_each(|x| flatten(x, nums, strs)),
+    }
+}

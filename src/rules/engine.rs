@@ -1,0 +1,193 @@
+//! Runs rules over a model: node rules over every function (after one analysis per function),
+//! `fact:` rules over the model-level facts. Rules with `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
+
+use std::collections::BTreeSet;
+
+use super::loader::{Rule, RuleSet, Target};
+use super::matcher::{Binding, Bindings, Ctx, Matcher};
+use super::schema::Status;
+use crate::analysis::facts::Fact;
+use crate::analysis::{analyze, FunctionFacts};
+use crate::finding::{Finding, FixOffer, Label};
+use crate::ir::{Function, Model, Node, NodeId, Span};
+
+/// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
+pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
+    let node_rules: Vec<&Rule> = rules
+        .rules()
+        .iter()
+        .filter(|r| r.status != Status::Removed && matches!(r.target, Target::Nodes(_)))
+        .collect();
+    let mut out = Vec::new();
+    if !node_rules.is_empty() {
+        for f in &model.program.functions {
+            let facts = analyze(f);
+            out.extend(check_function(model, f, &facts, &node_rules));
+        }
+    }
+    for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
+        let Target::Fact(kind) = &rule.target else {
+            continue;
+        };
+        for fact in model_facts.iter().filter(|x| &x.kind == kind) {
+            out.push(fact_finding(model, rule, fact));
+        }
+    }
+    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    out
+}
+
+/// Findings of node rules in one function whose facts were computed already.
+pub fn check_function(
+    model: &Model,
+    f: &Function,
+    facts: &FunctionFacts,
+    rules: &[&Rule],
+) -> Vec<Finding> {
+    let cx = Ctx { f, facts };
+    let inputs: Vec<NodeId> = f.inputs().map(|(id, _)| id).collect();
+    let ops: Vec<(NodeId, &str)> = f.ops().map(|(id, op)| (id, op.op_type.as_str())).collect();
+    let mut out = Vec::new();
+    for rule in rules {
+        let Target::Nodes(m) = &rule.target else {
+            continue;
+        };
+        if rule.potential.is_none() {
+            for &id in &inputs {
+                run(model, rule, m, &cx, id, &mut out);
+            }
+        }
+        if rule.inputs_only {
+            continue;
+        }
+        for &(id, ty) in &ops {
+            if rule.potential.as_ref().is_none_or(|p| p.contains(ty)) {
+                run(model, rule, m, &cx, id, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn run(model: &Model, rule: &Rule, m: &Matcher, cx: &Ctx<'_>, id: NodeId, out: &mut Vec<Finding>) {
+    let mut b = Bindings::new();
+    if m.matches(cx, id, &mut b) {
+        out.push(node_finding(model, rule, cx, id, &b));
+    }
+}
+
+fn node_span(f: &Function, id: NodeId) -> Option<Span> {
+    match f.node(id)? {
+        Node::Op(op) => Some(op.span),
+        Node::Input(i) => Some(i.span),
+    }
+}
+
+fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindings) -> Finding {
+    let f = cx.f;
+    let sw = &cx.facts.states;
+    let (op, order) = match f.node(id) {
+        Some(Node::Op(op)) => (Some(op.display_name().to_string()), Some(op.order)),
+        _ => (None, None),
+    };
+    // The finding's state: a bound write's state, else a bound state, else the write at the node,
+    // else the input itself when it is a state.
+    let write = b.values().find_map(|x| match x {
+        Binding::Write(i) => sw.writes.get(*i),
+        _ => None,
+    });
+    let state_index = write.map(|w| w.state).or_else(|| {
+        b.values()
+            .find_map(|x| match x {
+                Binding::State(i) => Some(*i),
+                _ => None,
+            })
+            .or_else(|| sw.write_at(id).map(|(_, w)| w.state))
+    });
+    let state = state_index
+        .and_then(|i| sw.state(i))
+        .map(|s| s.name.clone())
+        .or_else(|| match f.node(id) {
+            Some(Node::Input(i)) if i.ty.is_state() => Some(i.name.clone()),
+            _ => None,
+        });
+    let primary = node_span(f, id);
+    let mut labels = Vec::new();
+    let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
+    if let Some(p) = primary {
+        seen.insert((p.start, p.len));
+    }
+    let mut label = |node: Option<NodeId>, text: String| {
+        if let Some(span) = node.and_then(|n| node_span(f, n)) {
+            if span.len > 0 && seen.insert((span.start, span.len)) {
+                labels.push(Label { span, text });
+            }
+        }
+    };
+    let write = write.or_else(|| sw.write_at(id).map(|(_, w)| w));
+    if let Some(w) = write {
+        let sname = sw.state(w.state).map_or("?", |s| s.name.as_str());
+        label(w.read_op, format!("reads state `{sname}`"));
+        if let Some(win) = &w.window {
+            label(w.slice_update, format!("window {win}"));
+        }
+        for &t in &w.through {
+            label(Some(t), "passes the new content on".to_string());
+        }
+        for &r in &w.rmw_ops {
+            label(Some(r), "rewrites the old content element-wise".to_string());
+        }
+        label(Some(w.write_op), format!("writes state `{sname}`"));
+        for other in sw.writes_to(w.state) {
+            label(Some(other.write_op), format!("also writes `{sname}`"));
+        }
+    }
+    labels.sort_by_key(|l| l.span.start);
+    Finding {
+        rule: rule.id.clone(),
+        severity: rule.severity,
+        path: model.path.clone(),
+        function: Some(f.name.clone()),
+        op,
+        state,
+        message: rule.message.render(cx, id, b),
+        help: rule.help.as_ref().map(|h| h.render(cx, id, b)),
+        fix: rule
+            .fix
+            .as_ref()
+            .filter(|fx| {
+                fx.when
+                    .as_ref()
+                    .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
+            })
+            .map(|fx| FixOffer {
+                kind: fx.kind.clone(),
+                title: fx.title.render(cx, id, b),
+                applicability: fx.applicability,
+            }),
+        span: primary,
+        labels,
+        order,
+    }
+}
+
+fn fact_finding(model: &Model, rule: &Rule, fact: &Fact) -> Finding {
+    Finding {
+        rule: rule.id.clone(),
+        severity: rule.severity,
+        path: model.path.clone(),
+        function: fact.function.clone(),
+        op: fact.op.clone(),
+        state: fact.state.clone(),
+        message: rule.message.render_fact(fact),
+        help: rule.help.as_ref().map(|h| h.render_fact(fact)),
+        fix: rule.fix.as_ref().map(|fx| FixOffer {
+            kind: fx.kind.clone(),
+            title: fx.title.render_fact(fact),
+            applicability: fx.applicability,
+        }),
+        span: fact.span,
+        labels: Vec::new(),
+        order: fact.op_order,
+    }
+}

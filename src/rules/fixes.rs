@@ -1,0 +1,32 @@
+//! Fix primitives a rule may name in `fix:`. The graph rewrites themselves live in `crate::fix`;
+//! this registry says which names exist, their default title and applicability, and which capture
+//! kind the rewrite needs from the match.
+
+use super::matcher::VarKind;
+use crate::finding::Applicability;
+
+/// A fix primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixKind {
+    /// Name used in `fix:`.
+    pub name: &'static str,
+    /// Title when the rule gives none.
+    pub default_title: &'static str,
+    /// Applicability when the rule gives none.
+    pub default_applicability: Applicability,
+    /// The match must bind a capture of one of these kinds (the rewrite's target).
+    pub needs: &'static [VarKind],
+}
+
+/// Every fix primitive.
+pub const FIX_KINDS: &[FixKind] = &[FixKind {
+    name: "pad-state",
+    default_title: "allocate the state one row deeper on its position axis and keep the window",
+    default_applicability: Applicability::Unsafe,
+    needs: &[VarKind::State, VarKind::Write],
+}];
+
+/// The fix primitive called `name`.
+pub fn fix_kind(name: &str) -> Option<&'static FixKind> {
+    FIX_KINDS.iter().find(|k| k.name == name)
+}

@@ -1,0 +1,599 @@
+//! Loading rules: the built-ins embedded at build time, user folders (`--rules DIR`), redirects.
+//! Every error names the rule file and labels the YAML key it is about.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource};
+
+use super::compile::{CompileError, Compiler, Vars};
+use super::fixes::fix_kind;
+use super::matcher::Matcher;
+use super::schema::{RuleFile, SerFix, SerTests, Status};
+use super::template::Template;
+use super::yaml;
+use crate::finding::{Applicability, Severity};
+use crate::report::RuleInfo;
+
+mod builtin {
+    include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
+}
+
+/// What a rule runs on.
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    /// Nodes of each function (ops and inputs).
+    Nodes(Matcher),
+    /// Model-level facts of this kind.
+    Fact(String),
+}
+
+/// A fix a rule offers, resolved at load.
+#[derive(Clone, Debug)]
+pub struct RuleFix {
+    /// The fix primitive.
+    pub kind: String,
+    pub(crate) title: Template,
+    pub applicability: Applicability,
+    /// The fix is offered only where this matches too.
+    pub(crate) when: Option<Matcher>,
+}
+
+/// Where a rule came from.
+#[derive(Clone, Debug)]
+pub struct RuleSource {
+    /// `rules/<id>.yaml` for built-ins, the path as found for user rules.
+    pub path: PathBuf,
+    pub text: Arc<str>,
+    pub builtin: bool,
+}
+
+/// A loaded, compiled rule.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub id: String,
+    pub title: String,
+    pub severity: Severity,
+    pub category: String,
+    pub status: Status,
+    pub since: Option<String>,
+    pub seen_on: Vec<String>,
+    pub not_seen_on: Vec<String>,
+    pub references: Vec<String>,
+    pub description: Option<String>,
+    pub why: Option<String>,
+    pub example: Option<String>,
+    pub fix_safety: Option<String>,
+    /// Message and help as written (placeholders unrendered).
+    pub message_text: String,
+    pub help_text: Option<String>,
+    pub fix: Option<RuleFix>,
+    pub tests: SerTests,
+    pub source: RuleSource,
+    pub(crate) target: Target,
+    pub(crate) message: Template,
+    pub(crate) help: Option<Template>,
+    /// Op types the matcher can hit (`None`: any node).
+    pub(crate) potential: Option<BTreeSet<String>>,
+    pub(crate) inputs_only: bool,
+}
+
+impl Rule {
+    /// The rule's metadata for reporters and `coreml-lint rule ID`.
+    pub fn info(&self) -> RuleInfo {
+        let mut fix_text = String::new();
+        if let Some(f) = &self.fix {
+            fix_text.push_str(&format!("{} ({:?})", f.kind, f.applicability).to_lowercase());
+        }
+        if let Some(s) = &self.fix_safety {
+            if !fix_text.is_empty() {
+                fix_text.push_str(": ");
+            }
+            fix_text.push_str(s.trim());
+        }
+        RuleInfo {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            default_severity: Some(self.severity),
+            category: self.category.clone(),
+            description: self.description.clone().unwrap_or_default(),
+            why: self.why.clone().unwrap_or_default(),
+            fix_text,
+            example: self.example.clone().unwrap_or_default(),
+            seen_on: self.seen_on.clone(),
+            references: self.references.clone(),
+            fix: self.fix.as_ref().map(|f| f.kind.clone()),
+        }
+    }
+
+    /// True for `fact:` rules.
+    pub fn is_fact_rule(&self) -> bool {
+        matches!(self.target, Target::Fact(_))
+    }
+}
+
+/// A rule file that does not load: the file, what is wrong, and where.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("{file}: {message}")]
+#[diagnostic(code(coreml_lint::rules::invalid_rule))]
+pub struct RuleFileError {
+    pub file: String,
+    pub message: String,
+    #[source_code]
+    pub src: NamedSource<String>,
+    #[label(collection)]
+    pub labels: Vec<LabeledSpan>,
+}
+
+/// Why rules could not be loaded.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// A rule folder or file could not be read.
+    #[error("{}: cannot read: {message}", path.display())]
+    #[diagnostic(code(coreml_lint::rules::io))]
+    Io { path: PathBuf, message: String },
+
+    /// A rule file is not valid YAML, does not fit the schema, or fails a load-time check.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Invalid(Box<RuleFileError>),
+
+    /// Two rules share an id.
+    #[error("rule id `{id}` is defined twice: {first} and {second}")]
+    #[diagnostic(
+        code(coreml_lint::rules::duplicate_id),
+        help("rename one of them (the id is the file name)")
+    )]
+    Duplicate {
+        id: String,
+        first: String,
+        second: String,
+    },
+
+    /// Several of the above.
+    #[error("{} rule files failed to load", errors.len())]
+    #[diagnostic(code(coreml_lint::rules::load))]
+    Many {
+        #[related]
+        errors: Vec<LoadError>,
+    },
+}
+
+fn invalid(file: &str, text: &str, message: String, labels: Vec<LabeledSpan>) -> LoadError {
+    LoadError::Invalid(Box::new(RuleFileError {
+        file: file.to_string(),
+        message,
+        src: NamedSource::new(file, text.to_string()),
+        labels,
+    }))
+}
+
+fn label_at(text: &str, path: &[String], message: &str) -> LabeledSpan {
+    let (off, len) = yaml::locate(text, path).unwrap_or((0, 0));
+    LabeledSpan::new(Some(message.to_string()), off, len)
+}
+
+/// Parses and compiles one rule file. `file` is the name shown in errors; `expected_id` is the file
+/// name without `.yaml` when the rule came from a file.
+pub fn load_rule_text(
+    file: &str,
+    text: &str,
+    expected_id: Option<&str>,
+    builtin: bool,
+) -> Result<Rule, LoadError> {
+    let parsed: RuleFile = yaml::from_str(text).map_err(|e| {
+        let off = e.offset.unwrap_or(0).min(text.len());
+        invalid(
+            file,
+            text,
+            e.message.clone(),
+            vec![LabeledSpan::new(Some("here".into()), off, 0)],
+        )
+    })?;
+    let mut errors: Vec<CompileError> = Vec::new();
+    let mut err = |path: &[&str], message: String| {
+        errors.push(CompileError {
+            path: path.iter().map(|s| s.to_string()).collect(),
+            message,
+        });
+    };
+    if let Some(want) = expected_id {
+        if parsed.id != want {
+            err(
+                &["id"],
+                format!(
+                    "id `{}` differs from the file name `{want}.yaml`",
+                    parsed.id
+                ),
+            );
+        }
+    }
+    let kebab = !parsed.id.is_empty()
+        && parsed
+            .id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !kebab {
+        err(&["id"], format!("id `{}` must be kebab-case", parsed.id));
+    }
+    if builtin {
+        for (key, present) in [
+            ("description", parsed.description.is_some()),
+            ("why", parsed.why.is_some()),
+            ("category", parsed.category.is_some()),
+            ("help", parsed.help.is_some()),
+        ] {
+            if !present {
+                err(&[key], format!("built-in rules need `{key}:`"));
+            }
+        }
+    }
+    // Target.
+    let (target, vars, fact_rule) = match &parsed.matcher.fact {
+        Some(kind) => {
+            let m = &parsed.matcher;
+            let only_fact = m.op.is_none()
+                && m.input.is_none()
+                && m.state_write.is_none()
+                && m.param.is_none()
+                && m.output.is_none()
+                && m.attr.is_none()
+                && m.name.is_none()
+                && m.function.is_none()
+                && m.capture.is_none()
+                && m.all.is_none()
+                && m.any.is_none()
+                && m.not.is_none()
+                && m.fed_by.is_none()
+                && m.feeds.is_none()
+                && m.inside.is_none()
+                && m.has.is_none()
+                && m.stop_by.is_none()
+                && m.via.is_none();
+            if !only_fact {
+                err(
+                    &["match", "fact"],
+                    "`fact:` must be the only key of `match`".to_string(),
+                );
+            }
+            (Target::Fact(kind.clone()), Vars::new(), true)
+        }
+        None => {
+            let mut c = Compiler::at("match");
+            let (m, vars) = c.rule(&parsed.matcher, false);
+            errors.extend(c.errors);
+            (Target::Nodes(m), vars, false)
+        }
+    };
+    let template = |key: &str, t: &str, errors: &mut Vec<CompileError>| -> Option<Template> {
+        match Template::parse(t) {
+            Ok(tpl) => {
+                for e in tpl.check(&vars, fact_rule) {
+                    errors.push(CompileError {
+                        path: key.split('.').map(str::to_string).collect(),
+                        message: e,
+                    });
+                }
+                Some(tpl)
+            }
+            Err(e) => {
+                errors.push(CompileError {
+                    path: key.split('.').map(str::to_string).collect(),
+                    message: e,
+                });
+                None
+            }
+        }
+    };
+    let message = template("message", &parsed.message, &mut errors);
+    let help = parsed
+        .help
+        .as_ref()
+        .and_then(|h| template("help", h, &mut errors));
+    let fix = match &parsed.fix {
+        None => None,
+        Some(f) => {
+            let (kind, title, applicability, when) = match f {
+                SerFix::Name(n) => (n.clone(), None, None, None),
+                SerFix::Full(full) => (
+                    full.kind.clone(),
+                    full.title.clone(),
+                    full.applicability,
+                    full.when.as_ref(),
+                ),
+            };
+            let when = when.map(|w| {
+                let mut c = Compiler::at("fix");
+                let (m, _) = c.nested_rule("when", w);
+                errors.extend(c.errors);
+                m
+            });
+            match fix_kind(&kind) {
+                None => {
+                    errors.push(CompileError {
+                        path: vec!["fix".into()],
+                        message: format!("unknown fix `{kind}` (known: pad-state)"),
+                    });
+                    None
+                }
+                Some(fk) => {
+                    if !fact_rule && !vars.values().any(|k| fk.needs.contains(k)) {
+                        errors.push(CompileError {
+                            path: vec!["fix".into()],
+                            message: format!(
+                                "fix `{kind}` needs the match to capture {}",
+                                fk.needs
+                                    .iter()
+                                    .map(|k| k.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(" or ")
+                            ),
+                        });
+                    }
+                    let title_text = title.unwrap_or_else(|| fk.default_title.to_string());
+                    template("fix.title", &title_text, &mut errors).map(|t| RuleFix {
+                        kind: kind.clone(),
+                        title: t,
+                        applicability: applicability.unwrap_or(fk.default_applicability),
+                        when,
+                    })
+                }
+            }
+        }
+    };
+    let tests = parsed.tests.clone().unwrap_or_default();
+    if builtin && (tests.valid.is_empty() || tests.invalid.is_empty()) && !fact_rule {
+        errors.push(CompileError {
+            path: vec!["tests".into()],
+            message: "built-in rules need at least one valid and one invalid test".into(),
+        });
+    }
+    if !errors.is_empty() {
+        let labels = errors
+            .iter()
+            .map(|e| label_at(text, &e.path, &e.message))
+            .collect();
+        let message = match errors.as_slice() {
+            [one] => format!("`{}`: {}", one.path.join("."), one.message),
+            many => format!("{} problems in rule `{}`", many.len(), parsed.id),
+        };
+        return Err(invalid(file, text, message, labels));
+    }
+    let (potential, inputs_only) = match &target {
+        Target::Nodes(m) => (m.potential_ops(), m.inputs_only()),
+        Target::Fact(_) => (None, false),
+    };
+    Ok(Rule {
+        id: parsed.id,
+        title: parsed.title,
+        severity: parsed.severity,
+        category: parsed.category.unwrap_or_default(),
+        status: parsed.status.unwrap_or(Status::Stable),
+        since: parsed.since,
+        seen_on: parsed.seen_on,
+        not_seen_on: parsed.not_seen_on,
+        references: parsed.references,
+        description: parsed.description,
+        why: parsed.why,
+        example: parsed.example,
+        fix_safety: parsed.fix_safety,
+        message_text: parsed.message,
+        help_text: parsed.help,
+        fix,
+        tests,
+        source: RuleSource {
+            path: PathBuf::from(file),
+            text: Arc::from(text),
+            builtin,
+        },
+        target,
+        message: message.unwrap_or_else(Template::empty),
+        help,
+        potential,
+        inputs_only,
+    })
+}
+
+/// The rules in effect, sorted by id, with the id redirects.
+#[derive(Clone, Debug, Default)]
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    redirects: BTreeMap<String, String>,
+}
+
+impl RuleSet {
+    /// The built-in rules (embedded at build time).
+    pub fn builtin() -> Result<RuleSet, LoadError> {
+        let mut set = RuleSet::default();
+        let mut errors = Vec::new();
+        for (file, text) in builtin::BUILTIN_RULES {
+            let id = file.trim_end_matches(".yaml");
+            match load_rule_text(&format!("rules/{file}"), text, Some(id), true) {
+                Ok(r) => set.rules.push(r),
+                Err(e) => errors.push(e),
+            }
+        }
+        if let Some(text) = builtin::REDIRECTS {
+            match yaml::from_str::<BTreeMap<String, String>>(text) {
+                Ok(r) => set.redirects = r,
+                Err(e) => errors.push(invalid(
+                    "rules/redirects.yaml",
+                    text,
+                    e.message.clone(),
+                    vec![LabeledSpan::new(
+                        Some("here".into()),
+                        e.offset.unwrap_or(0).min(text.len()),
+                        0,
+                    )],
+                )),
+            }
+        }
+        finish(set, errors)
+    }
+
+    /// The built-ins plus every `*.yaml` rule in `dirs` (a folder's `redirects.yaml` adds
+    /// redirects). Duplicate ids are rejected.
+    pub fn load(dirs: &[PathBuf]) -> Result<RuleSet, LoadError> {
+        let mut set = RuleSet::builtin()?;
+        let mut errors = Vec::new();
+        for dir in dirs {
+            if let Err(e) = set.add_dir(dir, &mut errors) {
+                errors.push(e);
+            }
+        }
+        finish(set, errors)
+    }
+
+    /// Only the rules in `dirs`, without the built-ins (for `test-rules DIR`).
+    pub fn load_dirs_only(dirs: &[PathBuf]) -> Result<RuleSet, LoadError> {
+        let mut set = RuleSet::default();
+        let mut errors = Vec::new();
+        for dir in dirs {
+            if let Err(e) = set.add_dir(dir, &mut errors) {
+                errors.push(e);
+            }
+        }
+        finish(set, errors)
+    }
+
+    /// A set from already loaded rules (duplicates rejected).
+    pub fn from_rules(rules: Vec<Rule>) -> Result<RuleSet, LoadError> {
+        let mut set = RuleSet::default();
+        let mut errors = Vec::new();
+        for r in rules {
+            set.push(r, &mut errors);
+        }
+        finish(set, errors)
+    }
+
+    fn push(&mut self, rule: Rule, errors: &mut Vec<LoadError>) {
+        if let Some(prev) = self.rules.iter().find(|r| r.id == rule.id) {
+            errors.push(LoadError::Duplicate {
+                id: rule.id.clone(),
+                first: prev.source.path.display().to_string(),
+                second: rule.source.path.display().to_string(),
+            });
+            return;
+        }
+        self.rules.push(rule);
+    }
+
+    fn add_dir(&mut self, dir: &Path, errors: &mut Vec<LoadError>) -> Result<(), LoadError> {
+        let io = |e: std::io::Error| LoadError::Io {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        };
+        let mut files: Vec<PathBuf> = if dir.is_file() {
+            vec![dir.to_path_buf()]
+        } else {
+            std::fs::read_dir(dir)
+                .map_err(io)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+                .collect()
+        };
+        files.sort();
+        for path in files {
+            let text = match crate::read::limits::read_capped(&path) {
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(t) => t,
+                    Err(_) => {
+                        errors.push(LoadError::Io {
+                            path: path.clone(),
+                            message: "not UTF-8 text".into(),
+                        });
+                        continue;
+                    }
+                },
+                Err(e) => {
+                    errors.push(LoadError::Io {
+                        path: path.clone(),
+                        message: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            let shown = path.display().to_string();
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            if stem == "redirects" {
+                match yaml::from_str::<BTreeMap<String, String>>(&text) {
+                    Ok(r) => self.redirects.extend(r),
+                    Err(e) => errors.push(invalid(
+                        &shown,
+                        &text,
+                        e.message.clone(),
+                        vec![LabeledSpan::new(
+                            Some("here".into()),
+                            e.offset.unwrap_or(0).min(text.len()),
+                            0,
+                        )],
+                    )),
+                }
+                continue;
+            }
+            match load_rule_text(&shown, &text, Some(&stem), false) {
+                Ok(r) => self.push(r, errors),
+                Err(e) => errors.push(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Every rule, sorted by id.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The rule with this id (after redirects).
+    pub fn get(&self, id: &str) -> Option<&Rule> {
+        let id = self.resolve(id);
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// The current id for a possibly renamed one.
+    pub fn resolve<'a>(&'a self, id: &'a str) -> &'a str {
+        self.redirects.get(id).map_or(id, String::as_str)
+    }
+
+    /// Old id → new id.
+    pub fn redirects(&self) -> &BTreeMap<String, String> {
+        &self.redirects
+    }
+
+    /// Keeps only the rules for which `keep` holds.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Rule) -> bool) {
+        self.rules.retain(|r| keep(r));
+    }
+
+    /// Overrides a rule's severity; false when no rule has that id.
+    pub fn set_severity(&mut self, id: &str, severity: Severity) -> bool {
+        let id = self.resolve(id).to_string();
+        match self.rules.iter_mut().find(|r| r.id == id) {
+            Some(r) => {
+                r.severity = severity;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Metadata of every rule, for reporters.
+    pub fn infos(&self) -> Vec<RuleInfo> {
+        self.rules.iter().map(Rule::info).collect()
+    }
+}
+
+fn finish(mut set: RuleSet, mut errors: Vec<LoadError>) -> Result<RuleSet, LoadError> {
+    set.rules.sort_by(|a, b| a.id.cmp(&b.id));
+    match errors.len() {
+        0 => Ok(set),
+        1 => Err(errors.remove(0)),
+        _ => Err(LoadError::Many { errors }),
+    }
+}

@@ -1,0 +1,749 @@
+//! Compiled matchers and their evaluation over one function graph.
+//!
+//! A matcher tests one node (an op or a function input) of a function, with the function's
+//! [`FunctionFacts`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
+//! graph and test a sub-matcher on the nodes they reach.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use regex::Regex;
+
+use crate::analysis::{ConstValue, Dependence, FunctionFacts, WriteKind, WriteOp};
+use crate::ir::{Arg, DType, Function, Literal, Node, NodeId, ValueType};
+
+/// What a capture holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum VarKind {
+    /// An op or an input node.
+    Node,
+    /// A value (op input / output, attribute, function input).
+    Value,
+    /// A state declared by the function.
+    State,
+    /// A state write with its window.
+    Write,
+}
+
+impl VarKind {
+    /// Lower-case name for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VarKind::Node => "an op",
+            VarKind::Value => "a value",
+            VarKind::State => "a state",
+            VarKind::Write => "a state write",
+        }
+    }
+}
+
+/// A value bound to a capture, resolved when it was bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueInfo {
+    /// The value name, or the literal's text for inline literals.
+    pub name: String,
+    pub ty: Option<ValueType>,
+    pub constant: Option<ConstValue>,
+    pub dep: Option<Dependence>,
+}
+
+/// A bound capture.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Binding {
+    Node(NodeId),
+    Value(Box<ValueInfo>),
+    /// Index into `FunctionFacts::states::states`.
+    State(usize),
+    /// Index into `FunctionFacts::states::writes`.
+    Write(usize),
+}
+
+/// Captures by name (without `$`).
+pub type Bindings = BTreeMap<String, Binding>;
+
+/// Inclusive bounds and divisibility on an integer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Count {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    pub multiple_of: Option<i64>,
+    pub not_multiple_of: Option<i64>,
+}
+
+impl Count {
+    /// True when `n` satisfies every bound.
+    pub fn test(&self, n: i64) -> bool {
+        self.min.is_none_or(|m| n >= m)
+            && self.max.is_none_or(|m| n <= m)
+            && self
+                .multiple_of
+                .is_none_or(|m| m != 0 && n.rem_euclid(m) == 0)
+            && self
+                .not_multiple_of
+                .is_none_or(|m| m != 0 && n.rem_euclid(m) != 0)
+    }
+}
+
+/// Closed range over f64.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Range {
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+}
+
+impl Range {
+    fn test(&self, x: f64) -> bool {
+        self.min.is_none_or(|m| x >= m) && self.max.is_none_or(|m| x <= m)
+    }
+}
+
+/// An element-type pattern.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DTypePat {
+    Exact(DType),
+    Float,
+    Int,
+}
+
+impl DTypePat {
+    fn test(&self, d: DType) -> bool {
+        match self {
+            DTypePat::Exact(x) => *x == d,
+            DTypePat::Float => d.is_float(),
+            DTypePat::Int => d.is_int(),
+        }
+    }
+}
+
+/// One dimension of a shape pattern.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DimPat {
+    Size(u64),
+    Unknown,
+    Any,
+}
+
+/// Which kind of run-time dependence is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimePat {
+    Yes,
+    No,
+    Data,
+    Shape,
+}
+
+impl RuntimePat {
+    fn test(self, dep: Option<&Dependence>) -> bool {
+        let d = dep.cloned().unwrap_or_default();
+        match self {
+            RuntimePat::Yes => d.runtime(),
+            RuntimePat::No => !d.runtime(),
+            RuntimePat::Data => d.data,
+            RuntimePat::Shape => d.shape && !d.data,
+        }
+    }
+}
+
+/// Predicates on constant elements.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValuePredM {
+    pub equals: Option<Vec<f64>>,
+    pub equals_str: Option<Vec<String>>,
+    pub min: Option<Range>,
+    pub max: Option<Range>,
+    pub max_abs: Option<Range>,
+    pub integral: Option<bool>,
+    pub nonfinite: Option<bool>,
+}
+
+/// A compiled value matcher.
+#[derive(Clone, Debug, Default)]
+pub struct ValueM {
+    pub dtype: Option<Vec<DTypePat>>,
+    pub rank: Option<Count>,
+    pub shape: Option<Vec<DimPat>>,
+    pub dynamic: Option<bool>,
+    pub max_dim: Option<Count>,
+    pub last_dim: Option<Count>,
+    pub elements: Option<Count>,
+    pub state: Option<bool>,
+    pub constant: Option<bool>,
+    pub value: Option<ValuePredM>,
+    pub runtime: Option<RuntimePat>,
+    pub producer: Option<Box<Matcher>>,
+    pub capture: Option<String>,
+}
+
+/// Properties of the enclosing function.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionM {
+    pub name: Option<Regex>,
+    pub opset: Option<(u32, u32)>,
+    pub states: Option<Count>,
+    pub max_state_dim: Option<Count>,
+    pub dynamic_inputs: Option<bool>,
+}
+
+/// Predicates on a state write.
+#[derive(Clone, Debug, Default)]
+pub struct StateWriteM {
+    pub state: Option<String>,
+    pub window: Option<String>,
+    pub state_type: Option<ValueM>,
+    pub full: Option<bool>,
+    pub known: Option<bool>,
+    pub kind: Option<Vec<WriteKind>>,
+    pub write_op: Option<Vec<WriteOp>>,
+    pub runtime_begin: Option<RuntimePat>,
+    pub runtime_end: Option<RuntimePat>,
+    pub partial_axes: Option<Count>,
+    pub uncovered: Option<Count>,
+    pub rmw: Option<bool>,
+    pub writes: Option<Count>,
+    pub nth: Option<Count>,
+}
+
+/// Where a relational walk stops.
+#[derive(Clone, Debug)]
+pub enum StopBy {
+    /// One step.
+    Neighbor,
+    /// As far as the graph goes.
+    End,
+    /// Up to and including the first node matching the rule.
+    Rule(Box<Matcher>),
+}
+
+/// A relational matcher's walk and the rule tested on the nodes it reaches.
+#[derive(Clone, Debug)]
+pub struct Relation {
+    pub rule: Box<Matcher>,
+    pub stop: StopBy,
+    pub via: Option<String>,
+}
+
+/// A compiled rule object.
+#[derive(Clone, Debug)]
+pub enum Matcher {
+    OpType {
+        types: Vec<String>,
+        opset: Option<(u32, u32)>,
+    },
+    Input(Box<ValueM>),
+    StateWrite(Box<StateWriteM>),
+    Param(String, Box<ValueM>),
+    Output(Box<ValueM>),
+    Attr(String, Box<ValueM>),
+    Name(Regex),
+    Function(Box<FunctionM>),
+    Capture(String),
+    All(Vec<Matcher>),
+    Any(Vec<Matcher>),
+    Not(Box<Matcher>),
+    FedBy(Relation),
+    Feeds(Relation),
+    Inside(Relation),
+    Has(Relation),
+}
+
+/// The opset number of `ios15`…`ios18` / `CoreML5`…`CoreML9` (`ios18` = 18 = `CoreML8`).
+pub fn opset_number(opset: &str) -> Option<u32> {
+    let lower = opset.to_ascii_lowercase();
+    if let Some(n) = lower.strip_prefix("ios") {
+        return n.parse().ok();
+    }
+    if let Some(n) = lower.strip_prefix("coreml") {
+        return n.parse::<u32>().ok().map(|n| n + 10);
+    }
+    None
+}
+
+/// What a matcher is evaluated against.
+pub struct Ctx<'a> {
+    pub f: &'a Function,
+    pub facts: &'a FunctionFacts,
+}
+
+/// A value reference: a named value or an inline literal.
+#[derive(Clone, Copy)]
+enum ValRef<'a> {
+    Named(&'a str),
+    Lit(&'a Literal),
+}
+
+impl Matcher {
+    /// The op types this matcher can match (`None`: any node).
+    pub fn potential_ops(&self) -> Option<BTreeSet<String>> {
+        match self {
+            Matcher::OpType { types, .. } => Some(types.iter().cloned().collect()),
+            Matcher::StateWrite(_) => Some(
+                ["write_state", "coreml_update_state"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+            ),
+            Matcher::All(list) => list
+                .iter()
+                .filter_map(Matcher::potential_ops)
+                .reduce(|a, b| a.intersection(&b).cloned().collect()),
+            Matcher::Any(list) => {
+                let mut out = BTreeSet::new();
+                for m in list {
+                    out.extend(m.potential_ops()?);
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// True when the matcher can only match function inputs.
+    pub fn inputs_only(&self) -> bool {
+        match self {
+            Matcher::Input(_) => true,
+            Matcher::All(list) => list.iter().any(Matcher::inputs_only),
+            Matcher::Any(list) => !list.is_empty() && list.iter().all(Matcher::inputs_only),
+            _ => false,
+        }
+    }
+
+    /// Tests `node`; on success the captures it binds are in `b` (on failure `b` may hold partial
+    /// bindings: callers that continue clone first).
+    pub fn matches(&self, cx: &Ctx<'_>, node: NodeId, b: &mut Bindings) -> bool {
+        let f = cx.f;
+        match self {
+            Matcher::OpType { types, opset } => {
+                let Some(op) = f.op(node) else { return false };
+                types.contains(&op.op_type) && opset_ok(f, *opset)
+            }
+            Matcher::Input(v) => match f.node(node) {
+                Some(Node::Input(i)) => value_matches(cx, v, ValRef::Named(&i.name), b),
+                _ => false,
+            },
+            Matcher::StateWrite(sw) => state_write_matches(cx, sw, node, b),
+            Matcher::Param(name, v) => {
+                let Some(op) = f.op(node) else { return false };
+                let Some(p) = op.param(name) else {
+                    return false;
+                };
+                p.args.iter().any(|a| {
+                    let mut trial = b.clone();
+                    let r = match a {
+                        Arg::Name(n) => ValRef::Named(n),
+                        Arg::Value(l) => ValRef::Lit(l),
+                    };
+                    if value_matches(cx, v, r, &mut trial) {
+                        *b = trial;
+                        true
+                    } else {
+                        false
+                    }
+                })
+            }
+            Matcher::Output(v) => {
+                let Some(op) = f.op(node) else { return false };
+                op.outputs.iter().any(|o| {
+                    let mut trial = b.clone();
+                    if value_matches(cx, v, ValRef::Named(&o.name), &mut trial) {
+                        *b = trial;
+                        true
+                    } else {
+                        false
+                    }
+                })
+            }
+            Matcher::Attr(key, v) => {
+                let Some(op) = f.op(node) else { return false };
+                match op.attributes.get(key) {
+                    Some(lit) => value_matches(cx, v, ValRef::Lit(lit), b),
+                    None => false,
+                }
+            }
+            Matcher::Name(re) => match f.node(node) {
+                Some(Node::Op(op)) => re.is_match(op.display_name()),
+                Some(Node::Input(i)) => re.is_match(&i.name),
+                None => false,
+            },
+            Matcher::Function(fm) => function_matches(cx, fm),
+            Matcher::Capture(name) => {
+                b.insert(name.clone(), Binding::Node(node));
+                true
+            }
+            Matcher::All(list) => list.iter().all(|m| m.matches(cx, node, b)),
+            Matcher::Any(list) => list.iter().any(|m| {
+                let mut trial = b.clone();
+                if m.matches(cx, node, &mut trial) {
+                    *b = trial;
+                    true
+                } else {
+                    false
+                }
+            }),
+            Matcher::Not(m) => !m.matches(cx, node, &mut b.clone()),
+            Matcher::FedBy(r) => walk(cx, r, node, b, Direction::Producers),
+            Matcher::Feeds(r) => walk(cx, r, node, b, Direction::Consumers),
+            Matcher::Inside(r) => walk(cx, r, node, b, Direction::Owners),
+            Matcher::Has(r) => walk(cx, r, node, b, Direction::Children),
+        }
+    }
+}
+
+fn opset_ok(f: &Function, range: Option<(u32, u32)>) -> bool {
+    match range {
+        None => true,
+        Some((lo, hi)) => opset_number(&f.opset).is_some_and(|n| n >= lo && n <= hi),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Producers,
+    Consumers,
+    Owners,
+    Children,
+}
+
+fn neighbours(f: &Function, node: NodeId, dir: Direction, via: Option<&str>) -> Vec<NodeId> {
+    match dir {
+        Direction::Producers => f
+            .producers(node)
+            .into_iter()
+            .filter(|(_, e)| via.is_none_or(|v| e.param == v))
+            .map(|(n, _)| n)
+            .collect(),
+        Direction::Consumers => f
+            .consumers(node)
+            .into_iter()
+            .filter(|(_, e)| via.is_none_or(|v| e.param == v))
+            .map(|(n, _)| n)
+            .collect(),
+        Direction::Owners => {
+            let block = match f.node(node) {
+                Some(Node::Op(op)) => op.block,
+                Some(Node::Input(i)) => i.block,
+                None => return Vec::new(),
+            };
+            f.blocks
+                .get(block.0 as usize)
+                .and_then(|b| b.owner)
+                .into_iter()
+                .collect()
+        }
+        Direction::Children => f
+            .op(node)
+            .map(|op| {
+                op.blocks
+                    .iter()
+                    .filter_map(|b| f.blocks.get(b.0 as usize))
+                    .flat_map(|b| b.ops.iter().copied())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+fn walk(cx: &Ctx<'_>, r: &Relation, start: NodeId, b: &mut Bindings, dir: Direction) -> bool {
+    let mut seen: BTreeSet<NodeId> = BTreeSet::new();
+    let mut queue: VecDeque<NodeId> = VecDeque::new();
+    for n in neighbours(cx.f, start, dir, r.via.as_deref()) {
+        if seen.insert(n) {
+            queue.push_back(n);
+        }
+    }
+    while let Some(n) = queue.pop_front() {
+        let mut trial = b.clone();
+        if r.rule.matches(cx, n, &mut trial) {
+            *b = trial;
+            return true;
+        }
+        let expand = match &r.stop {
+            StopBy::Neighbor => false,
+            StopBy::End => true,
+            StopBy::Rule(stop) => !stop.matches(cx, n, &mut b.clone()),
+        };
+        if expand {
+            // `via` restricts the first step only.
+            for m in neighbours(cx.f, n, dir, None) {
+                if seen.insert(m) {
+                    queue.push_back(m);
+                }
+            }
+        }
+    }
+    false
+}
+
+fn function_matches(cx: &Ctx<'_>, fm: &FunctionM) -> bool {
+    let f = cx.f;
+    if let Some(re) = &fm.name {
+        if !re.is_match(&f.name) {
+            return false;
+        }
+    }
+    if fm.opset.is_some() && !opset_ok(f, fm.opset) {
+        return false;
+    }
+    let states = &cx.facts.states.states;
+    if let Some(c) = &fm.states {
+        if !c.test(states.len() as i64) {
+            return false;
+        }
+    }
+    if let Some(c) = &fm.max_state_dim {
+        let max = states
+            .iter()
+            .filter_map(|s| s.ty.shape.as_ref())
+            .flat_map(|d| d.iter().filter_map(|x| x.known()))
+            .max();
+        if !max.is_some_and(|m| c.test(m as i64)) {
+            return false;
+        }
+    }
+    if let Some(want) = fm.dynamic_inputs {
+        let has = f
+            .inputs()
+            .any(|(_, i)| !i.ty.is_state() && i.ty.tensor().is_some_and(|t| t.is_dynamic()));
+        if has != want {
+            return false;
+        }
+    }
+    true
+}
+
+fn value_info(cx: &Ctx<'_>, r: ValRef<'_>) -> ValueInfo {
+    match r {
+        ValRef::Named(n) => ValueInfo {
+            name: n.to_string(),
+            ty: cx.f.value_type(n).cloned(),
+            constant: cx.facts.consts.get(n).cloned(),
+            dep: cx.facts.deps.get(n).cloned(),
+        },
+        ValRef::Lit(l) => {
+            let constant = ConstValue::from_literal(l);
+            ValueInfo {
+                name: constant
+                    .as_ref()
+                    .map_or_else(|| "literal".to_string(), |c| c.to_string()),
+                ty: Some(l.ty.clone()),
+                constant,
+                dep: None,
+            }
+        }
+    }
+}
+
+fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> bool {
+    let info = value_info(cx, r);
+    let tensor = info.ty.as_ref().and_then(ValueType::tensor);
+    if let Some(pats) = &v.dtype {
+        match tensor {
+            Some(t) if pats.iter().any(|p| p.test(t.dtype)) => {}
+            _ => return false,
+        }
+    }
+    if let Some(c) = &v.rank {
+        if !tensor
+            .and_then(|t| t.rank())
+            .is_some_and(|r| c.test(r as i64))
+        {
+            return false;
+        }
+    }
+    if let Some(pat) = &v.shape {
+        let Some(dims) = tensor.and_then(|t| t.shape.as_ref()) else {
+            return false;
+        };
+        if dims.len() != pat.len()
+            || !dims.iter().zip(pat).all(|(d, p)| match p {
+                DimPat::Any => true,
+                DimPat::Unknown => d.known().is_none(),
+                DimPat::Size(n) => d.known() == Some(*n),
+            })
+        {
+            return false;
+        }
+    }
+    if let Some(want) = v.dynamic {
+        if tensor.is_none_or(|t| t.is_dynamic()) != want {
+            return false;
+        }
+    }
+    let known: Vec<u64> = tensor
+        .and_then(|t| t.shape.as_ref())
+        .map(|d| d.iter().filter_map(|x| x.known()).collect())
+        .unwrap_or_default();
+    if let Some(c) = &v.max_dim {
+        if !known.iter().max().is_some_and(|&m| c.test(m as i64)) {
+            return false;
+        }
+    }
+    if let Some(c) = &v.last_dim {
+        let last = tensor
+            .and_then(|t| t.shape.as_ref())
+            .and_then(|d| d.last())
+            .and_then(|d| d.known());
+        if !last.is_some_and(|m| c.test(m as i64)) {
+            return false;
+        }
+    }
+    if let Some(c) = &v.elements {
+        if !tensor
+            .and_then(|t| t.element_count())
+            .is_some_and(|n| c.test(n as i64))
+        {
+            return false;
+        }
+    }
+    if let Some(want) = v.state {
+        if info.ty.as_ref().is_some_and(ValueType::is_state) != want {
+            return false;
+        }
+    }
+    if let Some(want) = v.constant {
+        if info.constant.is_some() != want {
+            return false;
+        }
+    }
+    if let Some(pred) = &v.value {
+        match &info.constant {
+            Some(c) if value_pred(pred, c) => {}
+            _ => return false,
+        }
+    }
+    if let Some(rt) = v.runtime {
+        if !rt.test(info.dep.as_ref()) {
+            return false;
+        }
+    }
+    if let Some(p) = &v.producer {
+        let ValRef::Named(n) = r else { return false };
+        let Some(def) = cx.f.def(n) else { return false };
+        if !p.matches(cx, def.node, b) {
+            return false;
+        }
+    }
+    if let Some(name) = &v.capture {
+        b.insert(name.clone(), Binding::Value(Box::new(info)));
+    }
+    true
+}
+
+fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
+    if let Some(want) = &p.equals_str {
+        let got: Option<Vec<String>> = match &c.data {
+            crate::analysis::ConstData::Strings(v) => Some(v.clone()),
+            _ => None,
+        };
+        if got.as_ref() != Some(want) {
+            return false;
+        }
+    }
+    let nums = c.data.numbers();
+    if let Some(want) = &p.equals {
+        if nums.as_ref() != Some(want) {
+            return false;
+        }
+    }
+    let need_nums = p.min.is_some()
+        || p.max.is_some()
+        || p.max_abs.is_some()
+        || p.integral.is_some()
+        || p.nonfinite.is_some();
+    if !need_nums {
+        return true;
+    }
+    let Some(nums) = nums else { return false };
+    if nums.is_empty() {
+        return false;
+    }
+    let min = nums.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = nums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let max_abs = nums.iter().map(|x| x.abs()).fold(0.0, f64::max);
+    p.min.as_ref().is_none_or(|r| r.test(min))
+        && p.max.as_ref().is_none_or(|r| r.test(max))
+        && p.max_abs.as_ref().is_none_or(|r| r.test(max_abs))
+        && p.integral
+            .is_none_or(|want| nums.iter().all(|x| x.fract() == 0.0) == want)
+        && p.nonfinite
+            .is_none_or(|want| nums.iter().any(|x| !x.is_finite()) == want)
+}
+
+fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bindings) -> bool {
+    let sw = &cx.facts.states;
+    let Some((wi, w)) = sw.write_at(node) else {
+        return false;
+    };
+    let window = w.window.as_ref();
+    if let Some(want) = m.full {
+        if (window.and_then(|w| w.covers_all()) == Some(true)) != want {
+            return false;
+        }
+    }
+    if let Some(want) = m.known {
+        if window.is_some_and(|w| w.is_known()) != want {
+            return false;
+        }
+    }
+    if let Some(kinds) = &m.kind {
+        if !kinds.contains(&w.kind) {
+            return false;
+        }
+    }
+    if let Some(ops) = &m.write_op {
+        if !ops.contains(&w.op_kind) {
+            return false;
+        }
+    }
+    if let Some(rt) = m.runtime_begin {
+        if !rt.test(w.begin_dep.as_ref()) {
+            return false;
+        }
+    }
+    if let Some(rt) = m.runtime_end {
+        if !rt.test(w.end_dep.as_ref()) {
+            return false;
+        }
+    }
+    if let Some(c) = &m.partial_axes {
+        if !window.is_some_and(|w| c.test(w.partial_axes().len() as i64)) {
+            return false;
+        }
+    }
+    if let Some(c) = &m.uncovered {
+        if !window
+            .and_then(|w| w.max_uncovered())
+            .is_some_and(|n| c.test(n as i64))
+        {
+            return false;
+        }
+    }
+    if let Some(want) = m.rmw {
+        if w.rmw_ops.is_empty() == want {
+            return false;
+        }
+    }
+    if let Some(c) = &m.writes {
+        if !c.test(sw.count(w.state) as i64) {
+            return false;
+        }
+    }
+    if let Some(c) = &m.nth {
+        if !c.test(w.nth as i64) {
+            return false;
+        }
+    }
+    if let Some(v) = &m.state_type {
+        let Some(st) = sw.state(w.state) else {
+            return false;
+        };
+        if !value_matches(cx, v, ValRef::Named(&st.name), b) {
+            return false;
+        }
+    }
+    if let Some(s) = &m.state {
+        b.insert(s.clone(), Binding::State(w.state));
+    }
+    if let Some(s) = &m.window {
+        b.insert(s.clone(), Binding::Write(wi));
+    }
+    true
+}

@@ -1,0 +1,467 @@
+//! The rule file as written: serde mirror types (kebab-case, unknown keys rejected). Nothing
+//! evaluates these directly; [`compile`](super::compile) validates them once into matchers.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::finding::{Applicability, Severity};
+
+/// One string or a list of strings.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    /// The strings, in order.
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// Lifecycle of a rule (ruff's registry).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Stable,
+    Preview,
+    Deprecated,
+    Removed,
+}
+
+/// `rules/<id>.yaml`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RuleFile {
+    /// Rule id, kebab-case; equals the file name without `.yaml`.
+    pub id: String,
+    /// One-line title.
+    pub title: String,
+    /// `error`, `warning` or `info`.
+    pub severity: Severity,
+    /// Group, e.g. `ane-compile`, `ane-placement`, `correctness`.
+    #[serde(default)]
+    pub category: Option<String>,
+    /// `stable` (default), `preview`, `deprecated`, `removed`.
+    #[serde(default)]
+    pub status: Option<Status>,
+    /// Version that introduced the rule.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Platforms (chip + OS) where the hazard was observed.
+    #[serde(default)]
+    pub seen_on: Vec<String>,
+    /// Platforms where the same model was observed to work.
+    #[serde(default)]
+    pub not_seen_on: Vec<String>,
+    /// Links or citations.
+    #[serde(default)]
+    pub references: Vec<String>,
+    /// What the rule finds.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Why it matters: symptom and evidence.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// A short example of the pattern.
+    #[serde(default)]
+    pub example: Option<String>,
+    /// When the fix is safe to apply.
+    #[serde(default)]
+    pub fix_safety: Option<String>,
+    /// What the rule matches.
+    #[serde(rename = "match")]
+    pub matcher: SerRule,
+    /// Finding message; `{X}` / `{X.accessor}` placeholders name bound captures.
+    pub message: String,
+    /// Help text with the concrete fix; same placeholders.
+    #[serde(default)]
+    pub help: Option<String>,
+    /// The fix the finding offers.
+    #[serde(default)]
+    pub fix: Option<SerFix>,
+    /// Test snippets.
+    #[serde(default)]
+    pub tests: Option<SerTests>,
+}
+
+/// A rule object (ast-grep style). Sibling keys must all hold.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SerRule {
+    // ---- atomic ----
+    /// Op type(s), optionally with an opset range: `gather`, `[gather, gather_nd]`,
+    /// `{ type: gather, opset: { min: ios16 } }`.
+    #[serde(default)]
+    pub op: Option<OpSpec>,
+    /// The node is a function (or block) input whose value matches.
+    #[serde(default)]
+    pub input: Option<ValueSpec>,
+    /// The node is a write into a state (`write_state` / `coreml_update_state`), from the analysis.
+    #[serde(default)]
+    pub state_write: Option<StateWriteSpec>,
+    /// Selects model-level facts of this kind (alone; no other key).
+    #[serde(default)]
+    pub fact: Option<String>,
+    /// Parameters of the op by name; a parameter with several bindings matches when any does.
+    #[serde(default)]
+    pub param: Option<BTreeMap<String, ValueSpec>>,
+    /// Some output of the op matches.
+    #[serde(default)]
+    pub output: Option<ValueSpec>,
+    /// Attributes of the op (other than `name`) by key.
+    #[serde(default)]
+    pub attr: Option<BTreeMap<String, ValueSpec>>,
+    /// Regular expression on the op's display name (or the input's name).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Properties of the function the node is in.
+    #[serde(default)]
+    pub function: Option<FunctionSpec>,
+    /// Binds the matched node to a capture (`$X`).
+    #[serde(default)]
+    pub capture: Option<String>,
+    // ---- composite ----
+    /// Every rule holds.
+    #[serde(default)]
+    pub all: Option<Vec<SerRule>>,
+    /// Some rule holds (the first that does binds its captures).
+    #[serde(default)]
+    pub any: Option<Vec<SerRule>>,
+    /// The rule does not hold (its captures are not bound).
+    #[serde(default)]
+    pub not: Option<Box<SerRule>>,
+    // ---- relational ----
+    /// Some producer (transitively, per `stop-by`) matches.
+    #[serde(default)]
+    pub fed_by: Option<Box<SerRule>>,
+    /// Some consumer (transitively, per `stop-by`) matches.
+    #[serde(default)]
+    pub feeds: Option<Box<SerRule>>,
+    /// The op sits in a nested block of an op that matches.
+    #[serde(default)]
+    pub inside: Option<Box<SerRule>>,
+    /// The op owns a nested block containing an op that matches.
+    #[serde(default)]
+    pub has: Option<Box<SerRule>>,
+    // ---- relation options (only inside fed-by / feeds / inside / has) ----
+    /// `neighbor` (one step, the default), `end` (walk all the way), or a rule where the walk stops
+    /// (the stopping node is still tested).
+    #[serde(default)]
+    pub stop_by: Option<StopBySpec>,
+    /// fed-by: first step only through this parameter; feeds: only into this parameter.
+    #[serde(default)]
+    pub via: Option<String>,
+}
+
+/// `stop-by:` value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum StopBySpec {
+    Word(String),
+    Rule(Box<SerRule>),
+}
+
+/// `op:` value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum OpSpec {
+    Types(OneOrMany),
+    Full(OpFull),
+}
+
+/// `op: { type, opset }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OpFull {
+    /// Op type(s).
+    #[serde(rename = "type")]
+    pub types: OneOrMany,
+    /// Opset of the function: `ios18`, or `{ min: ios16, max: ios17 }`.
+    #[serde(default)]
+    pub opset: Option<OpsetSpec>,
+}
+
+/// An opset or a range of opsets (`ios15`…`ios18`, `CoreML5`…`CoreML9`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum OpsetSpec {
+    Exact(String),
+    Range(OpsetRange),
+}
+
+/// `{ min, max }` over opsets.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpsetRange {
+    #[serde(default)]
+    pub min: Option<String>,
+    #[serde(default)]
+    pub max: Option<String>,
+}
+
+/// A count: an exact number, or bounds and divisibility.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum CountSpec {
+    Exact(i64),
+    Range(CountRange),
+}
+
+/// `{ min, max, multiple-of, not-multiple-of }`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CountRange {
+    #[serde(default)]
+    pub min: Option<i64>,
+    #[serde(default)]
+    pub max: Option<i64>,
+    #[serde(default)]
+    pub multiple_of: Option<i64>,
+    #[serde(default)]
+    pub not_multiple_of: Option<i64>,
+}
+
+/// A number range for constant element values.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumRange {
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
+}
+
+/// One dimension in a shape pattern: a number, `?` (unknown) or `_` (anything).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum DimSpec {
+    Size(u64),
+    Word(String),
+}
+
+/// `true` / `false`, or `data` / `shape` (run-time through data only / through shapes only).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RuntimeSpec {
+    Flag(bool),
+    Word(String),
+}
+
+/// A literal for `value: { equals: … }`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Scalars {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Scalars>),
+}
+
+/// Predicates on a value (an op input, output, attribute or a function input).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ValueSpec {
+    /// Element type(s): `fp16`, `[int8, uint8]`, or the classes `float`, `int`.
+    #[serde(default)]
+    pub dtype: Option<OneOrMany>,
+    /// Rank.
+    #[serde(default)]
+    pub rank: Option<CountSpec>,
+    /// Exact shape pattern: numbers, `?` for an unknown dim, `_` for any dim.
+    #[serde(default)]
+    pub shape: Option<Vec<DimSpec>>,
+    /// Some dimension (or the rank) is unknown.
+    #[serde(default)]
+    pub dynamic: Option<bool>,
+    /// Largest known dimension.
+    #[serde(default)]
+    pub max_dim: Option<CountSpec>,
+    /// Last dimension (known).
+    #[serde(default)]
+    pub last_dim: Option<CountSpec>,
+    /// Number of elements (static shapes only).
+    #[serde(default)]
+    pub elements: Option<CountSpec>,
+    /// The value is a state (`state<tensor<…>>`).
+    #[serde(default)]
+    pub state: Option<bool>,
+    /// The analysis knows the value at compile time.
+    #[serde(rename = "const", default)]
+    pub constant: Option<bool>,
+    /// Predicates on the constant elements (implies `const: true`).
+    #[serde(default)]
+    pub value: Option<ValuePred>,
+    /// The value depends on run-time data: `true`, `false`, `data`, `shape`.
+    #[serde(default)]
+    pub runtime: Option<RuntimeSpec>,
+    /// The op (or input) producing the value matches.
+    #[serde(default)]
+    pub producer: Option<Box<SerRule>>,
+    /// Binds the value to a capture (`$X`).
+    #[serde(default)]
+    pub capture: Option<String>,
+}
+
+/// Predicates on constant elements.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ValuePred {
+    /// Elements equal this (a scalar matches a one-element tensor).
+    #[serde(default)]
+    pub equals: Option<Scalars>,
+    /// Range of the smallest element.
+    #[serde(default)]
+    pub min: Option<NumRange>,
+    /// Range of the largest element.
+    #[serde(default)]
+    pub max: Option<NumRange>,
+    /// Range of the largest absolute value.
+    #[serde(default)]
+    pub max_abs: Option<NumRange>,
+    /// Every element is a whole number.
+    #[serde(default)]
+    pub integral: Option<bool>,
+    /// Some element is infinite or NaN.
+    #[serde(default)]
+    pub nonfinite: Option<bool>,
+}
+
+/// Properties of the function a node is in.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FunctionSpec {
+    /// Regular expression on the function name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Opset or range.
+    #[serde(default)]
+    pub opset: Option<OpsetSpec>,
+    /// Number of states declared.
+    #[serde(default)]
+    pub states: Option<CountSpec>,
+    /// Largest known dimension of any state.
+    #[serde(default)]
+    pub max_state_dim: Option<CountSpec>,
+    /// Some non-state input has a dynamic shape.
+    #[serde(default)]
+    pub dynamic_inputs: Option<bool>,
+}
+
+/// Predicates on a state write (see `analysis::state_writes`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct StateWriteSpec {
+    /// Binds the written state (`$S`).
+    #[serde(default)]
+    pub state: Option<String>,
+    /// Binds the write and its window (`$W`).
+    #[serde(default)]
+    pub window: Option<String>,
+    /// The state's (wrapped) tensor type matches.
+    #[serde(default)]
+    pub state_type: Option<ValueSpec>,
+    /// The window covers the whole state on every axis.
+    #[serde(default)]
+    pub full: Option<bool>,
+    /// Every axis of the window is resolved to constants.
+    #[serde(default)]
+    pub known: Option<bool>,
+    /// `slice-update`, `blend`, `fresh` (or a list).
+    #[serde(default)]
+    pub kind: Option<OneOrMany>,
+    /// `write-state` or `coreml-update-state`.
+    #[serde(default)]
+    pub write_op: Option<OneOrMany>,
+    /// `begin` depends on run-time data: `true`, `false`, `data`, `shape`.
+    #[serde(default)]
+    pub runtime_begin: Option<RuntimeSpec>,
+    /// `end` depends on run-time data.
+    #[serde(default)]
+    pub runtime_end: Option<RuntimeSpec>,
+    /// Number of axes the window certainly leaves partial.
+    #[serde(default)]
+    pub partial_axes: Option<CountSpec>,
+    /// Largest number of indices the window leaves out on one axis.
+    #[serde(default)]
+    pub uncovered: Option<CountSpec>,
+    /// The written values are computed element-wise from the state's old content.
+    #[serde(default)]
+    pub rmw: Option<bool>,
+    /// Writes into the same state in this function.
+    #[serde(default)]
+    pub writes: Option<CountSpec>,
+    /// Position of this write among them (1-based, program order).
+    #[serde(default)]
+    pub nth: Option<CountSpec>,
+}
+
+/// `fix:` — a fix primitive name, or `{ kind, title, applicability }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum SerFix {
+    Name(String),
+    Full(Box<SerFixFull>),
+}
+
+/// The object form of `fix:`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SerFixFull {
+    /// Fix primitive (`pad-state`).
+    pub kind: String,
+    /// One line saying what the fix does; placeholders allowed.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// `safe`, `unsafe` or `display-only`.
+    #[serde(default)]
+    pub applicability: Option<Applicability>,
+    /// Offer the fix only when the matched node also matches this rule object.
+    #[serde(default)]
+    pub when: Option<SerRule>,
+}
+
+/// `tests:`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SerTests {
+    /// Snippets the rule must not fire on.
+    #[serde(default)]
+    pub valid: Vec<SerCase>,
+    /// Snippets the rule must fire on.
+    #[serde(default)]
+    pub invalid: Vec<SerCase>,
+}
+
+/// One test snippet.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SerCase {
+    /// A whole text-MIL program.
+    pub mil: String,
+    /// Expected findings (invalid cases); empty means "at least one".
+    #[serde(default)]
+    pub expect: Vec<SerExpect>,
+    /// What the case shows.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// One expected finding; absent keys are not checked.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SerExpect {
+    #[serde(default)]
+    pub op: Option<String>,
+    #[serde(default)]
+    pub state: Option<String>,
+    #[serde(default)]
+    pub function: Option<String>,
+}

@@ -1,0 +1,430 @@
+//! Message / help / fix-title templates: `{X}` and `{X.accessor}` placeholders over captures, from a
+//! closed set of accessors per capture kind (checked at load). `{{` and `}}` are literal braces.
+
+use super::compile::{Vars, BUILTIN_VARS};
+use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind};
+use crate::analysis::facts::Fact;
+use crate::ir::{Node, NodeId, TensorType, ValueType};
+
+/// Accessors of an op / input capture (`{OP}` is one).
+pub const NODE_ACCESSORS: &[(&str, &str)] = &[
+    ("", "the op's name (or the input's name)"),
+    ("type", "op type, or `input`"),
+    (
+        "dtype",
+        "element type of its first output (or of the input)",
+    ),
+    ("shape", "shape of its first output (or of the input)"),
+];
+/// Accessors of a value capture.
+pub const VALUE_ACCESSORS: &[(&str, &str)] = &[
+    ("", "the value's name"),
+    ("dtype", "element type"),
+    ("shape", "shape, e.g. [1, 8, 4]"),
+    ("rank", "rank"),
+    ("value", "the constant value when known"),
+    ("source", "what it depends on at run time"),
+];
+/// Accessors of a state capture (`state: $S`).
+pub const STATE_ACCESSORS: &[(&str, &str)] = &[
+    ("", "the state's name"),
+    ("dtype", "element type"),
+    ("shape", "shape, e.g. [4, 2, 256, 32]"),
+    ("rank", "rank"),
+    ("elements", "number of elements"),
+    ("pad_axis", "the axis the pad fix grows (the position axis)"),
+    ("rows", "size of the pad axis"),
+    ("padded_rows", "size of the pad axis plus one"),
+    ("padded_shape", "shape with one more row on the pad axis"),
+    ("writes", "number of writes into the state in this function"),
+];
+/// Accessors of a state write capture (`window: $W`).
+pub const WRITE_ACCESSORS: &[(&str, &str)] = &[
+    ("", "the window, one half-open range per axis"),
+    ("kind", "slice-update, blend or fresh"),
+    ("op", "name of the write op"),
+    ("state", "name of the state"),
+    ("read", "name of the read_state op"),
+    ("slice_update", "name of the slice_update op"),
+    (
+        "pad_range",
+        "the window on the state's pad axis, e.g. [0, 256)",
+    ),
+    ("partial_axes", "axes the window leaves partial"),
+    ("uncovered", "most indices left out on one axis"),
+    ("begin_source", "what `begin` depends on at run time"),
+    ("end_source", "what `end` depends on at run time"),
+    ("nth", "position among the writes into the state (1-based)"),
+    ("writes", "number of writes into the state in this function"),
+    ("other_writes", "names of the other writes into the state"),
+    ("rmw_ops", "element-wise ops that rewrite the old content"),
+    ("rmw_count", "number of those ops"),
+];
+
+fn accessors(kind: VarKind) -> &'static [(&'static str, &'static str)] {
+    match kind {
+        VarKind::Node => NODE_ACCESSORS,
+        VarKind::Value => VALUE_ACCESSORS,
+        VarKind::State => STATE_ACCESSORS,
+        VarKind::Write => WRITE_ACCESSORS,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Var { name: String, acc: String },
+}
+
+/// A parsed template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+/// Formats dims as `[a, b, ?]`.
+pub fn dims_text(t: &TensorType) -> String {
+    match &t.shape {
+        None => "[*]".to_string(),
+        Some(d) => format!(
+            "[{}]",
+            d.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+impl Template {
+    /// A template that renders as nothing.
+    pub fn empty() -> Template {
+        Template { parts: Vec::new() }
+    }
+
+    /// Parses `text`; errors say which placeholder is malformed.
+    pub fn parse(text: &str) -> Result<Template, String> {
+        let mut parts = Vec::new();
+        let mut buf = String::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' if chars.peek() == Some(&'{') => {
+                    chars.next();
+                    buf.push('{');
+                }
+                '}' if chars.peek() == Some(&'}') => {
+                    chars.next();
+                    buf.push('}');
+                }
+                '{' => {
+                    let mut inner = String::new();
+                    let mut closed = false;
+                    for c in chars.by_ref() {
+                        if c == '}' {
+                            closed = true;
+                            break;
+                        }
+                        inner.push(c);
+                    }
+                    if !closed {
+                        return Err(format!("unclosed placeholder `{{{inner}`"));
+                    }
+                    let (name, acc) = match inner.split_once('.') {
+                        Some((n, a)) => (n.to_string(), a.to_string()),
+                        None => (inner.clone(), String::new()),
+                    };
+                    let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                    if !ok_name {
+                        return Err(format!(
+                            "`{{{inner}}}` is not a placeholder (`{{X}}` or `{{X.accessor}}`; \
+                             write `{{{{` for a brace)"
+                        ));
+                    }
+                    if !buf.is_empty() {
+                        parts.push(Part::Text(std::mem::take(&mut buf)));
+                    }
+                    parts.push(Part::Var { name, acc });
+                }
+                '}' => return Err("single `}` (write `}}` for a brace)".to_string()),
+                other => buf.push(other),
+            }
+        }
+        if !buf.is_empty() {
+            parts.push(Part::Text(buf));
+        }
+        Ok(Template { parts })
+    }
+
+    /// Errors for placeholders that are not bound by the rule or use an unknown accessor. In a
+    /// `fact:` rule any upper-case name may come from the fact's captures.
+    pub fn check(&self, vars: &Vars, fact_rule: bool) -> Vec<String> {
+        let mut errors = Vec::new();
+        for p in &self.parts {
+            let Part::Var { name, acc } = p else { continue };
+            if fact_rule {
+                if !acc.is_empty() {
+                    errors.push(format!(
+                        "`{{{name}.{acc}}}`: fact captures have no accessors"
+                    ));
+                }
+                continue;
+            }
+            let kind = if BUILTIN_VARS.contains(&name.as_str()) && !vars.contains_key(name) {
+                if name == "FUNCTION" {
+                    if !acc.is_empty() {
+                        errors.push(format!("`{{FUNCTION.{acc}}}`: FUNCTION has no accessors"));
+                    }
+                    continue;
+                }
+                VarKind::Node
+            } else if let Some(k) = vars.get(name) {
+                *k
+            } else {
+                errors.push(format!(
+                    "`{{{name}}}` is not bound by the rule's match (bound: {})",
+                    bound_list(vars)
+                ));
+                continue;
+            };
+            if !accessors(kind).iter().any(|(a, _)| a == acc) {
+                let known: Vec<String> = accessors(kind)
+                    .iter()
+                    .filter(|(a, _)| !a.is_empty())
+                    .map(|(a, _)| format!("{name}.{a}"))
+                    .collect();
+                errors.push(format!(
+                    "`{{{name}.{acc}}}`: unknown accessor for {}; known: {}",
+                    kind.as_str(),
+                    known.join(", ")
+                ));
+            }
+        }
+        errors
+    }
+
+    /// Renders against a node match.
+    pub fn render(&self, cx: &Ctx<'_>, target: NodeId, b: &Bindings) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Var { name, acc } => {
+                    let value = if name == "FUNCTION" && !b.contains_key(name) {
+                        Some(cx.f.name.clone())
+                    } else if name == "OP" && !b.contains_key(name) {
+                        node_accessor(cx, target, acc)
+                    } else {
+                        b.get(name).and_then(|bd| binding_accessor(cx, bd, acc))
+                    };
+                    out.push_str(value.as_deref().unwrap_or("?"));
+                }
+            }
+        }
+        out
+    }
+
+    /// Renders against a model-level fact.
+    pub fn render_fact(&self, fact: &Fact) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Var { name, .. } => {
+                    let v = match name.as_str() {
+                        "FUNCTION" => fact.function.clone(),
+                        "OP" => fact.op.clone(),
+                        "STATE" if !fact.captures.contains_key("STATE") => fact.state.clone(),
+                        other => fact.captures.get(other).cloned(),
+                    };
+                    out.push_str(v.as_deref().unwrap_or("?"));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn bound_list(vars: &Vars) -> String {
+    let mut names: Vec<String> = BUILTIN_VARS.iter().map(|s| s.to_string()).collect();
+    names.extend(
+        vars.keys()
+            .filter(|k| !BUILTIN_VARS.contains(&k.as_str()))
+            .cloned(),
+    );
+    names.join(", ")
+}
+
+fn node_accessor(cx: &Ctx<'_>, node: NodeId, acc: &str) -> Option<String> {
+    let (name, ty, kind) = match cx.f.node(node)? {
+        Node::Op(op) => (
+            op.display_name().to_string(),
+            op.outputs.first().map(|o| o.ty.clone()),
+            op.op_type.clone(),
+        ),
+        Node::Input(i) => (i.name.clone(), Some(i.ty.clone()), "input".to_string()),
+    };
+    let tensor = ty.as_ref().and_then(ValueType::tensor);
+    match acc {
+        "" => Some(name),
+        "type" => Some(kind),
+        "dtype" => tensor.map(|t| t.dtype.to_string()),
+        "shape" => tensor.map(dims_text),
+        _ => None,
+    }
+}
+
+fn value_accessor(v: &ValueInfo, acc: &str) -> Option<String> {
+    let tensor = v.ty.as_ref().and_then(ValueType::tensor);
+    match acc {
+        "" => Some(v.name.clone()),
+        "dtype" => tensor.map(|t| t.dtype.to_string()),
+        "shape" => tensor.map(dims_text),
+        "rank" => tensor.and_then(|t| t.rank()).map(|r| r.to_string()),
+        "value" => v.constant.as_ref().map(ToString::to_string),
+        "source" => Some(
+            v.dep
+                .as_ref()
+                .map_or_else(|| "constants only".to_string(), |d| d.describe()),
+        ),
+        _ => None,
+    }
+}
+
+fn op_name(cx: &Ctx<'_>, id: Option<NodeId>) -> Option<String> {
+    id.and_then(|n| cx.f.op(n))
+        .map(|o| o.display_name().to_string())
+}
+
+fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
+    let sw = &cx.facts.states;
+    match b {
+        Binding::Node(n) => node_accessor(cx, *n, acc),
+        Binding::Value(v) => value_accessor(v, acc),
+        Binding::State(i) => {
+            let st = sw.state(*i)?;
+            let pad = sw.pad_axis(*i);
+            let dims = st.dims();
+            match acc {
+                "" => Some(st.name.clone()),
+                "dtype" => Some(st.ty.dtype.to_string()),
+                "shape" => Some(dims_text(&st.ty)),
+                "rank" => st.ty.rank().map(|r| r.to_string()),
+                "elements" => st.ty.element_count().map(|n| n.to_string()),
+                "pad_axis" => pad.map(|a| a.to_string()),
+                "rows" => dims.as_ref()?.get(pad?).map(|d| d.to_string()),
+                "padded_rows" => dims.as_ref()?.get(pad?).map(|d| (d + 1).to_string()),
+                "padded_shape" => {
+                    let mut d = dims?;
+                    let slot = d.get_mut(pad?)?;
+                    *slot = slot.checked_add(1)?;
+                    Some(format!(
+                        "[{}]",
+                        d.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                }
+                "writes" => Some(sw.count(*i).to_string()),
+                _ => None,
+            }
+        }
+        Binding::Write(i) => {
+            let w = sw.writes.get(*i)?;
+            let window = w.window.as_ref();
+            match acc {
+                "" => window.map(ToString::to_string),
+                "kind" => Some(w.kind.as_str().to_string()),
+                "op" => op_name(cx, Some(w.write_op)),
+                "state" => sw.state(w.state).map(|s| s.name.clone()),
+                "read" => op_name(cx, w.read_op),
+                "slice_update" => op_name(cx, w.slice_update),
+                "pad_range" => window.map(|win| win.axis_text(sw.pad_axis(w.state).unwrap_or(0))),
+                "partial_axes" => window.map(|win| format!("{:?}", win.partial_axes())),
+                "uncovered" => window
+                    .and_then(|win| win.max_uncovered())
+                    .map(|n| n.to_string()),
+                "begin_source" => Some(
+                    w.begin_dep
+                        .as_ref()
+                        .map_or_else(|| "constants only".to_string(), |d| d.describe()),
+                ),
+                "end_source" => Some(
+                    w.end_dep
+                        .as_ref()
+                        .map_or_else(|| "constants only".to_string(), |d| d.describe()),
+                ),
+                "nth" => Some(w.nth.to_string()),
+                "writes" => Some(sw.count(w.state).to_string()),
+                "other_writes" => Some(
+                    sw.writes_to(w.state)
+                        .filter(|o| o.write_op != w.write_op)
+                        .filter_map(|o| op_name(cx, Some(o.write_op)))
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                "rmw_ops" => Some(
+                    w.rmw_ops
+                        .iter()
+                        .filter_map(|&n| cx.f.op(n))
+                        .map(|o| format!("`{}` ({})", o.display_name(), o.op_type))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                "rmw_count" => Some(w.rmw_ops.len().to_string()),
+                _ => None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_placeholders_and_escapes() {
+        let t = Template::parse("a {S} b {W.pad_range} {{x}}").expect("parses");
+        assert_eq!(
+            t.parts,
+            vec![
+                Part::Text("a ".into()),
+                Part::Var {
+                    name: "S".into(),
+                    acc: String::new()
+                },
+                Part::Text(" b ".into()),
+                Part::Var {
+                    name: "W".into(),
+                    acc: "pad_range".into()
+                },
+                Part::Text(" {x}".into()),
+            ]
+        );
+        assert!(Template::parse("{lower}").is_err());
+        assert!(Template::parse("{S").is_err());
+    }
+
+    #[test]
+    fn unbound_and_unknown_accessors_are_reported() {
+        let mut vars = Vars::new();
+        vars.insert("S".into(), VarKind::State);
+        let ok = Template::parse("{S} {S.padded_shape} {OP} {OP.type} {FUNCTION}").expect("parses");
+        assert!(ok.check(&vars, false).is_empty());
+        let bad = Template::parse("{W} {S.nope}").expect("parses");
+        let errs = bad.check(&vars, false);
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[0].contains("not bound"));
+        assert!(errs[1].contains("unknown accessor"));
+        // fact rules take any capture name
+        assert!(Template::parse("{FILE}")
+            .expect("parses")
+            .check(&vars, true)
+            .is_empty());
+    }
+}

@@ -1,0 +1,521 @@
+//! Engine, loader and runner tests over text-MIL snippets.
+
+use std::path::PathBuf;
+
+use super::testing::snippet_model;
+use super::*;
+use crate::analysis::facts::Fact;
+use crate::finding::{Applicability, Finding};
+
+/// A decode step over `kv_cache [4, 2, rows, 32]` writing `[0, 256)` on axis 2.
+fn decode(rows: u64) -> String {
+    format!(
+        r#"program(1.3)
+{{
+    func main<ios18>(state<tensor<fp16, [4, 2, {rows}, 32]>> kv_cache, tensor<fp16, [4, 2, 256, 32]> u) {{
+            tensor<int32, [4]> b = const()[name = string("b"), val = tensor<int32, [4]>([0, 0, 0, 0])];
+            tensor<int32, [4]> e = const()[name = string("e"), val = tensor<int32, [4]>([4, 2, 256, 32])];
+            tensor<fp16, [4, 2, {rows}, 32]> old = read_state(input = kv_cache)[name = string("old")];
+            tensor<fp16, [4, 2, {rows}, 32]> new = slice_update(begin = b, end = e, update = u, x = old)[name = string("new")];
+            write_state(data = new, input = kv_cache)[name = string("kv_write")];
+        }} -> ();
+}}"#
+    )
+}
+
+fn builtin() -> RuleSet {
+    match RuleSet::builtin() {
+        Ok(r) => r,
+        Err(e) => panic!("{:?}", miette::Report::new(e)),
+    }
+}
+
+fn only(rules: &RuleSet, id: &str) -> RuleSet {
+    let mut r = rules.clone();
+    r.retain(|x| x.id == id);
+    assert_eq!(r.rules().len(), 1, "rule {id} exists");
+    r
+}
+
+fn check(mil: &str, rules: &RuleSet) -> Vec<Finding> {
+    let model = snippet_model("test.mil", mil).expect("snippet parses");
+    check_model(&model, rules, &[])
+}
+
+#[test]
+fn full_extent_finding_says_what_to_do() {
+    let rules = only(&builtin(), "state-full-extent-write");
+    let mil = decode(256);
+    let findings = check(&mil, &rules);
+    let [f] = findings.as_slice() else {
+        panic!("one finding expected, got {findings:?}")
+    };
+    assert_eq!(f.rule, "state-full-extent-write");
+    assert_eq!(f.function.as_deref(), Some("main"));
+    assert_eq!(f.op.as_deref(), Some("kv_write"));
+    assert_eq!(f.state.as_deref(), Some("kv_cache"));
+    assert!(
+        f.message
+            .contains("`kv_write` writes the whole of state `kv_cache` [4, 2, 256, 32]"),
+        "{}",
+        f.message
+    );
+    let help = f.help.as_deref().unwrap_or_default();
+    assert!(
+        help.contains(
+            "allocate `kv_cache` as [4, 2, 257, 32] (one more row on axis 2) and keep the window at\n[0, 256)"
+        ) || help.contains(
+            "allocate `kv_cache` as [4, 2, 257, 32] (one more row on axis 2) and keep the window at [0, 256)"
+        ),
+        "{help}"
+    );
+    assert!(help.contains("coreml-lint check --fix"));
+    assert!(help.contains("E5RT"));
+    assert!(help.contains("MLComputePlan"));
+    let fix = f.fix.as_ref().expect("pad-state offered");
+    assert_eq!(fix.kind, "pad-state");
+    assert_eq!(fix.applicability, Applicability::Safe);
+    assert!(fix.title.contains("[4, 2, 257, 32]"), "{}", fix.title);
+    // Primary span on the write; labels on the read and the slice_update.
+    let span = f.span.expect("span");
+    assert!(mil[span.start..span.end()].starts_with("write_state("));
+    let labelled: Vec<&str> = f
+        .labels
+        .iter()
+        .map(|l| {
+            mil[l.span.start..l.span.end()]
+                .split('=')
+                .nth(1)
+                .unwrap_or("")
+                .trim()
+        })
+        .collect();
+    assert!(
+        labelled.iter().any(|t| t.starts_with("read_state(")),
+        "{labelled:?}"
+    );
+    assert!(
+        labelled.iter().any(|t| t.starts_with("slice_update(")),
+        "{labelled:?}"
+    );
+    assert_eq!(f.order, Some(4));
+
+    assert!(check(&decode(257), &rules).is_empty());
+}
+
+#[test]
+fn blend_fix_is_offered_only_for_a_whole_state_write() {
+    let rules = only(&builtin(), "state-blend-rmw");
+    let test = |i: usize| {
+        let rule = rules.get("state-blend-rmw").expect("rule");
+        let case = rule.tests.invalid.get(i).expect("case");
+        check(&case.mil, &rules)
+    };
+    let whole = test(0);
+    assert_eq!(whole.len(), 1);
+    assert_eq!(
+        whole[0].fix.as_ref().map(|f| f.applicability),
+        Some(Applicability::Unsafe)
+    );
+    // `keep = 1 - mask` does not read the state; `old * keep` and the `add` do.
+    assert!(
+        whole[0].message.contains("(`kept` (mul), `new` (add))"),
+        "{}",
+        whole[0].message
+    );
+    let padded = test(1);
+    assert_eq!(padded.len(), 1);
+    assert!(padded[0].fix.is_none(), "already padded: no pad offered");
+}
+
+fn write_rule(dir: &std::path::Path, id: &str, body: &str) -> PathBuf {
+    let p = dir.join(format!("{id}.yaml"));
+    std::fs::write(&p, body).expect("temp dir is writable");
+    p
+}
+
+const LSTM_RULE: &str = r#"id: no-lstm
+title: No LSTM
+severity: warning
+match:
+  op: lstm
+  output: { capture: $Y }
+message: "`{OP}` is an lstm producing `{Y}` {Y.shape} in `{FUNCTION}`"
+tests:
+  valid:
+    - mil: |
+        program(1.3)
+        {
+            func main<ios18>(tensor<fp16, [1, 4]> x) {
+                    tensor<fp16, [1, 4]> y = relu(x = x)[name = string("y")];
+                } -> (y);
+        }
+  invalid:
+    - mil: |
+        program(1.3)
+        {
+            func main<ios18>(tensor<fp16, [1, 4]> x) {
+                    tensor<fp16, [1, 4]> y = lstm(x = x)[name = string("l")];
+                } -> (y);
+        }
+      expect: [{ op: l }]
+"#;
+
+#[test]
+fn a_user_rule_in_yaml_only_works_end_to_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_rule(dir.path(), "no-lstm", LSTM_RULE);
+    let rules = RuleSet::load(&[dir.path().to_path_buf()]).expect("loads");
+    assert!(rules.get("no-lstm").is_some());
+    assert!(rules.get("state-full-extent-write").is_some());
+    let user = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
+    let report = run_rule_tests(&user);
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.count(CaseStatus::Reported), 1);
+    let rule = user.get("no-lstm").expect("rule");
+    let findings = check(&rule.tests.invalid[0].mil, &user);
+    assert_eq!(findings.len(), 1);
+    assert_eq!(
+        findings[0].message,
+        "`l` is an lstm producing `y` [1, 4] in `main`"
+    );
+    assert_eq!(findings[0].state, None);
+}
+
+#[test]
+fn runner_reports_missing_noisy_and_broken_cases() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The tests are swapped: the valid case fires, the invalid one does not.
+    let swapped = LSTM_RULE
+        .replace("relu(x = x)", "TMP(x = x)")
+        .replace("lstm(x = x)", "relu(x = x)")
+        .replace("TMP(x = x)", "lstm(x = x)");
+    write_rule(dir.path(), "no-lstm", &swapped);
+    let bad_snippet = LSTM_RULE
+        .replace("id: no-lstm", "id: broken")
+        .replace("program(1.3)", "progrm(1.3)");
+    write_rule(dir.path(), "broken", &bad_snippet);
+    let rules = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
+    let report = run_rule_tests(&rules);
+    let status = |rule: &str, kind: CaseKind| {
+        report
+            .cases
+            .iter()
+            .find(|c| c.rule == rule && c.kind == kind)
+            .map(|c| c.status)
+    };
+    assert_eq!(status("no-lstm", CaseKind::Valid), Some(CaseStatus::Noisy));
+    assert_eq!(
+        status("no-lstm", CaseKind::Invalid),
+        Some(CaseStatus::Missing)
+    );
+    assert_eq!(status("broken", CaseKind::Valid), Some(CaseStatus::Error));
+    assert!(!report.passed());
+}
+
+#[test]
+fn extra_findings_in_an_invalid_case_are_noisy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let two = LSTM_RULE.replace(
+        "                    tensor<fp16, [1, 4]> y = lstm(x = x)[name = string(\"l\")];",
+        "                    tensor<fp16, [1, 4]> z = lstm(x = x)[name = string(\"l\")];\n                    tensor<fp16, [1, 4]> y = lstm(x = z)[name = string(\"l2\")];",
+    );
+    assert_ne!(two, LSTM_RULE);
+    write_rule(dir.path(), "no-lstm", &two);
+    let rules = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
+    let report = run_rule_tests(&rules);
+    let inv = report
+        .cases
+        .iter()
+        .find(|c| c.kind == CaseKind::Invalid)
+        .expect("invalid case");
+    assert_eq!(inv.status, CaseStatus::Noisy, "{}", inv.detail);
+}
+
+fn load_error(id: &str, body: &str) -> (String, Vec<(String, usize)>) {
+    match load_rule_text(&format!("{id}.yaml"), body, Some(id), false) {
+        Ok(_) => panic!("rule {id} should not load"),
+        Err(LoadError::Invalid(e)) => (
+            e.message.clone(),
+            e.labels
+                .iter()
+                .map(|l| (l.label().unwrap_or("").to_string(), l.offset()))
+                .collect(),
+        ),
+        Err(other) => panic!("unexpected error {other:?}"),
+    }
+}
+
+const BASE: &str = "id: r\ntitle: t\nseverity: warning\nmatch:\n  state-write:\n    state: $S\n    full: true\nmessage: \"MSG\"\n";
+
+#[test]
+fn unbound_placeholders_fail_at_load_with_a_label_on_the_key() {
+    let body = BASE.replace("MSG", "{W} of {S}");
+    let (msg, labels) = load_error("r", &body);
+    assert!(msg.contains("`{W}` is not bound"), "{msg}");
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0].1, body.find("message").expect("key"));
+}
+
+#[test]
+fn unknown_accessors_fail_at_load() {
+    let body = BASE.replace("MSG", "{S.nope}");
+    let (msg, _) = load_error("r", &body);
+    assert!(msg.contains("unknown accessor"), "{msg}");
+    assert!(
+        msg.contains("S.padded_shape"),
+        "lists the known ones: {msg}"
+    );
+}
+
+#[test]
+fn unknown_keys_and_bad_yaml_are_located() {
+    let body = BASE.replace("    full: true\n", "    full: true\n    fulll: true\n");
+    let (msg, labels) = load_error("r", &body);
+    assert!(msg.contains("fulll"), "{msg}");
+    let at = labels[0].1;
+    let line = body[..at].matches('\n').count() + 1;
+    assert_eq!(line, 8, "label on the unknown key's line: {msg}");
+
+    let (msg, labels) = load_error("r", "id: r\nmatch: [\n");
+    assert!(!msg.is_empty());
+    assert!(labels[0].1 > 0);
+}
+
+#[test]
+fn semantic_errors_are_collected_and_located() {
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  not:\n    op: relu\nmessage: \"{X}\"\nfix: frobnicate\n";
+    let (msg, labels) = load_error("r", body);
+    assert!(msg.contains("3 problems"), "{msg}");
+    let texts: Vec<&str> = labels.iter().map(|(t, _)| t.as_str()).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("positive matcher")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("`{X}` is not bound")),
+        "{texts:?}"
+    );
+    assert!(texts.iter().any(|t| t.contains("frobnicate")), "{texts:?}");
+    let fix_label = labels
+        .iter()
+        .find(|(t, _)| t.contains("frobnicate"))
+        .expect("fix label");
+    assert_eq!(fix_label.1, body.find("fix").expect("key"));
+
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  function:\n    opset: macos14\nmessage: m\n";
+    let (msg, labels) = load_error("r", body);
+    assert!(msg.contains("unknown opset `macos14`"), "{msg}");
+    assert_eq!(labels[0].1, body.find("opset").expect("key"));
+}
+
+#[test]
+fn ids_must_match_file_names_and_be_unique() {
+    let (msg, _) = load_error("other", &BASE.replace("MSG", "{S}"));
+    assert!(msg.contains("file name"), "{msg}");
+
+    let a = tempfile::tempdir().expect("tempdir");
+    let b = tempfile::tempdir().expect("tempdir");
+    write_rule(a.path(), "no-lstm", LSTM_RULE);
+    write_rule(b.path(), "no-lstm", LSTM_RULE);
+    let err = RuleSet::load(&[a.path().to_path_buf(), b.path().to_path_buf()])
+        .expect_err("duplicate ids");
+    assert!(matches!(err, LoadError::Duplicate { .. }), "{err:?}");
+    // a user rule may not take a built-in id either
+    let c = tempfile::tempdir().expect("tempdir");
+    write_rule(
+        c.path(),
+        "gather-float-indices",
+        &LSTM_RULE.replace("id: no-lstm", "id: gather-float-indices"),
+    );
+    assert!(RuleSet::load(&[c.path().to_path_buf()]).is_err());
+}
+
+#[test]
+fn fix_needs_a_state_capture() {
+    let body =
+        "id: r\ntitle: t\nseverity: info\nmatch:\n  op: relu\nmessage: \"{OP}\"\nfix: pad-state\n";
+    let (msg, _) = load_error("r", body);
+    assert!(msg.contains("needs the match to capture"), "{msg}");
+}
+
+#[test]
+fn redirects_resolve_old_ids() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_rule(dir.path(), "no-lstm", LSTM_RULE);
+    std::fs::write(dir.path().join("redirects.yaml"), "old-lstm: no-lstm\n").expect("write");
+    let rules = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
+    assert_eq!(
+        rules.get("old-lstm").map(|r| r.id.as_str()),
+        Some("no-lstm")
+    );
+}
+
+#[test]
+fn fact_rules_render_fact_captures() {
+    let body = "id: blob-bad-sentinel\ntitle: t\nseverity: error\nmatch: { fact: blob-bad-sentinel }\nmessage: \"`{OP}` in `{FUNCTION}`: {FILE} at {OFFSET}\"\n";
+    let rule = load_rule_text(
+        "blob-bad-sentinel.yaml",
+        body,
+        Some("blob-bad-sentinel"),
+        false,
+    )
+    .expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let model = snippet_model("m.mil", &decode(257)).expect("parses");
+    let mut fact = Fact::new("blob-bad-sentinel")
+        .with("FILE", "weights/weight.bin")
+        .with("OFFSET", 128);
+    fact.function = Some("main".into());
+    fact.op = Some("w".into());
+    let other = Fact::new("something-else");
+    let findings = check_model(&model, &rules, &[fact, other]);
+    assert_eq!(findings.len(), 1);
+    assert_eq!(
+        findings[0].message,
+        "`w` in `main`: weights/weight.bin at 128"
+    );
+    // `fact:` with other keys is refused
+    let mixed = body.replace("{ fact: blob-bad-sentinel }", "{ fact: x, op: relu }");
+    assert!(load_rule_text("blob-bad-sentinel.yaml", &mixed, None, false).is_err());
+}
+
+#[test]
+fn relations_walk_producers_and_consumers_with_captures() {
+    let body = r#"id: r
+title: t
+severity: info
+match:
+  op: write_state
+  fed-by:
+    op: slice_update
+    capture: $SU
+    fed-by:
+      op: read_state
+      capture: $R
+      via: x
+  feeds:
+    op: nothing
+    not: { op: nothing }
+message: "{SU} {R}"
+"#;
+    // `feeds` can never match: the whole rule must not fire.
+    let rule = load_rule_text("r.yaml", body, None, false).expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    assert!(check(&decode(256), &rules).is_empty());
+
+    let body = body.replace("  feeds:\n    op: nothing\n    not: { op: nothing }\n", "");
+    let rule = load_rule_text("r.yaml", &body, None, false).expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let f = check(&decode(256), &rules);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].message, "new old");
+
+    // stop-by: end reaches the read through the slice_update; neighbor does not.
+    for (stop, hits) in [("end", 1), ("neighbor", 0)] {
+        let body = format!(
+            "id: r\ntitle: t\nseverity: info\nmatch:\n  op: write_state\n  fed-by:\n    op: read_state\n    stop-by: {stop}\nmessage: m\n"
+        );
+        let rule = load_rule_text("r.yaml", &body, None, false).expect("loads");
+        let rules = RuleSet::from_rules(vec![rule]).expect("set");
+        assert_eq!(check(&decode(256), &rules).len(), hits, "stop-by {stop}");
+    }
+}
+
+#[test]
+fn value_predicates_and_opsets() {
+    let rule = |m: &str| {
+        let body = format!("id: r\ntitle: t\nseverity: info\nmatch:\n{m}\nmessage: m\n");
+        let rule = load_rule_text("r.yaml", &body, None, false)
+            .unwrap_or_else(|e| panic!("{:?}", miette::Report::new(e)));
+        RuleSet::from_rules(vec![rule]).expect("set")
+    };
+    let mil = decode(256);
+    let count = |m: &str| check(&mil, &rule(m)).len();
+    assert_eq!(
+        count("  op: const\n  output: { value: { equals: [4, 2, 256, 32] } }"),
+        1
+    );
+    assert_eq!(
+        count("  op: const\n  output: { value: { max: { min: 256 } } }"),
+        1
+    );
+    assert_eq!(
+        count("  op: const\n  output: { value: { max: { min: 257 } } }"),
+        0
+    );
+    assert_eq!(
+        count("  op: { type: slice_update, opset: { min: ios18 } }"),
+        1
+    );
+    assert_eq!(count("  op: { type: slice_update, opset: ios17 }"), 0);
+    assert_eq!(count("  input: { state: true, shape: [4, 2, 256, _] }"), 1);
+    assert_eq!(
+        count("  input: { state: false, last-dim: { multiple-of: 32 } }"),
+        1
+    );
+    assert_eq!(count("  input: { last-dim: { not-multiple-of: 32 } }"), 0);
+    assert_eq!(
+        count("  op: slice_update\n  param: { begin: { const: true, runtime: false } }"),
+        1
+    );
+    assert_eq!(
+        count("  op: slice_update\n  param: { x: { producer: { op: read_state } } }"),
+        1
+    );
+    assert_eq!(count("  name: ^kv_\n  op: write_state"), 1);
+    assert_eq!(
+        count("  function: { states: 1, max-state-dim: { min: 256 } }\n  op: write_state"),
+        1
+    );
+    assert_eq!(
+        count("  any:\n    - op: relu\n    - state-write: { kind: slice-update, partial-axes: 0 }"),
+        1
+    );
+}
+
+#[test]
+fn issue_9_shapes_are_expressible() {
+    let rule = |m: &str| {
+        let body =
+            format!("id: r\ntitle: t\nseverity: warning\nmatch:\n{m}\nmessage: \"{{OP}}\"\n");
+        let rule = load_rule_text("r.yaml", &body, None, false)
+            .unwrap_or_else(|e| panic!("{:?}", miette::Report::new(e)));
+        RuleSet::from_rules(vec![rule]).expect("set")
+    };
+    // state-last-axis-alignment: a state input, reported with its state and no op
+    let align = rule("  input: { state: true, last-dim: { not-multiple-of: 32 } }");
+    assert!(check(&decode(256), &align).is_empty());
+    let mil40 = decode(256).replace("32]>> kv_cache", "40]>> kv_cache");
+    let f = check(&mil40, &align);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].state.as_deref(), Some("kv_cache"));
+    assert_eq!(f[0].op, None);
+    assert_eq!(f[0].message, "kv_cache");
+    // dynamic-shape-with-state: a flexible non-state input in a function with a state
+    let dynamic =
+        rule("  input: { state: false, dynamic: true }\n  function: { states: { min: 1 } }");
+    assert!(check(&decode(256), &dynamic).is_empty());
+    let flex = decode(256).replace(
+        "tensor<fp16, [4, 2, 256, 32]> u)",
+        "tensor<fp16, [4, 2, 256, 32]> u, tensor<fp16, [1, ?]> t)",
+    );
+    assert_eq!(check(&flex, &dynamic).len(), 1);
+    // tensor-rank / fp32-compute: non-const ops by output
+    let rank = rule("  output: { rank: { min: 4 } }\n  not: { op: const }");
+    let names: Vec<Option<String>> = check(&decode(256), &rank)
+        .into_iter()
+        .map(|f| f.op)
+        .collect();
+    assert_eq!(
+        names,
+        vec![Some("old".to_string()), Some("new".to_string())]
+    );
+    // opset-too-old-for-states
+    let old = rule("  input: { state: true }\n  function: { opset: { max: ios17 } }");
+    assert!(check(&decode(256), &old).is_empty());
+    assert_eq!(
+        check(&decode(256).replace("main<ios18>", "main<ios17>"), &old).len(),
+        1
+    );
+}
