@@ -326,4 +326,3 @@ fn matches_the_coremltools_reference() {
         );
     }
 }
-

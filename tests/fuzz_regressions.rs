@@ -43,3 +43,20 @@ fn blob_file_regressions() {
         fuzz_harness::blob_file(&bytes, &pkg);
     }
 }
+
+#[test]
+fn model_proto_regressions() {
+    for (path, bytes) in inputs("model_proto") {
+        eprintln!("{}", path.display());
+        fuzz_harness::model_proto(&bytes);
+    }
+}
+
+#[test]
+fn pipeline_regressions() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, bytes) in inputs("pipeline") {
+        eprintln!("{}", path.display());
+        fuzz_harness::pipeline(&bytes, &dir.path().join("work"));
+    }
+}

@@ -147,3 +147,115 @@ pub fn blob_file(data: &[u8], pkg: &Path) {
         }
     }
 }
+
+/// The built-in rules, loaded once per process.
+pub fn linter() -> &'static coreml_lint::lint::Linter {
+    static LINTER: std::sync::OnceLock<coreml_lint::lint::Linter> = std::sync::OnceLock::new();
+    LINTER.get_or_init(|| {
+        let rules = coreml_lint::rules::RuleSet::builtin().expect("built-in rules load");
+        coreml_lint::lint::Linter::new(rules)
+    })
+}
+
+/// `Model` protobufs: bytes → decode → lower → render → every rule (on a model whose folders do
+/// not exist, so weight files are reported missing, never opened).
+pub fn model_proto(data: &[u8]) {
+    use coreml_lint::read::lower::{lower_model, Lowered};
+    use coreml_lint::read::proto::decode_model;
+
+    let path = Path::new("/nonexistent/fuzz.mlmodel");
+    let Ok(spec) = decode_model(data, path) else {
+        return;
+    };
+    let Ok(Lowered::Program(lowered)) = lower_model(&spec, path) else {
+        return;
+    };
+    let mut program = lowered.program;
+    let text = coreml_lint::ir::render::render_program(&mut program);
+    let model = coreml_lint::ir::Model {
+        path: path.to_path_buf(),
+        kind: ModelKind::MlModel,
+        spec_version: Some(lowered.spec_version),
+        description: lowered.description,
+        program,
+        source: coreml_lint::ir::SourceText {
+            name: "fuzz.mlmodel (rendered)".into(),
+            file: path.to_path_buf(),
+            text: std::sync::Arc::from(text),
+            is_file: false,
+        },
+        model_path: PathBuf::from("/nonexistent"),
+        root: PathBuf::from("/nonexistent"),
+    };
+    let _ = linter().lint(&model);
+}
+
+/// Files of a package in the `pipeline` input, by id.
+fn pipeline_file(kind: u8, id: u8) -> Option<&'static str> {
+    Some(match (kind, id) {
+        (0, 0) => "Manifest.json",
+        (0, 1) => "Data/com.apple.CoreML/model.mlmodel",
+        (0, 2) => "Data/com.apple.CoreML/weights/weight.bin",
+        (1, 2) => "weights/weight.bin",
+        (1, 3) => "model.mil",
+        (1, 4) => "metadata.json",
+        _ => return None,
+    })
+}
+
+/// The whole pipeline. Input: a kind byte (even: `.mlpackage`, odd: `.mlmodelc`), then records
+/// (file id byte, u32 LE length, bytes) written into a fresh package under `dir`; then
+/// `check` (discover, read, every rule) and `--fix --unsafe-fixes --output` into a fresh folder.
+/// The input package must come out byte-identical.
+pub fn pipeline(data: &[u8], dir: &Path) {
+    use coreml_lint::fix::run::{fix_run, FixOptions};
+
+    let _ = std::fs::remove_dir_all(dir);
+    let kind = data.first().copied().unwrap_or(0) % 2;
+    let pkg = dir.join(if kind == 0 {
+        "x.mlpackage"
+    } else {
+        "x.mlmodelc"
+    });
+    let out = dir.join("out");
+    std::fs::create_dir_all(&pkg).expect("package folder");
+    std::fs::create_dir_all(&out).expect("output folder");
+    let mut rest = data.get(1..).unwrap_or_default();
+    let mut written: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    while let [id, a, b, c, d, tail @ ..] = rest {
+        let len = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
+        let len = len.min(tail.len());
+        let (bytes, next) = tail.split_at(len);
+        rest = next;
+        let Some(name) = pipeline_file(kind, *id) else {
+            continue;
+        };
+        let file = pkg.join(name);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).expect("folder");
+        }
+        std::fs::write(&file, bytes).expect("write package file");
+        written.retain(|(p, _)| *p != file);
+        written.push((file, bytes.to_vec()));
+    }
+    let settings =
+        coreml_lint::config::Settings::resolve(None, Default::default()).expect("default settings");
+    let run = coreml_lint::check::run(std::slice::from_ref(&pkg), &settings, |m| linter().lint(m));
+    let opts = FixOptions {
+        allow_unsafe: true,
+        output: Some(out.clone()),
+        ..FixOptions::default()
+    };
+    let fixed = fix_run(&run, &opts);
+    for (file, bytes) in &written {
+        let now = std::fs::read(file).expect("input file still there");
+        assert!(
+            now == *bytes,
+            "{} changed by check/fix --output",
+            file.display()
+        );
+    }
+    if !fixed.written.is_empty() {
+        let _ = coreml_lint::check::run(&fixed.written, &settings, |m| linter().lint(m));
+    }
+}
