@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Lint time against op count: generates straight-line text-MIL programs of 250k, 500k and 1M ops
+# (a relu chain with an fp16-indexed gather every 100k ops, as in tests/linear_ops.rs) and times
+# `coreml-lint check` (release build) on each. Linear means the time per op stays flat.
+# Usage: bench/linear_ops.sh [ops…]   Output files go to bench/out/ (git-ignored).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+out="$repo/bench/out"
+mkdir -p "$out"
+sizes=("$@")
+[ ${#sizes[@]} -eq 0 ] && sizes=(250000 500000 1000000)
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
+bin="$repo/target/release/coreml-lint"
+printf '%10s %10s %10s %12s %12s\n' ops bytes seconds "us/op" "peak RSS KB"
+for n in "${sizes[@]}"; do
+    file="$out/linear-$n.mil"
+    awk -v n="$n" 'BEGIN {
+        print "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {"
+        prev = "x"
+        for (i = 0; i < n; i++) {
+            if (i % 100000 == 50000) {
+                printf "            tensor<fp16, [1, 4]> g%d = gather(x = %s, indices = %s, axis = int32(0))[name = string(\"g%d\")];\n", i, prev, prev, i
+                continue
+            }
+            printf "            tensor<fp16, [1, 4]> v%d = relu(x = %s)[name = string(\"v%d\")];\n", i, prev, i
+            prev = "v" i
+        }
+        printf "        } -> (%s);\n}\n", prev
+    }' > "$file"
+    stats="$out/linear-$n.time"
+    set +e
+    /usr/bin/time -f '%e %M' -o "$stats" "$bin" check --quiet "$file" > /dev/null 2>&1
+    code=$?
+    set -e
+    if [ "$code" -ne 1 ]; then
+        echo "check exited $code on $n ops (expected 1: the gathers are findings)" >&2
+        exit 1
+    fi
+    read -r secs rss < "$stats"
+    us=$(awk -v s="$secs" -v n="$n" 'BEGIN { printf "%.2f", s * 1e6 / n }')
+    printf '%10s %10s %10s %12s %12s\n' "$n" "$(stat -c %s "$file")" "$secs" "$us" "$rss"
+done
