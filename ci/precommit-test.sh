@@ -61,7 +61,7 @@ if grep -q "good.mlmodelc.*state-full-extent-write" "$scratch/out.txt"; then
 fi
 
 echo "-- without it: the hook must pass"
-git -C "$work" rm -r --quiet models/bad.mlmodelc
+git -C "$work" rm -r -f --quiet models/bad.mlmodelc
 if ! run_hook; then
   cat "$scratch/out.txt"
   echo "FAIL: the hook failed with only the clean model" >&2

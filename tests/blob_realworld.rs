@@ -77,19 +77,7 @@ struct Copy {
 fn copy_model(src: &Path) -> Copy {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join(src.file_name().unwrap());
-    for e in walkdir::WalkDir::new(src) {
-        let e = e.unwrap();
-        let to = root.join(e.path().strip_prefix(src).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&to).unwrap();
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-            let mut perm = std::fs::metadata(&to).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perm.set_readonly(false);
-            std::fs::set_permissions(&to, perm).unwrap();
-        }
-    }
+    common::copy_tree(src, &root);
     Copy { _dir: dir, root }
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -16,19 +16,6 @@ fn bin() -> Command {
 
 fn corpus(rel: &str) -> PathBuf {
     common::corpus().join(rel)
-}
-
-/// Copies a folder (a package) into `dst`.
-fn copy_dir(src: &Path, dst: &Path) {
-    for entry in walkdir::WalkDir::new(src) {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.path().strip_prefix(src).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&to).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
 }
 
 fn json(cmd: &mut Command) -> (i32, Value) {
@@ -130,7 +117,7 @@ fn select_ignore_and_config_file() {
     assert!(rules_of(&v).is_empty());
 
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&model, &dir.path().join("m.mlpackage"));
+    common::copy_tree(&model, &dir.path().join("m.mlpackage"));
     std::fs::write(
         dir.path().join("coreml-lint.yaml"),
         "severity:\n  state-blend-rmw: error\nignores:\n  - rule: state-full-extent-write\n    function: main\n    state: kv_cache\n",
@@ -282,7 +269,7 @@ fn rule_explanations_and_builtin_rule_tests() {
 fn fix_through_the_cli_pads_rechecks_and_is_idempotent() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("h1.mlpackage");
-    copy_dir(&corpus("packages/state-full-extent-write.mlpackage"), &pkg);
+    common::copy_tree(&corpus("packages/state-full-extent-write.mlpackage"), &pkg);
     let weights = std::fs::read(pkg.join("Data/com.apple.CoreML/weights/weight.bin")).unwrap();
     let manifest = std::fs::read(pkg.join("Manifest.json")).unwrap();
     let model = std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap();
@@ -338,7 +325,7 @@ fn fix_through_the_cli_pads_rechecks_and_is_idempotent() {
 fn unsafe_blend_fix_needs_the_flag() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("blend.mlpackage");
-    copy_dir(&corpus("packages/state-blend-rmw.mlpackage"), &pkg);
+    common::copy_tree(&corpus("packages/state-blend-rmw.mlpackage"), &pkg);
     let before = std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap();
     let out = bin()
         .args(["check", "--fix", "--output-format", "concise"])
@@ -371,7 +358,7 @@ fn many_models_in_parallel_give_stable_output_and_one_broken_model_does_not_stop
     for i in 0..50 {
         let src = corpus(sources[i % sources.len()]);
         let name = format!("m{i:02}.{}", src.extension().unwrap().to_string_lossy());
-        copy_dir(&src, &dir.path().join(name));
+        common::copy_tree(&src, &dir.path().join(name));
     }
     let run = || {
         bin()
@@ -416,7 +403,7 @@ fn many_models_in_parallel_give_stable_output_and_one_broken_model_does_not_stop
 fn sarif_from_the_cli_validates_and_carries_the_text_fix() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("kv.mlmodelc");
-    copy_dir(
+    common::copy_tree(
         &corpus("compiled/mlmodelc-state-full-extent-write.mlmodelc"),
         &pkg,
     );

@@ -9,26 +9,13 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use coreml_lint::discover::Discovered;
 use coreml_lint::finding::Applicability;
 use coreml_lint::fix::window::SliceParams;
 use coreml_lint::fix::{apply, FixMode, PadRequest};
-use coreml_lint::ir::{FeatureKind, Function, Model, ModelKind, Program, ValueType};
+use coreml_lint::ir::{FeatureKind, Function, Model, Program, ValueType};
 use coreml_lint::read::proto::{decode_model, encode_model_preserving};
-use coreml_lint::read::{read_model, ReadOutcome};
 use coreml_lint::rules::engine::check_model;
 use coreml_lint::rules::loader::RuleSet;
-
-fn read(path: &Path) -> Model {
-    match read_model(&Discovered {
-        path: path.to_path_buf(),
-        kind: ModelKind::MlPackage,
-    }) {
-        Ok(ReadOutcome::Model(m)) => *m,
-        Ok(other) => panic!("not a model: {other:?}"),
-        Err(e) => panic!("{:?}", miette::Report::new(e)),
-    }
-}
 
 /// (package name, state) of every corpus package whose expected findings include
 /// `state-full-extent-write`.
@@ -163,7 +150,7 @@ fn corpus_h1_packages_are_fixed() {
     }
     for (name, state) in cases {
         let src = common::corpus().join(format!("packages/{name}.mlpackage"));
-        let before = read(&src);
+        let before = common::read(&src);
         let originals = files_under(&src);
         let dir = tempfile::tempdir().unwrap();
         let req = vec![PadRequest {
@@ -208,7 +195,7 @@ fn corpus_h1_packages_are_fixed() {
         }
         assert_eq!(fixed_files.len(), originals.len());
 
-        let after = read(&root);
+        let after = common::read(&root);
         for f in &after.program.functions {
             if f.inputs().any(|(_, i)| i.name == state) {
                 assert_eq!(state_dims(f, &state), plan.new_shape, "{name}/{}", f.name);
@@ -296,14 +283,14 @@ fn matches_the_coremltools_reference() {
             axis: None,
         }];
         let out = apply(
-            &read(&src),
+            &common::read(&src),
             &req,
             false,
             FixMode::Output(dir.path().to_path_buf()),
         )
         .unwrap();
-        let ours = read(&out.written.unwrap());
-        let theirs = read(&refp);
+        let ours = common::read(&out.written.unwrap());
+        let theirs = common::read(&refp);
         assert_eq!(
             desc_states(&ours, "kv_cache"),
             desc_states(&theirs, "kv_cache")

@@ -5,21 +5,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use coreml_lint::discover::discover;
 use coreml_lint::ir::{FeatureKind, Model};
-use coreml_lint::read::{read_model, ReadOutcome};
 use serde_json::{json, Value};
-
-fn read(path: &std::path::Path) -> Model {
-    let d = match discover(&[path.to_path_buf()]).as_slice() {
-        [Ok(d)] => d.clone(),
-        other => panic!("{}: discovery gave {other:?}", path.display()),
-    };
-    match read_model(&d) {
-        Ok(ReadOutcome::Model(m)) => *m,
-        other => panic!("{}: {other:?}", path.display()),
-    }
-}
 
 /// `{"<fn>": {"op_count": N, "histogram": {...}}}` as the IR has it.
 fn functions(m: &Model) -> Value {
@@ -92,7 +79,7 @@ fn corpus_packages_match_coremltools_records() {
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
         let path = corpus.join(expected["path"].as_str().unwrap());
-        let m = read(&path);
+        let m = common::read(&path);
         let name = path.display();
         assert_eq!(
             json!(m.spec_version),

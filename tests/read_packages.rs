@@ -8,11 +8,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use coreml_lint::discover::{discover, Discovered};
-use coreml_lint::ir::{Model, ModelKind};
 use coreml_lint::read::metadata::read_metadata;
 use coreml_lint::read::proto::{self, model::Type};
-use coreml_lint::read::{read_model, ReadOutcome};
 use prost::Message;
 use walkdir::WalkDir;
 
@@ -35,22 +32,6 @@ fn folders(root: &Path, ext: &str) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
-}
-
-fn read(path: &Path) -> Model {
-    let found = discover(&[path.to_path_buf()]);
-    let d: Discovered = match found.as_slice() {
-        [Ok(d)] => d.clone(),
-        other => panic!("{}: discovery gave {other:?}", path.display()),
-    };
-    assert_eq!(d.kind, ModelKind::MlPackage);
-    match read_model(&d) {
-        Ok(ReadOutcome::Model(m)) => *m,
-        Ok(ReadOutcome::NotMlProgram { what, .. }) => {
-            panic!("{}: read as not an ML program ({what})", path.display())
-        }
-        Err(e) => panic!("{}: {e}", path.display()),
-    }
 }
 
 fn protobuf_of(pkg: &Path) -> (Vec<u8>, proto::Model) {
@@ -119,7 +100,7 @@ fn realworld_packages_read_with_the_right_functions_and_ops() {
         root.display()
     );
     for pkg in &packages {
-        let model = read(pkg);
+        let model = common::read(pkg);
         let (_, spec) = protobuf_of(pkg);
         let expected = proto_histograms(&spec);
         let names: Vec<&str> = model
@@ -200,7 +181,7 @@ fn realworld_packages_match_their_compiled_histograms() {
         for (k, n) in hist {
             *apple.entry(histogram_key_to_op(&k)).or_default() += n;
         }
-        let model = read(&pkg);
+        let model = common::read(&pkg);
         let mut ours: BTreeMap<String, u64> = BTreeMap::new();
         for f in &model.program.functions {
             for (_, op) in f.ops() {

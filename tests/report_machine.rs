@@ -159,17 +159,8 @@ fn write_mil(dir: &Path, name: &str, text: &str) -> PathBuf {
 /// Copies a committed corpus model (folder) into `dir`; `None` when the corpus lacks it.
 fn copy_corpus(rel: &str, dir: &Path) -> Option<PathBuf> {
     let from = common::corpus().join(rel);
-    let name = from.file_name()?;
-    let to = dir.join(name);
-    for entry in walkdir::WalkDir::new(&from) {
-        let entry = entry.ok()?;
-        let target = to.join(entry.path().strip_prefix(&from).ok()?);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).ok()?;
-        } else {
-            std::fs::copy(entry.path(), &target).ok()?;
-        }
-    }
+    let to = dir.join(from.file_name()?);
+    from.is_dir().then(|| common::copy_tree(&from, &to))?;
     Some(to)
 }
 

@@ -37,3 +37,37 @@ pub fn sarif_validator() -> Option<jsonschema::JSONSchema> {
             .expect("schema compiles"),
     )
 }
+
+/// Reads the one model at `path` (discovered as the CLI would), panicking with the diagnostic.
+pub fn read(path: &std::path::Path) -> coreml_lint::ir::Model {
+    use coreml_lint::read::{read_model, ReadOutcome};
+    let found = coreml_lint::discover::discover(&[path.to_path_buf()]);
+    let d = match found.as_slice() {
+        [Ok(d)] => d.clone(),
+        other => panic!("{}: discovery gave {other:?}", path.display()),
+    };
+    match read_model(&d) {
+        Ok(ReadOutcome::Model(m)) => *m,
+        Ok(ReadOutcome::NotMlProgram { what, .. }) => {
+            panic!("{}: read as not an ML program ({what})", path.display())
+        }
+        Err(e) => panic!("{}: {:?}", path.display(), miette::Report::new(e)),
+    }
+}
+
+/// Copies a folder (a package) to `dst` with writable files.
+pub fn copy_tree(src: &std::path::Path, dst: &std::path::Path) {
+    for entry in walkdir::WalkDir::new(src) {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.path().strip_prefix(src).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+            let mut perm = std::fs::metadata(&to).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perm.set_readonly(false);
+            std::fs::set_permissions(&to, perm).unwrap();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Print the markdown tables of a `bench/run.sh` run: `table.py RESULTS_DIR SUMMARY_JSON`."""
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def times(res: Path, name):
+    """{command name: hyperfine result} of one hyperfine export."""
+    data = json.loads((res / f"{name}.json").read_text())
+    return {r["command"]: r for r in data["results"]}
+
+
+def ms(r):
+    return r["median"] * 1000
+
+
+def cpu(r):
+    """Mean user + system CPU time in ms: less sensitive than wall time to a busy machine."""
+    return (r["user"] + r["system"]) * 1000
+
+
+def rss_mb(res: Path, name):
+    vals = [int(x) for x in (res / f"rss-{name}.txt").read_text().split()]
+    return statistics.median(vals) / 1024
+
+
+def fmt(x, digits=1):
+    return f"{x:.{digits}f}"
+
+
+def main():
+    res, summary = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text())
+    lint = (res / "lint-command").read_text().strip()
+    loads = dict(line.split(" ", 1) for line in (res / "load.txt").read_text().splitlines())
+    print((res / "machine.txt").read_text().strip().replace("\n", "; "))
+    print()
+    print(f"Lint command: `coreml-lint {lint}`; medians of "
+          f"{len(times(res, 'decoder-32l')['floor']['times'])} runs (hyperfine, 2 warm-ups).")
+    print()
+
+    print("| package | weight.bin | ops (infer / prefill) | lint human ms | lint json ms | "
+          "coremltools ms (process / load+walk) | floor ms | a/b (process / load+walk) | a/c | "
+          "CPU ms: lint json / coremltools / floor | "
+          "peak RSS MB: lint / coremltools / floor | load avg |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for v in ("decoder-32l", "decoder-32l-1gb"):
+        t = times(res, v)
+        s = summary[v]
+        ops = s["functions"]
+        inproc = statistics.median(
+            int(x) for x in (res / f"inproc-{v}-coremltools.txt").read_text().split())
+        a = ms(t["lint-json"])
+        print(
+            f"| `{v}` | {s['weight_bin_bytes'] / 2**20:.0f} MiB "
+            f"({s['weight_bin_allocated_bytes'] / 2**20:.0f} MiB on disk) "
+            f"| {ops['infer']['ops']} / {ops['prefill']['ops']} "
+            f"| {fmt(ms(t['lint-human']))} | {fmt(a)} "
+            f"| {fmt(ms(t['coremltools']), 0)} / {inproc} | {fmt(ms(t['floor']))} "
+            f"| 1/{fmt(ms(t['coremltools']) / a)} / 1/{fmt(inproc / a)} "
+            f"| {fmt(a / ms(t['floor']))} "
+            f"| {fmt(cpu(t['lint-json']), 0)} / {fmt(cpu(t['coremltools']), 0)} / "
+            f"{fmt(cpu(t['floor']), 0)} "
+            f"| {fmt(rss_mb(res, v + '-lint-json'))} / {fmt(rss_mb(res, v + '-coremltools'))} / "
+            f"{fmt(rss_mb(res, v + '-floor'))} | {loads[v]} |"
+        )
+    print()
+    print("a = lint json; ratios a/b are written 1/N: lint is N times faster.")
+    print()
+
+    t = times(res, "scaling")
+    print(f"Scaling (lint json; load avg {loads['scaling']}):")
+    print()
+    print("| layers | ops (both functions) | median ms | µs per op | CPU ms | CPU µs per op | "
+          "peak RSS MB |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (1, 8, 32, 64):
+        name = f"decoder-{n}l"
+        ops = sum(f["ops"] for f in summary[name]["functions"].values())
+        m = ms(t[name])
+        c = cpu(t[name])
+        print(f"| {n} | {ops} | {fmt(m)} | {fmt(1000 * m / ops, 2)} | {fmt(c)} | "
+              f"{fmt(1000 * c / ops, 2)} | {fmt(rss_mb(res, 'scaling-' + name))} |")
+    print()
+
+    t = times(res, "folder")
+    ops = sum(f["ops"] for f in summary["folder-100/model-000"]["functions"].values())
+    print(f"Folder of 100 small models ({ops} ops each; load avg {loads['folder']}):")
+    print()
+    print("| command | median ms | CPU ms |")
+    print("|---|---|---|")
+    for name, r in t.items():
+        print(f"| {name} | {fmt(ms(r))} | {fmt(cpu(r))} |")
+    print()
+    print(f"lint 2 threads peak RSS: {fmt(rss_mb(res, 'folder-lint-2-threads'))} MB")
+
+
+if __name__ == "__main__":
+    main()

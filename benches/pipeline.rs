@@ -1,0 +1,179 @@
+//! Micro-benchmarks of the `check` pipeline, one stage at a time: protobuf decode, IR build
+//! (lowering), text-MIL parse (+ IR build), analysis passes, blob facts, rules, and the whole read.
+//!
+//! Models: a multifunction package from `corpus/`, and the 1.8B-shaped decoder from `bench/out/`
+//! when `bench/generate.py` has been run (skipped otherwise). Run: `cargo bench --bench pipeline`.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use coreml_lint::analysis::{analyze, blobs::blob_facts, FunctionFacts};
+use coreml_lint::discover::Discovered;
+use coreml_lint::ir::{render, Model, ModelKind};
+use coreml_lint::read::{lower, miltext, proto, read_model, ReadOutcome};
+use coreml_lint::rules::schema::Status;
+use coreml_lint::rules::{check_function, Rule, RuleSet};
+use divan::{black_box, Bencher};
+
+const CORPUS: &str = "corpus/packages/multifunction-state-full-extent-write.mlpackage";
+const BIG: &str = "bench/out/decoder-32l.mlpackage";
+
+/// Everything one model's stages need, prepared once.
+struct Prepared {
+    package: PathBuf,
+    bytes: Vec<u8>,
+    spec: proto::Model,
+    text: String,
+    model: Model,
+    facts: Vec<FunctionFacts>,
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn prepare(rel: &str) -> Option<Prepared> {
+    let package = root().join(rel);
+    let file = package.join("Data/com.apple.CoreML/model.mlmodel");
+    let bytes = std::fs::read(&file).ok()?;
+    let spec = proto::decode_model(&bytes, &file).ok()?;
+    let d = Discovered {
+        path: package.clone(),
+        kind: ModelKind::MlPackage,
+    };
+    let Ok(ReadOutcome::Model(model)) = read_model(&d) else {
+        return None;
+    };
+    let text = render::render_to_string(&model.program);
+    let facts = model.program.functions.iter().map(analyze).collect();
+    Some(Prepared {
+        package,
+        bytes,
+        spec,
+        text,
+        model: *model,
+        facts,
+    })
+}
+
+fn models() -> &'static [(&'static str, Prepared)] {
+    static MODELS: OnceLock<Vec<(&'static str, Prepared)>> = OnceLock::new();
+    MODELS.get_or_init(|| {
+        let mut out = Vec::new();
+        for (name, rel) in [("corpus", CORPUS), ("decoder-32l", BIG)] {
+            match prepare(rel) {
+                Some(p) => out.push((name, p)),
+                None => eprintln!("skipping {name}: {rel} is absent or unreadable"),
+            }
+        }
+        out
+    })
+}
+
+fn names() -> Vec<&'static str> {
+    models().iter().map(|(n, _)| *n).collect()
+}
+
+fn get(name: &str) -> &'static Prepared {
+    models()
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| p)
+        .expect("benchmark argument names a prepared model")
+}
+
+fn node_rules() -> &'static [&'static Rule] {
+    static RULES: OnceLock<RuleSet> = OnceLock::new();
+    static NODE: OnceLock<Vec<&'static Rule>> = OnceLock::new();
+    let set = RULES.get_or_init(|| RuleSet::builtin().expect("built-in rules load"));
+    NODE.get_or_init(|| {
+        set.rules()
+            .iter()
+            .filter(|r| r.status != Status::Removed && !r.is_fact_rule())
+            .collect()
+    })
+}
+
+// The same allocator as the `coreml-lint` binary, so that stage times add up to what it spends.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() {
+    divan::main();
+}
+
+/// `model.mlmodel` bytes → prost `Model`.
+#[divan::bench(args = names())]
+fn decode_protobuf(b: Bencher, name: &str) {
+    let p = get(name);
+    b.bench(|| proto::decode_model(black_box(&p.bytes), &p.package));
+}
+
+/// prost `Model` → IR (every function's graph built).
+#[divan::bench(args = names())]
+fn build_ir(b: Bencher, name: &str) {
+    let p = get(name);
+    b.bench(|| lower::lower_model(black_box(&p.spec), &p.package));
+}
+
+/// Text MIL (the model rendered as `model.mil`) → IR: lexing, parsing and graph building.
+#[divan::bench(args = names())]
+fn parse_text_mil(b: Bencher, name: &str) {
+    let p = get(name);
+    b.bench(|| miltext::parse_program(black_box(&p.text), &p.package));
+}
+
+/// IR → rendered text (the reader renders every program for spans).
+#[divan::bench(args = names())]
+fn render_text(b: Bencher, name: &str) {
+    let p = get(name);
+    b.bench(|| render::render_to_string(black_box(&p.model.program)));
+}
+
+/// Analysis passes (const evaluation, run-time dependence, state writes) of every function.
+#[divan::bench(args = names())]
+fn analysis(b: Bencher, name: &str) {
+    let p = get(name);
+    b.bench(|| {
+        p.model
+            .program
+            .functions
+            .iter()
+            .map(analyze)
+            .collect::<Vec<_>>()
+    });
+}
+
+/// Weight-blob facts (maps `weight.bin`, reads header and records only).
+#[divan::bench(args = names())]
+fn blob_facts_all(b: Bencher, name: &str) {
+    let p = get(name);
+    b.bench(|| blob_facts(black_box(&p.model)));
+}
+
+/// Node rules over every function, facts already computed.
+#[divan::bench(args = names())]
+fn rules(b: Bencher, name: &str) {
+    let p = get(name);
+    let rules = node_rules();
+    b.bench(|| {
+        p.model
+            .program
+            .functions
+            .iter()
+            .zip(&p.facts)
+            .map(|(f, facts)| check_function(&p.model, f, facts, rules).len())
+            .sum::<usize>()
+    });
+}
+
+/// The whole read: manifest, file, decode, lowering, rendering.
+#[divan::bench(args = names(), sample_count = 20)]
+fn read_whole(b: Bencher, name: &str) {
+    let p = get(name);
+    let d = Discovered {
+        path: p.package.clone(),
+        kind: ModelKind::MlPackage,
+    };
+    b.bench(|| read_model(black_box(&d)).is_ok());
+}
