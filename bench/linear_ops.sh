@@ -11,7 +11,7 @@ sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(250000 500000 1000000)
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
 bin="$repo/target/release/coreml-lint"
-printf '%10s %10s %10s %12s %12s\n' ops bytes seconds "us/op" "peak RSS KB"
+printf '%10s %10s %9s %9s %12s %12s\n' ops bytes wall_s cpu_s "cpu us/op" "peak RSS KB"
 for n in "${sizes[@]}"; do
     file="$out/linear-$n.mil"
     awk -v n="$n" 'BEGIN {
@@ -29,14 +29,16 @@ for n in "${sizes[@]}"; do
     }' > "$file"
     stats="$out/linear-$n.time"
     set +e
-    /usr/bin/time -f '%e %M' -o "$stats" "$bin" check --quiet "$file" > /dev/null 2>&1
+    /usr/bin/time -f '%e %U %S %M' -o "$stats" "$bin" check --quiet "$file" > /dev/null 2>&1
     code=$?
     set -e
     if [ "$code" -ne 1 ]; then
         echo "check exited $code on $n ops (expected 1: the gathers are findings)" >&2
         exit 1
     fi
-    read -r secs rss < "$stats"
-    us=$(awk -v s="$secs" -v n="$n" 'BEGIN { printf "%.2f", s * 1e6 / n }')
-    printf '%10s %10s %10s %12s %12s\n' "$n" "$(stat -c %s "$file")" "$secs" "$us" "$rss"
+    # GNU time prefixes "Command exited with non-zero status 1" for the expected exit code 1.
+    read -r secs user sys rss < <(tail -n 1 "$stats")
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    us=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+    printf '%10s %10s %9s %9s %12s %12s\n' "$n" "$(stat -c %s "$file")" "$secs" "$cpu" "$us" "$rss"
 done
