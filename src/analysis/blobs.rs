@@ -438,8 +438,19 @@ fn check_record(u: &BlobUse, rec: &Record, len: u64, file_name: &str) -> Option<
             "the payload is empty; Core ML rejects a zero-length blob".to_string(),
         );
     }
-    let (count, expected) = expected?;
     let shape = tensor.to_string();
+    let Some((count, expected)) = expected else {
+        // A fully known shape whose element count overflows u64 matches no payload.
+        return (!tensor.is_dynamic()).then(|| {
+            base("blob-size-mismatch")
+                .with("EXPECTED", "more than 2^64 bytes")
+                .with("FOUND", rec.size)
+                .with(
+                    "DETAIL",
+                    format!("{shape} holds more than 2^64 elements, more than any file can"),
+                )
+        });
+    };
     let Some(expected) = expected else {
         return size_fact(
             "more than 2^64 bytes".to_string(),

@@ -8,6 +8,7 @@ use super::literal::{Literal, Payload, TensorData};
 use super::span::Span;
 use super::types::{DType, TensorType, ValueType};
 use super::Program;
+use crate::read::limits::MAX_NESTING;
 use crate::read::miltext::number::format_hex_float;
 
 /// Text opset name for a proto opset name (`CoreML8` → `ios18`); text names pass through.
@@ -323,17 +324,22 @@ impl Renderer {
         }
     }
 
-    /// Elements nested by the shape (a bare scalar for rank 0).
+    /// Elements nested by the shape (a bare scalar for rank 0). A shape that disagrees with the data,
+    /// holds no elements, or is deeper than [`MAX_NESTING`] gets the flat list (the parser flattens
+    /// nested lists anyway), so the text is never larger than the elements and the shape's rank.
     fn tensor(&mut self, t: &TensorType, data: &TensorData) {
         let elems = elements(t.dtype, data);
         let dims = t.known_dims().unwrap_or_else(|| vec![elems.len() as u64]);
-        if dims.is_empty() {
+        if dims.is_empty() && elems.len() == 1 {
             self.out.push_str(elems.first().map_or("", String::as_str));
             return;
         }
-        let count: u64 = dims.iter().product();
-        if count != elems.len() as u64 {
-            // Shape and data disagree: print the flat list rather than invent structure.
+        let count = dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d));
+        let nested = !dims.is_empty()
+            && dims.len() <= MAX_NESTING
+            && !elems.is_empty()
+            && count == Some(elems.len() as u64);
+        if !nested {
             let _ = write!(self.out, "[{}]", elems.join(", "));
             return;
         }

@@ -18,19 +18,25 @@ pub const MAX_CONSTEVAL_ELEMENTS: u64 = 1 << 16;
 /// Largest weight-file payload read to learn a constant's value (256 KiB); weights are never read.
 pub const MAX_BLOB_VALUE_BYTES: u64 = 1 << 18;
 
-/// Reads a whole file, refusing files over [`MAX_FILE_BYTES`].
+/// Reads a whole file, refusing files over [`MAX_FILE_BYTES`] and anything that is not a regular
+/// file (a FIFO or a device would block or never end).
 pub fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, super::ReadError> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| super::ReadError::io(path, &e))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| super::ReadError::io(path, &e))?;
+    // Checked before opening: opening a FIFO blocks until someone writes to it.
+    let meta = std::fs::metadata(path).map_err(|e| super::ReadError::io(path, &e))?;
     if meta.is_dir() {
         return Err(super::ReadError::NotAModel {
             path: path.to_path_buf(),
             message: "is a folder, expected a file".into(),
         });
     }
+    if !meta.is_file() {
+        return Err(super::ReadError::NotAModel {
+            path: path.to_path_buf(),
+            message: "is not a regular file (a FIFO, socket or device?); not read".into(),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(|e| super::ReadError::io(path, &e))?;
     if meta.len() > MAX_FILE_BYTES {
         return Err(super::ReadError::TooLarge {
             path: path.to_path_buf(),
@@ -50,4 +56,33 @@ pub fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, super::ReadError> 
         });
     }
     Ok(buf)
+}
+
+/// Refuses `path` when it resolves (through a symlink of the file or of a folder above it) outside
+/// `root`. A path that does not resolve (missing, dangling) passes: opening it fails anyway.
+pub fn ensure_inside(
+    path: &std::path::Path,
+    root: &std::path::Path,
+) -> Result<(), super::ReadError> {
+    if let (Ok(real), Ok(real_root)) = (std::fs::canonicalize(path), std::fs::canonicalize(root)) {
+        if !real.starts_with(&real_root) {
+            return Err(super::ReadError::Io {
+                path: path.to_path_buf(),
+                message: format!(
+                    "resolves through a symlink to {}, outside the package; not read",
+                    real.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`read_capped`] for a file of a package folder, after [`ensure_inside`].
+pub fn read_capped_inside(
+    path: &std::path::Path,
+    root: &std::path::Path,
+) -> Result<Vec<u8>, super::ReadError> {
+    ensure_inside(path, root)?;
+    read_capped(path)
 }

@@ -32,7 +32,7 @@ pub fn read_manifest(pkg: &Path) -> Result<Manifest, ReadError> {
         path: path.clone(),
         message,
     };
-    let bytes = read_small(&path).map_err(&err)?;
+    let bytes = read_small(&path, pkg).map_err(&err)?;
     let json: Value =
         serde_json::from_slice(&bytes).map_err(|e| err(format!("not valid JSON: {e}")))?;
     let top = json.as_object().ok_or_else(|| {
@@ -217,7 +217,7 @@ fn resolve_inside(pkg: &Path, pkg_real: &Path, rel: &str) -> Result<PathBuf, Str
     Ok(joined)
 }
 
-fn read_small(path: &Path) -> Result<Vec<u8>, String> {
+fn read_small(path: &Path, pkg: &Path) -> Result<Vec<u8>, String> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err("is missing; an .mlpackage needs one at its top level".into())
@@ -231,7 +231,7 @@ fn read_small(path: &Path) -> Result<Vec<u8>, String> {
         }
         Ok(_) => {}
     }
-    limits::read_capped(path).map_err(|e| e.to_string())
+    limits::read_capped_inside(path, pkg).map_err(|e| e.to_string())
 }
 
 /// "an array", "a string", … for messages.

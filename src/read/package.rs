@@ -109,7 +109,11 @@ fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
             what,
         });
     }
-    let meta = metadata::read_metadata(&dir.join("metadata.json"))?;
+    // Files of the folder are read only when they resolve inside it.
+    let metadata_json = dir.join("metadata.json");
+    limits::ensure_inside(&mil, dir)?;
+    limits::ensure_inside(&metadata_json, dir)?;
+    let meta = metadata::read_metadata(&metadata_json)?;
     let (desc, spec) = match meta {
         Some(m) => (m.description, m.spec_version),
         None => (ModelDesc::default(), None),

@@ -9,7 +9,7 @@ use crate::ir::{
     Arg, BlobRef, DType, Dim, Literal, Output, Param, Payload, Span, TensorData, TensorType,
     ValueType,
 };
-use crate::read::limits::{MAX_BLOCK_NESTING, MAX_DIM, MAX_NESTING};
+use crate::read::limits::{MAX_BLOCK_NESTING, MAX_DIM, MAX_IMMEDIATE_ELEMENTS, MAX_NESTING};
 
 /// A syntax error: where, what was expected, and a label for the span.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +52,8 @@ pub struct Parser<'a> {
     pos: usize,
     depth: usize,
     block_depth: usize,
+    /// Payload values read so far in the literal being parsed (nested literals count toward it).
+    literal_values: u64,
 }
 
 impl<'a> Parser<'a> {
@@ -63,6 +65,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             depth: 0,
             block_depth: 0,
+            literal_values: 0,
         }
     }
 
@@ -150,6 +153,26 @@ impl<'a> Parser<'a> {
             });
         }
         Ok(())
+    }
+
+    /// Counts one more value of the literal being read, refusing more than
+    /// [`MAX_IMMEDIATE_ELEMENTS`] (before they are allocated).
+    fn count_value(&mut self) -> PResult<()> {
+        self.literal_values += 1;
+        if self.literal_values > MAX_IMMEDIATE_ELEMENTS {
+            return self.too_many_values();
+        }
+        Ok(())
+    }
+
+    fn too_many_values<T>(&self) -> PResult<T> {
+        Err(SyntaxError {
+            span: self.peek().span,
+            message: format!(
+                "immediate value with more than {MAX_IMMEDIATE_ELEMENTS} elements; large constants belong in a weight file"
+            ),
+            label: "too many elements".into(),
+        })
     }
 
     fn leave(&mut self) {
@@ -560,11 +583,16 @@ impl<'a> Parser<'a> {
         let ty = self.ty()?;
         let open = self.expect(Tok::LParen)?;
         self.enter(open)?;
+        let outer_values = std::mem::take(&mut self.literal_values);
         let raw = if self.peek().kind == Tok::RParen && !matches!(ty, ValueType::Tensor(_)) {
             Raw::Tuple(Vec::new())
         } else {
             self.raw()?
         };
+        self.literal_values = self.literal_values.saturating_add(outer_values);
+        if self.literal_values > MAX_IMMEDIATE_ELEMENTS {
+            return self.too_many_values();
+        }
         let close = self.expect(Tok::RParen)?;
         self.leave();
         let payload = self.typed(&ty, raw, Span::new(ty_tok.span.start, close.span.end()))?;
@@ -605,6 +633,7 @@ impl<'a> Parser<'a> {
                 let mut v = Vec::new();
                 if !self.eat(close) {
                     loop {
+                        self.count_value()?;
                         v.push(self.raw()?);
                         if self.eat(Tok::Comma) {
                             continue;
@@ -626,6 +655,7 @@ impl<'a> Parser<'a> {
                 let mut pairs = Vec::new();
                 if !self.eat(Tok::RBrace) {
                     loop {
+                        self.count_value()?;
                         self.expect(Tok::LBrace)?;
                         let k = self.raw()?;
                         self.expect(Tok::Comma)?;
