@@ -15,14 +15,14 @@ printf '%10s %10s %9s %9s %12s %12s\n' ops bytes wall_s cpu_s "cpu us/op" "peak 
 for n in "${sizes[@]}"; do
     file="$out/linear-$n.mil"
     awk -v n="$n" 'BEGIN {
-        print "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {"
+        print "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 32]> x) {"
         prev = "x"
         for (i = 0; i < n; i++) {
             if (i % 100000 == 50000) {
-                printf "            tensor<fp16, [1, 4]> g%d = gather(x = %s, indices = %s, axis = int32(0))[name = string(\"g%d\")];\n", i, prev, prev, i
+                printf "            tensor<fp16, [1, 32]> g%d = gather(x = %s, indices = %s, axis = int32(0))[name = string(\"g%d\")];\n", i, prev, prev, i
                 continue
             }
-            printf "            tensor<fp16, [1, 4]> v%d = relu(x = %s)[name = string(\"v%d\")];\n", i, prev, i
+            printf "            tensor<fp16, [1, 32]> v%d = relu(x = %s)[name = string(\"v%d\")];\n", i, prev, i
             prev = "v" i
         }
         printf "        } -> (%s);\n}\n", prev

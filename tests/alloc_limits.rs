@@ -55,9 +55,8 @@ fn shapes_of_2_64_elements_allocate_nothing_of_their_size() {
         format!("{big} t = tile(x = k, reps = tensor<int32, [2]>([2147483647, 2147483647]))[name = string(\"t\")];"),
     ];
     let body: String = ops.iter().map(|o| format!("            {o}\n")).collect();
-    let text = format!(
-        "program(1.3)\n{{\n    func main<ios18>() {{\n{body}        }} -> (c, t);\n}}\n"
-    );
+    let text =
+        format!("program(1.3)\n{{\n    func main<ios18>() {{\n{body}        }} -> (c, t);\n}}\n");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("huge.mlmodelc");
     std::fs::create_dir_all(pkg.join("weights")).unwrap();

@@ -16,19 +16,19 @@ const GATHER_EVERY: usize = 100_000;
 /// `n` ops: a relu chain, with a `gather` on fp16 indices in place of every `GATHER_EVERY`-th op.
 fn program(n: usize) -> String {
     let mut s = String::with_capacity(n * 96);
-    s.push_str("program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {\n");
+    s.push_str("program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 32]> x) {\n");
     let mut prev = "x".to_string();
     for i in 0..n {
         if i % GATHER_EVERY == GATHER_EVERY / 2 {
             let _ = writeln!(
                 s,
-                "            tensor<fp16, [1, 4]> g{i} = gather(x = {prev}, indices = {prev}, axis = int32(0))[name = string(\"g{i}\")];"
+                "            tensor<fp16, [1, 32]> g{i} = gather(x = {prev}, indices = {prev}, axis = int32(0))[name = string(\"g{i}\")];"
             );
             continue;
         }
         let _ = writeln!(
             s,
-            "            tensor<fp16, [1, 4]> v{i} = relu(x = {prev})[name = string(\"v{i}\")];"
+            "            tensor<fp16, [1, 32]> v{i} = relu(x = {prev})[name = string(\"v{i}\")];"
         );
         prev = format!("v{i}");
     }
