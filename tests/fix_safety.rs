@@ -20,19 +20,6 @@ const COMPILED: &str = "compiled/mlmodelc-state-full-extent-write.mlmodelc";
 const PACKAGE: &str = "packages/state-full-extent-write.mlpackage";
 const STATE: &str = "kv_cache";
 
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
-}
-
 /// Every file under `root` with its bytes.
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walkdir::WalkDir::new(root)
@@ -84,7 +71,7 @@ fn fixture(corpus_model: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let src = common::corpus().join(corpus_model);
     let root = dir.path().join(src.file_name().unwrap());
-    copy_dir(&src, &root);
+    common::copy_tree(&src, &root);
     assert!(rules_found(&root).contains(&"state-full-extent-write".to_string()));
     (dir, root)
 }

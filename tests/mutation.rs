@@ -53,19 +53,6 @@ fn seed(name: &str) -> u64 {
         .max(1)
 }
 
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
-}
-
 fn read_varint(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
@@ -472,7 +459,7 @@ fn mutate_model(src: &Path, linter: &Linter, settings: &Settings) -> (Vec<String
     let name = src.file_name().unwrap().to_string_lossy().into_owned();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join(&name);
-    copy_dir(src, &root);
+    common::copy_tree(src, &root);
     let f = files(&root);
     let model = std::fs::read(&f.model).unwrap();
     let weights = f

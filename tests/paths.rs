@@ -30,19 +30,6 @@ fn check(path: &Path) -> (i32, String) {
     (out.status.code().unwrap_or(-1), flat)
 }
 
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
-}
-
 /// A temp folder holding `outside/secret.txt` (and a valid weight file beside it) and a copy of a
 /// corpus model.
 fn setup(corpus_model: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -52,7 +39,7 @@ fn setup(corpus_model: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     std::fs::write(outside.join("secret.txt"), SECRET).unwrap();
     let src = common::corpus().join(corpus_model);
     let model = dir.path().join(src.file_name().unwrap());
-    copy_dir(&src, &model);
+    common::copy_tree(&src, &model);
     (dir, outside, model)
 }
 

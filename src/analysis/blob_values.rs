@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use super::consteval::{ConstData, ConstValue};
+use crate::ir::literal::f16_to_f64;
 use crate::ir::{BlobRef, DType, Literal, Model, ValueType};
 use crate::read::blob::{self, BlobFile};
 use crate::read::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
@@ -147,19 +148,6 @@ fn decode(d: DType, bytes: &[u8]) -> Option<ConstData> {
         ),
         _ => return None,
     })
-}
-
-/// IEEE binary16 → f64 (exact).
-fn f16_to_f64(bits: u16) -> f64 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1f);
-    let frac = f64::from(bits & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        0x1f if frac == 0.0 => sign * f64::INFINITY,
-        0x1f => f64::NAN,
-        e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
-    }
 }
 
 #[cfg(test)]

@@ -86,3 +86,16 @@ impl Literal {
         }
     }
 }
+
+/// IEEE binary16 → f64 (exact).
+pub fn f16_to_f64(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let frac = f64::from(bits & 0x3ff);
+    match exp {
+        0 => sign * frac * 2f64.powi(-24),
+        0x1f if frac == 0.0 => sign * f64::INFINITY,
+        0x1f => f64::NAN,
+        e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
+    }
+}

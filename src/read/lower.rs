@@ -11,6 +11,7 @@ use std::path::Path;
 use super::proto::{self, argument::binding, dimension, immediate_value, tensor_value, value};
 use super::{limits, ReadError};
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
+use crate::ir::literal::f16_to_f64;
 use crate::ir::{
     Arg, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Literal,
     ModelDesc, Output, Param, Payload, Program, Span, TensorData, TensorType, ValueType,
@@ -504,19 +505,6 @@ fn decode_bytes(bytes: &[u8], dtype: DType, max_elements: u64) -> TensorData {
             )
         }
         _ => TensorData::Bytes(bytes.to_vec()),
-    }
-}
-
-/// IEEE binary16 → f64 (exact).
-fn f16_to_f64(bits: u16) -> f64 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1f);
-    let frac = f64::from(bits & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        0x1f if frac == 0.0 => sign * f64::INFINITY,
-        0x1f => f64::NAN,
-        e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
     }
 }
 
