@@ -480,13 +480,3 @@ fn corpus_compiled_fixtures() {
         assert!(again.applied.is_empty() && again.diff.is_empty(), "{name}");
     }
 }
-
-#[test]
-#[ignore = "prints the diff of the corpus fixture for a human"]
-fn show_diff() {
-    let src =
-        common::corpus().join("compiled/mlmodelc-multifunction-state-full-extent-write.mlmodelc");
-    let model = read(&src);
-    let out = apply(&model, &req("kv_cache"), false, FixMode::DiffOnly).unwrap();
-    println!("{}\n{:?}", out.diff, out.applied[0].notes);
-}
