@@ -1050,14 +1050,15 @@ class Mil:
 
 
 class Fn:
-    def __init__(self, name, params, outputs, mil):
+    def __init__(self, name, params, outputs, mil, opset="ios18"):
         self.name, self.params, self.outputs, self.mil = name, params, outputs, mil
+        self.opset = opset
 
     def text(self):
         params = ", ".join(f"{t} {n}" for n, t in sorted(self.params.items()))
         body = "\n".join("            " + line for line in self.mil.lines)
         return (
-            f"    func {self.name}<ios18>({params}) {{\n{body}\n"
+            f"    func {self.name}<{self.opset}>({params}) {{\n{body}\n"
             f"        }} -> ({', '.join(self.outputs)});\n"
         )
 
@@ -1129,6 +1130,20 @@ def text_prefill(blobs, rows, seed):
     return Fn("prefill", params, [y], m)
 
 
+def text_state_dtype(blobs, dtype):
+    """A one-row state write whose state is not fp16 (`state-not-fp16`); 32-wide so only the
+    dtype is at fault."""
+    m = Mil(blobs)
+    m.op("read_state", "old", dtype, [2, 32], input="s")
+    b = m.ints("window_begin", [1, 0])
+    e = m.ints("window_end", [2, 32])
+    m.op("slice_update", "new", dtype, [2, 32], begin=b, end=e, update="u", x="old")
+    m.op("write_state", None, None, None, name="s_write_state", data="new", input="s")
+    m.op("read_state", "y", dtype, [2, 32], name="s_read", input="s")
+    params = {"s": f"state<{Mil.ttype(dtype, [2, 32])}>", "u": Mil.ttype(dtype, [1, 32])}
+    return Fn("main", params, ["y"], m)
+
+
 def text_mlp(blobs, seed):
     rs = rng(seed)
     m = Mil(blobs)
@@ -1167,10 +1182,10 @@ def schema_entry(name, shape, dtype="Float16"):
     }
 
 
-def state_entry(name, shape):
-    e = schema_entry(name, shape)
+def state_entry(name, shape, dtype="Float16"):
+    e = schema_entry(name, shape, dtype)
     e["type"] = "State"
-    e["formattedType"] = f"State (Float16 {' × '.join(str(s) for s in shape)})"
+    e["formattedType"] = f"State ({dtype} {' × '.join(str(s) for s in shape)})"
     return e
 
 
@@ -1197,7 +1212,7 @@ def check_blobs(text, blob):
     assert len(offsets) == count, (len(offsets), count)
 
 
-def write_compiled(name, fns, inputs, outputs, states, findings):
+def write_compiled(name, fns, inputs, outputs, states, findings, data_type="Float16"):
     """Write X.mlmodelc (model.mil, metadata.json, weights/weight.bin) and expected/X.json."""
     root = COMPILED / f"{name}.mlmodelc"
     reset(root)
@@ -1222,7 +1237,7 @@ def write_compiled(name, fns, inputs, outputs, states, findings):
                 hist[key] = hist.get(key, 0) + 1
         functions[f.name] = {"op_count": len(f.mil.ops), "histogram": dict(sorted(per.items()))}
         states_rec[f.name] = {
-            n: {"dtype": "fp16", "shape": parse_state_shape(t)}
+            n: {"dtype": t[len("state<tensor<"):].split(",")[0], "shape": parse_state_shape(t)}
             for n, t in sorted(f.params.items())
             if t.startswith("state<")
         }
@@ -1236,9 +1251,9 @@ def write_compiled(name, fns, inputs, outputs, states, findings):
             "macOS": "15.0", "tvOS": "18.0", "visionOS": "2.0",
             "watchOS": "11.0", "iOS": "18.0", "macCatalyst": "18.0",
         },
-        "inputSchema": [schema_entry(n, s) for n, s in inputs],
-        "outputSchema": [schema_entry(n, s) for n, s in outputs],
-        "stateSchema": [state_entry(n, s) for n, s in states],
+        "inputSchema": [schema_entry(n, s, data_type) for n, s in inputs],
+        "outputSchema": [schema_entry(n, s, data_type) for n, s in outputs],
+        "stateSchema": [state_entry(n, s, data_type) for n, s in states],
         "modelParameters": [],
         "userDefinedMetadata": {"com.github.apple.coremltools.version": "9.0"},
         "mlProgramOperationTypeHistogram": dict(sorted(hist.items())),
@@ -1291,6 +1306,24 @@ def build_compiled():
 
     f = text_mlp(Blobs(), seed=23)
     write_compiled("mlmodelc-mlp-blobfile-clean", [f], *io, [], [])
+
+    # States in an iOS 17 function: the padded (clean) decode step, with only the opset changed.
+    for opset, name, findings in (
+        ("ios17", "mlmodelc-opset-too-old-for-states", [finding("opset-too-old-for-states", "main", None, "kv_cache")]),
+        ("ios18", "mlmodelc-opset-too-old-for-states-clean", []),
+    ):
+        f = text_decode(Blobs(), N + 1, seed=24)
+        f.opset = opset
+        write_compiled(name, [f], *io, [("kv_cache", kv_shape(N + 1))], findings)
+
+    # An fp32 state (and so fp32 state ops, which fp32-compute reports too) vs the fp16 twin.
+    fp32_ops = [finding("fp32-compute", "main", op) for op in ("old", "new", "s_read")]
+    for dtype, data_type, name, findings in (
+        ("fp32", "Float32", "mlmodelc-state-not-fp16", [finding("state-not-fp16", "main", None, "s")] + fp32_ops),
+        ("fp16", "Float16", "mlmodelc-state-not-fp16-clean", []),
+    ):
+        f = text_state_dtype(Blobs(), dtype)
+        write_compiled(name, [f], [("u", [1, 32])], [("y", [2, 32])], [("s", [2, 32])], findings, data_type)
 
 
 def main():
