@@ -491,21 +491,18 @@ impl Names {
 }
 
 fn int_const(name: String, values: Vec<i64>) -> NewOp {
-    let ty = TensorType::fixed(DType::Int32, &[values.len() as u64]);
-    NewOp {
-        op_type: "const".into(),
-        name,
-        inputs: Vec::new(),
-        output: ty.clone(),
-        value: Some(Literal {
-            ty: ValueType::Tensor(ty),
-            payload: Payload::Tensor(TensorData::Ints(values)),
-        }),
-    }
+    let n = values.len() as u64;
+    vector_const(name, DType::Int32, n, TensorData::Ints(values))
 }
 
 fn bool_const(name: String, values: Vec<bool>) -> NewOp {
-    let ty = TensorType::fixed(DType::Bool, &[values.len() as u64]);
+    let n = values.len() as u64;
+    vector_const(name, DType::Bool, n, TensorData::Bools(values))
+}
+
+/// A new rank-1 `const` op holding `data`.
+fn vector_const(name: String, dtype: DType, len: u64, data: TensorData) -> NewOp {
+    let ty = TensorType::fixed(dtype, &[len]);
     NewOp {
         op_type: "const".into(),
         name,
@@ -513,7 +510,7 @@ fn bool_const(name: String, values: Vec<bool>) -> NewOp {
         output: ty.clone(),
         value: Some(Literal {
             ty: ValueType::Tensor(ty),
-            payload: Payload::Tensor(TensorData::Bools(values)),
+            payload: Payload::Tensor(data),
         }),
     }
 }
