@@ -282,7 +282,7 @@ fn check(args: CheckArgs) -> u8 {
         if !fixed.written.is_empty() {
             // Re-check what was written, as ruff does, so output and exit code reflect the fixed models.
             let rerun = coreml_lint::check::run(&fixed.written, &settings, |m| linter.lint(m));
-            run = merge_fixed(run, rerun, &fixed.written_from);
+            run = merge_fixed(run, rerun, &fixed.written, &fixed.written_from);
         }
     }
     if !(args.diff && !(args.fix || args.unsafe_fixes)) {
@@ -299,18 +299,41 @@ fn check(args: CheckArgs) -> u8 {
     }
 }
 
-/// The run with each fixed model's result replaced by the result of re-checking the written copy.
-fn merge_fixed(mut run: CheckRun, rerun: CheckRun, written_from: &[PathBuf]) -> CheckRun {
-    let mut fresh = rerun.models.into_iter();
+/// The run with each fixed model's result replaced by the result of re-checking what was written
+/// for it (`written[i]` came from `written_from[i]`).
+fn merge_fixed(
+    mut run: CheckRun,
+    rerun: CheckRun,
+    written: &[PathBuf],
+    written_from: &[PathBuf],
+) -> CheckRun {
+    let mut fresh: std::collections::BTreeMap<PathBuf, report::ModelResult> = rerun
+        .models
+        .into_iter()
+        .map(|m| (m.path.clone(), m))
+        .collect();
     for m in &mut run.models {
-        if written_from.contains(&m.path) {
-            if let Some(new) = fresh.next() {
-                *m = new;
-            }
+        let Some(i) = written_from.iter().position(|p| *p == m.path) else {
+            continue;
+        };
+        let new = written.get(i).and_then(|w| {
+            let key = fresh.keys().find(|k| same_path(k, w)).cloned()?;
+            fresh.remove(&key)
+        });
+        if let Some(new) = new {
+            *m = new;
         }
     }
     run.elapsed += rerun.elapsed;
     run
+}
+
+/// Two spellings of one path (discovery drops `./` components).
+fn same_path(a: &Path, b: &Path) -> bool {
+    a == b
+        || std::fs::canonicalize(a)
+            .ok()
+            .is_some_and(|x| std::fs::canonicalize(b).ok() == Some(x))
 }
 
 fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linter) {
