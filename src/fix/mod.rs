@@ -181,7 +181,13 @@ pub fn apply_with_writer(
         .into_iter()
         .map(|(p, b)| (retarget(&p, &model.path, &root), b))
         .collect();
-    if let Err(e) = write::replace_all(&targets, writer) {
+    // Several files of one package folder (model.mil + metadata.json) are swapped in together.
+    let replaced = if targets.len() > 1 && root.is_dir() {
+        write::replace_in_package(&root, &targets, writer)
+    } else {
+        write::replace_all(&targets, writer)
+    };
+    if let Err(e) = replaced {
         if matches!(mode, FixMode::Output(_)) {
             let _ = if root.is_dir() {
                 fs::remove_dir_all(&root)

@@ -79,6 +79,129 @@ pub fn replace_all(files: &[(PathBuf, Vec<u8>)], writer: Writer<'_>) -> Result<(
     Ok(())
 }
 
+/// Replaces several files of the package folder `root` at once. The fixed package is assembled
+/// beside it (the new files written and flushed, every other file hard-linked, so weights are
+/// neither copied nor touched), then the two folders are swapped in one `renameat2(RENAME_EXCHANGE)`:
+/// a process killed at any point leaves either the whole original or the whole fixed package,
+/// never a mix. Where the swap is not available (not Linux, no hard links, symlinks in the
+/// package), falls back to [`replace_all`].
+pub fn replace_in_package(
+    root: &Path,
+    files: &[(PathBuf, Vec<u8>)],
+    writer: Writer<'_>,
+) -> Result<(), WriteError> {
+    let staged_root = match stage_package(root, files, writer) {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return replace_all(files, writer),
+        Err(e) => return Err(e),
+    };
+    if let Err(e) = exchange(staged_root.path(), root) {
+        if e.raw_os_error() == Some(libc_enosys()) || e.kind() == io::ErrorKind::Unsupported {
+            drop(staged_root);
+            return replace_all(files, writer);
+        }
+        return Err(err(root, "cannot swap the fixed package into place", e));
+    }
+    // `staged_root` now holds the original tree (links only); dropping it removes them.
+    drop(staged_root);
+    sync_dir(&parent(root)).map_err(|e| err(root, "cannot flush the folder", e))
+}
+
+/// Builds the fixed package in a temporary folder beside `root`; `Ok(None)` when that cannot be
+/// done with hard links (the caller falls back to per-file replacement).
+fn stage_package(
+    root: &Path,
+    files: &[(PathBuf, Vec<u8>)],
+    writer: Writer<'_>,
+) -> Result<Option<tempfile::TempDir>, WriteError> {
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let staged = tempfile::Builder::new()
+        .prefix(&format!(".{name}.coreml-lint-fix-"))
+        .tempdir_in(parent(root))
+        .map_err(|e| err(root, "cannot create a temporary folder beside it", e))?;
+    for entry in walkdir::WalkDir::new(root).min_depth(1).follow_links(false) {
+        let entry = entry.map_err(|e| err(root, "cannot list the package", e))?;
+        let rel = entry
+            .path()
+            .strip_prefix(root)
+            .map_err(|e| err(entry.path(), "outside the package", e))?;
+        let target = staged.path().join(rel);
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            fs::create_dir(&target).map_err(|e| err(&target, "cannot create the folder", e))?;
+            if let Ok(meta) = fs::metadata(entry.path()) {
+                let _ = fs::set_permissions(&target, meta.permissions());
+            }
+        } else if let Some((_, bytes)) = files.iter().find(|(p, _)| p.as_path() == entry.path()) {
+            let mut f = File::create(&target)
+                .map_err(|e| err(entry.path(), "cannot stage the new content", e))?;
+            if let Ok(meta) = fs::metadata(entry.path()) {
+                let _ = f.set_permissions(meta.permissions());
+            }
+            writer(&mut f, bytes)
+                .map_err(|e| err(entry.path(), "cannot write the new content", e))?;
+            f.sync_all()
+                .map_err(|e| err(entry.path(), "cannot flush the new content", e))?;
+        } else if !ft.is_file() || fs::hard_link(entry.path(), &target).is_err() {
+            return Ok(None);
+        }
+    }
+    // Every replaced file must exist in the package (a new file would not be seen by the walk).
+    if files.iter().any(|(p, _)| {
+        p.strip_prefix(root)
+            .map_or(true, |rel| !staged.path().join(rel).is_file())
+    }) {
+        return Ok(None);
+    }
+    sync_dir(staged.path()).map_err(|e| err(root, "cannot flush the staged folder", e))?;
+    Ok(Some(staged))
+}
+
+#[cfg(target_os = "linux")]
+fn libc_enosys() -> i32 {
+    libc::ENOSYS
+}
+
+#[cfg(not(target_os = "linux"))]
+fn libc_enosys() -> i32 {
+    38
+}
+
+/// Swaps two paths atomically.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    let cb = CString::new(b.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: both pointers are valid NUL-terminated strings for the duration of the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "no atomic folder exchange on this system",
+    ))
+}
+
 /// A temporary copy of `path`'s current content beside it (removed when dropped).
 fn backup_of(path: &Path) -> Result<tempfile::TempPath, WriteError> {
     let dir = parent(path);
@@ -221,6 +344,71 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    fn package(dir: &Path) -> PathBuf {
+        let root = dir.join("m.mlmodelc");
+        fs::create_dir_all(root.join("weights")).unwrap();
+        fs::write(root.join("model.mil"), b"old mil").unwrap();
+        fs::write(root.join("metadata.json"), b"old meta").unwrap();
+        fs::write(root.join("weights/weight.bin"), b"weights").unwrap();
+        root
+    }
+
+    #[test]
+    fn package_files_are_swapped_in_together_and_weights_are_linked_not_copied() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = package(dir.path());
+        let ino = fs::metadata(root.join("weights/weight.bin")).unwrap().ino();
+        let files = [
+            (root.join("model.mil"), b"new mil".to_vec()),
+            (root.join("metadata.json"), b"new meta".to_vec()),
+        ];
+        replace_in_package(&root, &files, &mut plain_write).unwrap();
+        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"new mil");
+        assert_eq!(fs::read(root.join("metadata.json")).unwrap(), b"new meta");
+        assert_eq!(
+            fs::read(root.join("weights/weight.bin")).unwrap(),
+            b"weights"
+        );
+        assert_eq!(
+            fs::metadata(root.join("weights/weight.bin")).unwrap().ino(),
+            ino
+        );
+        // Nothing is left beside the package.
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["m.mlmodelc"]);
+    }
+
+    #[test]
+    fn a_failure_while_staging_the_package_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = package(dir.path());
+        let mut calls = 0;
+        let mut failing = |f: &mut File, bytes: &[u8]| {
+            calls += 1;
+            if calls == 2 {
+                return Err(io::Error::other("disk full (injected)"));
+            }
+            f.write_all(bytes)
+        };
+        let files = [
+            (root.join("model.mil"), b"new mil".to_vec()),
+            (root.join("metadata.json"), b"new meta".to_vec()),
+        ];
+        let e = replace_in_package(&root, &files, &mut failing).unwrap_err();
+        assert!(e.to_string().contains("injected"), "{e}");
+        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"old mil");
+        assert_eq!(fs::read(root.join("metadata.json")).unwrap(), b"old meta");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["m.mlmodelc"]);
     }
 
     #[test]
