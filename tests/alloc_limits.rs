@@ -3,6 +3,8 @@
 //! read, rendered and linted while the largest single allocation stays small. A counting global
 //! allocator records the largest request; this binary holds only this test.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -61,14 +63,7 @@ fn shapes_of_2_64_elements_allocate_nothing_of_their_size() {
     let pkg = dir.path().join("huge.mlmodelc");
     std::fs::create_dir_all(pkg.join("weights")).unwrap();
     std::fs::write(pkg.join("model.mil"), &text).unwrap();
-    let mut weights = vec![0u8; 64];
-    weights[0] = 1;
-    weights[4] = 2;
-    weights.extend_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
-    weights.extend_from_slice(&1u32.to_le_bytes());
-    weights.extend_from_slice(&2u64.to_le_bytes());
-    weights.extend_from_slice(&128u64.to_le_bytes());
-    weights.resize(130, 0);
+    let weights = common::one_fp16_blob_file();
     std::fs::write(pkg.join("weights/weight.bin"), &weights).unwrap();
     let linter = coreml_lint::lint::Linter::new(coreml_lint::rules::RuleSet::builtin().unwrap());
 

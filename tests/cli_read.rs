@@ -17,6 +17,18 @@ fn bin() -> Command {
     Command::cargo_bin("coreml-lint").unwrap()
 }
 
+/// Runs `dump` on `path`, expects exit code 2, and returns stderr.
+fn dump_fails(path: &Path) -> Vec<u8> {
+    bin()
+        .arg("dump")
+        .arg(path)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone()
+}
+
 fn write_compiled(dir: &Path, name: &str, mil: &[u8]) -> std::path::PathBuf {
     let pkg = dir.join(name);
     std::fs::create_dir_all(&pkg).unwrap();
@@ -45,14 +57,7 @@ fn syntax_error_names_file_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let broken = GOOD.replace("[name = string(\"r\")];", "[name = string(\"r\")]");
     let pkg = write_compiled(dir.path(), "b.mlmodelc", broken.as_bytes());
-    let out = bin()
-        .arg("dump")
-        .arg(&pkg)
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
+    let out = dump_fails(&pkg);
     let err = String::from_utf8_lossy(&out);
     assert!(err.contains("b.mlmodelc/model.mil:5:9"), "{err}");
     assert!(err.contains("expected `;`"), "{err}");
@@ -62,44 +67,16 @@ fn syntax_error_names_file_line_and_column() {
 fn non_utf8_missing_and_foreign_paths_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = write_compiled(dir.path(), "c.mlmodelc", b"program(1.3)\n{\xff\xfe}");
-    let out = bin()
-        .arg("dump")
-        .arg(&pkg)
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
+    let out = dump_fails(&pkg);
     assert!(String::from_utf8_lossy(&out).contains("not UTF-8"));
-    let out = bin()
-        .arg("dump")
-        .arg(dir.path().join("nope.mlpackage"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
+    let out = dump_fails(&dir.path().join("nope.mlpackage"));
     assert!(String::from_utf8_lossy(&out).contains("cannot read"));
     std::fs::write(dir.path().join("x.txt"), "hi").unwrap();
-    let out = bin()
-        .arg("dump")
-        .arg(dir.path().join("x.txt"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
+    let out = dump_fails(&dir.path().join("x.txt"));
     assert!(String::from_utf8_lossy(&out).contains("not a Core ML model"));
     let empty = dir.path().join("d.mlmodelc");
     std::fs::create_dir_all(&empty).unwrap();
-    let out = bin()
-        .arg("dump")
-        .arg(&empty)
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
+    let out = dump_fails(&empty);
     assert!(String::from_utf8_lossy(&out).contains("no model.mil"));
 }
 
@@ -123,24 +100,10 @@ fn deep_nesting_and_absurd_dims_do_not_crash() {
         "]".repeat(200_000)
     );
     let pkg = write_compiled(dir.path(), "deep.mlmodelc", deep.as_bytes());
-    let out = bin()
-        .arg("dump")
-        .arg(&pkg)
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
+    let out = dump_fails(&pkg);
     assert!(String::from_utf8_lossy(&out).contains("nesting deeper"));
     let huge = GOOD.replace("[1, 4]> x", "[4294967296, 4294967296, 1099511627777]> x");
     let pkg = write_compiled(dir.path(), "huge.mlmodelc", huge.as_bytes());
-    let out = bin()
-        .arg("dump")
-        .arg(&pkg)
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
+    let out = dump_fails(&pkg);
     assert!(String::from_utf8_lossy(&out).contains("larger than 2^40"));
 }

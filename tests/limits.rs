@@ -367,14 +367,7 @@ fn absurd_declared_shapes_read_and_lint() {
     let pkg = dir.path().join("huge.mlmodelc");
     std::fs::create_dir_all(pkg.join("weights")).unwrap();
     std::fs::write(pkg.join("model.mil"), &text).unwrap();
-    let mut weights = vec![0u8; 64];
-    weights[0] = 1;
-    weights[4] = 2;
-    weights.extend_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
-    weights.extend_from_slice(&1u32.to_le_bytes());
-    weights.extend_from_slice(&2u64.to_le_bytes());
-    weights.extend_from_slice(&128u64.to_le_bytes());
-    weights.resize(130, 0);
+    let weights = common::one_fp16_blob_file();
     std::fs::write(pkg.join("weights/weight.bin"), &weights).unwrap();
     let Ok(ReadOutcome::Model(model)) = read_model(&Discovered {
         path: pkg.clone(),

@@ -71,3 +71,16 @@ pub fn copy_tree(src: &std::path::Path, dst: &std::path::Path) {
         }
     }
 }
+
+/// A blob-storage-v2 weight file holding one fp16 blob of one element (record at 64, payload at 128).
+pub fn one_fp16_blob_file() -> Vec<u8> {
+    let mut weights = vec![0u8; 64];
+    weights[0] = 1; // blob count
+    weights[4] = 2; // version
+    weights.extend_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+    weights.extend_from_slice(&1u32.to_le_bytes()); // fp16
+    weights.extend_from_slice(&2u64.to_le_bytes()); // payload bytes
+    weights.extend_from_slice(&128u64.to_le_bytes()); // payload offset
+    weights.resize(130, 0);
+    weights
+}
