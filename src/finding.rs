@@ -87,3 +87,24 @@ impl Finding {
         )
     }
 }
+
+#[cfg(test)]
+impl Finding {
+    /// A warning of `rule` in `path` with no location, for reporter tests.
+    pub(crate) fn bare(rule: &str, path: &str) -> Finding {
+        Finding {
+            rule: rule.into(),
+            severity: Severity::Warning,
+            path: path.into(),
+            function: None,
+            op: None,
+            state: None,
+            message: String::new(),
+            help: None,
+            fix: None,
+            span: None,
+            labels: Vec::new(),
+            order: None,
+        }
+    }
+}

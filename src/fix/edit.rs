@@ -26,10 +26,7 @@ pub fn apply_to_program(program: &Program, plan: &PadPlan) -> Result<(Program, S
 
 /// Edits `program` in place. The graph's edges, value map and op order are left stale: render it.
 fn edit_program(program: &mut Program, plan: &PadPlan) -> Result<(), String> {
-    let rows = *plan
-        .new_shape
-        .get(plan.axis)
-        .ok_or("internal: pad axis out of range")?;
+    let rows = plan.padded_rows()?;
     for fe in &plan.functions {
         let f = program
             .functions

@@ -112,6 +112,14 @@ impl PadPlan {
         self.functions.is_empty()
     }
 
+    /// The state's length on the pad axis after padding.
+    pub fn padded_rows(&self) -> Result<u64, String> {
+        self.new_shape
+            .get(self.axis)
+            .copied()
+            .ok_or_else(|| "internal: pad axis out of range".to_string())
+    }
+
     /// The padded type of the state's wrapped tensor.
     pub fn new_type(&self) -> TensorType {
         TensorType::fixed(self.dtype, &self.new_shape)

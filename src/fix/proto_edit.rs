@@ -15,10 +15,7 @@ use super::plan::{Anchor, NewOp, OpRef, PadPlan};
 /// Pads the state in every function of the program the plan names. Nothing is checked against
 /// the description here; see [`pad_description`].
 pub fn pad_program(program: &mut proto::Program, plan: &PadPlan) -> Result<(), String> {
-    let rows = *plan
-        .new_shape
-        .get(plan.axis)
-        .ok_or("internal: pad axis out of range")?;
+    let rows = plan.padded_rows()?;
     for fe in &plan.functions {
         let f = program
             .functions

@@ -255,25 +255,15 @@ pub fn render_estimates(rows: &[FunctionEstimate]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::Severity;
     use crate::rules::testing::snippet_model;
 
     const MIL: &str = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x, state<tensor<fp16, [1, 257, 64]>> kv) {\n            tensor<fp16, [64, 64]> w = const()[name = string(\"w\"), val = tensor<fp16, [64, 64]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];\n            tensor<fp16, [1, 64]> h = linear(weight = w, x = x)[name = string(\"h\")];\n            tensor<fp16, [1, 257, 64]> r = read_state(input = kv)[name = string(\"r\")];\n            string d = const()[name = string(\"d\"), val = string(\"fp32\")];\n            tensor<fp32, [1, 64]> h32 = cast(dtype = d, x = h)[name = string(\"h32\")];\n            int32 ax = const()[name = string(\"ax\"), val = int32(-1)];\n            tensor<int32, [1]> am = reduce_argmax(axis = ax, x = h)[name = string(\"am\")];\n            tensor<fp16, [1, 64]> q = some_new_op(x = h)[name = string(\"q\")];\n            tensor<fp16, [1, 64]> s = softmax(axis = ax, x = q)[name = string(\"s\")];\n        } -> (h32, am, s, r);\n}\n";
 
     fn finding(rule: &str, op: Option<&str>) -> Finding {
         Finding {
-            rule: rule.into(),
-            severity: Severity::Warning,
-            path: "m".into(),
             function: Some("main".into()),
             op: op.map(str::to_string),
-            state: None,
-            message: String::new(),
-            help: None,
-            fix: None,
-            span: None,
-            labels: Vec::new(),
-            order: None,
+            ..Finding::bare(rule, "m")
         }
     }
 

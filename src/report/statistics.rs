@@ -37,24 +37,11 @@ pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::{Finding, Severity};
+    use crate::finding::Finding;
     use crate::report::{ModelOutcome, ModelResult};
 
     fn finding(rule: &str) -> Finding {
-        Finding {
-            rule: rule.into(),
-            severity: Severity::Warning,
-            path: "m.mlpackage".into(),
-            function: None,
-            op: None,
-            state: None,
-            message: String::new(),
-            help: None,
-            fix: None,
-            span: None,
-            labels: Vec::new(),
-            order: None,
-        }
+        Finding::bare(rule, "m.mlpackage")
     }
 
     #[test]
