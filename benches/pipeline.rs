@@ -22,7 +22,6 @@ const BIG: &str = "bench/out/decoder-32l.mlpackage";
 struct Prepared {
     package: PathBuf,
     bytes: Vec<u8>,
-    spec: proto::Model,
     text: String,
     model: Model,
     facts: Vec<FunctionFacts>,
@@ -36,7 +35,6 @@ fn prepare(rel: &str) -> Option<Prepared> {
     let package = root().join(rel);
     let file = package.join("Data/com.apple.CoreML/model.mlmodel");
     let bytes = std::fs::read(&file).ok()?;
-    let spec = proto::decode_model(&bytes, &file).ok()?;
     let d = Discovered {
         path: package.clone(),
         kind: ModelKind::MlPackage,
@@ -49,7 +47,6 @@ fn prepare(rel: &str) -> Option<Prepared> {
     Some(Prepared {
         package,
         bytes,
-        spec,
         text,
         model: *model,
         facts,
@@ -109,11 +106,12 @@ fn decode_protobuf(b: Bencher, name: &str) {
     b.bench(|| proto::decode_model(black_box(&p.bytes), &p.package));
 }
 
-/// prost `Model` → IR (every function's graph built).
+/// `model.mlmodel` bytes → IR: the outline decode, then each operation decoded and lowered in
+/// turn, every function's graph built (functions in parallel).
 #[divan::bench(args = names())]
 fn build_ir(b: Bencher, name: &str) {
     let p = get(name);
-    b.bench(|| lower::lower_model(black_box(&p.spec), &p.package));
+    b.bench(|| lower::lower_bytes(black_box(p.bytes.clone().into()), &p.package));
 }
 
 /// Text MIL (the model rendered as `model.mil`) → IR: lexing, parsing and graph building.

@@ -48,6 +48,15 @@ impl<'m> BlobValues<'m> {
     /// The decoded value of a file-backed literal, when it is small and its record is sound.
     pub fn value(&self, lit: &Literal) -> Option<ConstValue> {
         let b = lit.blob()?;
+        // Weights are large: refused before any lookup.
+        let small = lit
+            .ty
+            .tensor()
+            .and_then(|t| t.element_count())
+            .is_some_and(|n| n <= MAX_CONSTEVAL_ELEMENTS);
+        if !small {
+            return None;
+        }
         let key = (b.path.clone(), b.offset, lit.ty.clone());
         if let Some(v) = self.values.borrow().get(&key) {
             return v.clone();

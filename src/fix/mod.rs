@@ -305,8 +305,9 @@ fn protobuf_files(
     )
     .map_err(|e| internal(e.to_string()))?;
     // The protobuf edit and the IR edit must agree before anything is written.
-    let reread = proto::decode_model(&bytes, file).map_err(|e| internal(e.to_string()))?;
-    let lowered = match lower::lower_model(&reread, file).map_err(|e| internal(e.to_string()))? {
+    let lowered = match lower::lower_bytes(bytes.clone().into(), file)
+        .map_err(|e| internal(e.to_string()))?
+    {
         lower::Lowered::Program(p) => p,
         lower::Lowered::NotMlProgram(what) => return Err(not_ml_program(&model.path, &what)),
     };

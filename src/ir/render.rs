@@ -3,13 +3,15 @@
 
 use std::fmt::Write;
 
-use super::graph::{Arg, BlockId, Function, NodeId, Op};
+use rayon::prelude::*;
+
+use super::graph::{Arg, BlockId, Function, Node, NodeId, Op};
 use super::literal::{Literal, Payload, TensorData};
 use super::span::Span;
 use super::types::{DType, TensorType, ValueType};
 use super::Program;
 use crate::read::limits::MAX_NESTING;
-use crate::read::miltext::number::format_hex_float;
+use crate::read::miltext::number::write_hex_float;
 
 /// Text opset name for a proto opset name (`CoreML8` → `ios18`); text names pass through.
 pub fn text_opset(opset: &str) -> &str {
@@ -24,29 +26,33 @@ pub fn text_opset(opset: &str) -> &str {
 }
 
 /// Renders `program` as text MIL and records each op's, input's and function's span in the text.
+/// Functions are rendered in parallel, then joined.
 pub fn render_program(program: &mut Program) -> String {
-    let mut r = Renderer {
-        out: String::new(),
-        bare_scalars: bare_scalars(&program.version),
-    };
+    let bare_scalars = bare_scalars(&program.version);
+    let mut r = Renderer::new(bare_scalars);
     let _ = writeln!(r.out, "program({})", program.version);
     if !program.attributes.is_empty() {
         r.out.push('[');
-        r.attrs(
-            &program
-                .attributes
-                .iter()
-                .map(|(k, v)| (k.as_str(), v))
-                .collect::<Vec<_>>(),
-        );
+        r.attrs(program.attributes.iter().map(|(k, v)| (k.as_str(), v)));
         r.out.push_str("]\n");
     }
     r.out.push_str("{\n");
-    for f in &mut program.functions {
-        r.function(f);
+    let parts: Vec<(String, SpanLog)> = program
+        .functions
+        .par_iter()
+        .map(|f| {
+            let mut fr = Renderer::new(bare_scalars);
+            fr.function(f);
+            (fr.out, fr.spans)
+        })
+        .collect();
+    let mut out = r.out;
+    for (f, (text, spans)) in program.functions.iter_mut().zip(parts) {
+        spans.apply(f, out.len());
+        out.push_str(&text);
     }
-    r.out.push('}');
-    r.out
+    out.push('}');
+    out
 }
 
 /// Renders without touching spans (for `dump` of a program whose spans must stay as read).
@@ -61,71 +67,102 @@ fn bare_scalars(version: &str) -> bool {
     (major, minor) >= (1, 3)
 }
 
+/// Where the renderer printed each part of one function, relative to the function's own text.
+#[derive(Default)]
+struct SpanLog {
+    header: Span,
+    nodes: Vec<(NodeId, Span)>,
+}
+
+impl SpanLog {
+    /// Records the spans in `f`, shifted by `base` (where the function's text starts).
+    fn apply(self, f: &mut Function, base: usize) {
+        let shift = |s: Span| Span::new(s.start + base, s.end() + base);
+        f.span = shift(self.header);
+        for (id, span) in self.nodes {
+            match f.graph.node_weight_mut(id.0) {
+                Some(Node::Op(op)) => op.span = shift(span),
+                Some(Node::Input(i)) => i.span = shift(span),
+                None => {}
+            }
+        }
+    }
+}
+
 struct Renderer {
     out: String,
     bare_scalars: bool,
+    spans: SpanLog,
 }
 
 impl Renderer {
-    fn function(&mut self, f: &mut Function) {
+    fn new(bare_scalars: bool) -> Renderer {
+        Renderer {
+            out: String::new(),
+            bare_scalars,
+            spans: SpanLog::default(),
+        }
+    }
+
+    fn function(&mut self, f: &Function) {
         let start = self.out.len() + 4;
         let _ = write!(self.out, "    func {}<{}>(", f.name, text_opset(&f.opset));
-        let inputs: Vec<NodeId> = f
-            .blocks
-            .first()
-            .map(|b| b.inputs.clone())
-            .unwrap_or_default();
-        self.params(f, &inputs);
+        if let Some(body) = f.blocks.first() {
+            self.params(f, &body.inputs);
+        }
         self.out.push(')');
         if !f.attributes.is_empty() {
             self.out.push_str(" [");
-            let attrs = f.attributes.clone();
-            self.attrs(
-                &attrs
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v))
-                    .collect::<Vec<_>>(),
-            );
+            self.attrs(f.attributes.iter().map(|(k, v)| (k.as_str(), v)));
             self.out.push(']');
         }
         self.out.push_str(" {");
-        f.span = Span::new(start, self.out.len());
+        self.spans.header = Span::new(start, self.out.len());
         self.out.push('\n');
         self.block_body(f, super::BODY, 3);
         self.out.push_str(";\n");
     }
 
-    fn params(&mut self, f: &mut Function, ids: &[NodeId]) {
+    fn params(&mut self, f: &Function, ids: &[NodeId]) {
         for (i, &id) in ids.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
             }
             let start = self.out.len();
             if let Some(inp) = f.input(id) {
-                let text = format!("{} {}", self.ty(&inp.ty), inp.name);
-                self.out.push_str(&text);
+                self.ty(&inp.ty);
+                self.out.push(' ');
+                self.out.push_str(&inp.name);
             }
-            let end = self.out.len();
-            if let Some(inp) = f.input_mut(id) {
-                inp.span = Span::new(start, end);
-            }
+            self.spans
+                .nodes
+                .push((id, Span::new(start, self.out.len())));
         }
     }
 
     /// Statements at `depth` × 4 spaces, then `} -> (outs)` one level less.
-    fn block_body(&mut self, f: &mut Function, block: BlockId, depth: usize) {
+    fn block_body(&mut self, f: &Function, block: BlockId, depth: usize) {
         let Some(b) = f.blocks.get(block.0 as usize) else {
             return;
         };
-        let ops = b.ops.clone();
-        let outputs = b.outputs.clone();
-        for id in ops {
+        for &id in &b.ops {
             self.indent(depth);
             self.statement(f, id, depth);
             self.out.push('\n');
         }
         self.indent(depth.saturating_sub(1));
-        let _ = write!(self.out, "}} -> ({})", outputs.join(", "));
+        self.out.push_str("} -> (");
+        self.list(&b.outputs);
+        self.out.push(')');
+    }
+
+    fn list(&mut self, names: &[String]) {
+        for (i, n) in names.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.out.push_str(n);
+        }
     }
 
     fn indent(&mut self, depth: usize) {
@@ -134,30 +171,28 @@ impl Renderer {
         }
     }
 
-    fn statement(&mut self, f: &mut Function, id: NodeId, depth: usize) {
+    fn statement(&mut self, f: &Function, id: NodeId, depth: usize) {
         let start = self.out.len();
-        let Some(op) = f.op(id).cloned() else { return };
-        self.op_head(&op);
+        let Some(op) = f.op(id) else { return };
+        self.op_head(op);
         for &blk in &op.blocks {
             self.out.push(' ');
             let inputs = f
                 .blocks
                 .get(blk.0 as usize)
-                .map(|b| b.inputs.clone())
-                .unwrap_or_default();
+                .map_or(&[][..], |b| b.inputs.as_slice());
             if !inputs.is_empty() {
                 self.out.push('(');
-                self.params(f, &inputs);
+                self.params(f, inputs);
                 self.out.push_str(") ");
             }
             self.out.push_str("{\n");
             self.block_body(f, blk, depth + 2);
         }
         self.out.push(';');
-        let end = self.out.len();
-        if let Some(op) = f.op_mut(id) {
-            op.span = Span::new(start, end);
-        }
+        self.spans
+            .nodes
+            .push((id, Span::new(start, self.out.len())));
     }
 
     fn op_head(&mut self, op: &Op) {
@@ -166,17 +201,20 @@ impl Renderer {
                 if i > 0 {
                     self.out.push_str(", ");
                 }
-                let t = self.ty(&o.ty);
-                let _ = write!(self.out, "{t} {}", o.name);
+                self.ty(&o.ty);
+                self.out.push(' ');
+                self.out.push_str(&o.name);
             }
             self.out.push_str(" = ");
         }
-        let _ = write!(self.out, "{}(", op.op_type);
+        self.out.push_str(&op.op_type);
+        self.out.push('(');
         for (i, p) in op.inputs.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let _ = write!(self.out, "{} = ", p.name);
+            self.out.push_str(&p.name);
+            self.out.push_str(" = ");
             let multi = p.args.len() != 1;
             if multi {
                 self.out.push('(');
@@ -195,61 +233,101 @@ impl Renderer {
             }
         }
         self.out.push(')');
-        let name_lit = op.name.as_ref().map(|n| Literal {
-            ty: ValueType::Tensor(TensorType::scalar(DType::String)),
-            payload: Payload::Tensor(TensorData::Strings(vec![n.clone()])),
-        });
-        let mut attrs: Vec<(&str, &Literal)> =
-            op.attributes.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        if let Some(n) = &name_lit {
-            attrs.push(("name", n));
+        if op.attributes.is_empty() && op.name.is_none() {
+            return;
+        }
+        // Attributes are printed sorted by key, `name` among them.
+        let mut attrs: Vec<(&str, Option<&Literal>)> = op
+            .attributes
+            .iter()
+            .map(|(k, v)| (k.as_str(), Some(v)))
+            .collect();
+        if op.name.is_some() {
+            attrs.push(("name", None));
         }
         attrs.sort_by(|a, b| a.0.cmp(b.0));
-        if !attrs.is_empty() {
-            self.out.push('[');
-            self.attrs(&attrs);
-            self.out.push(']');
-        }
-    }
-
-    fn attrs(&mut self, attrs: &[(&str, &Literal)]) {
-        for (i, (k, v)) in attrs.iter().enumerate() {
+        self.out.push('[');
+        for (i, (k, v)) in attrs.into_iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let _ = write!(self.out, "{k} = ");
+            self.out.push_str(k);
+            self.out.push_str(" = ");
+            match (v, &op.name) {
+                (Some(v), _) => self.literal(v),
+                (None, Some(name)) => {
+                    self.scalar_ty(DType::String);
+                    self.out.push('(');
+                    quote(&mut self.out, name);
+                    self.out.push(')');
+                }
+                (None, None) => {}
+            }
+        }
+        self.out.push(']');
+    }
+
+    fn attrs<'a>(&mut self, attrs: impl Iterator<Item = (&'a str, &'a Literal)>) {
+        for (i, (k, v)) in attrs.enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.out.push_str(k);
+            self.out.push_str(" = ");
             self.literal(v);
         }
     }
 
-    fn ty(&self, ty: &ValueType) -> String {
+    /// The type of a scalar of `dtype`: bare (`string`) in text MIL 1.3, else `tensor<string, []>`.
+    fn scalar_ty(&mut self, dtype: DType) {
+        if self.bare_scalars {
+            self.out.push_str(&dtype.text_name());
+        } else {
+            let _ = write!(self.out, "{}", TensorType::scalar(dtype));
+        }
+    }
+
+    fn ty(&mut self, ty: &ValueType) {
         match ty {
             ValueType::Tensor(t) => {
-                if self.bare_scalars && t.shape.as_ref().is_some_and(Vec::is_empty) {
-                    t.dtype.text_name()
+                if t.shape.as_ref().is_some_and(Vec::is_empty) {
+                    self.scalar_ty(t.dtype);
                 } else {
-                    t.to_string()
+                    let _ = write!(self.out, "{t}");
                 }
             }
-            ValueType::State(inner) => format!("state<{}>", self.ty(inner)),
-            ValueType::List { elem, len } => format!("list<{}, {len}>", self.ty(elem)),
-            ValueType::Tuple(items) => {
-                format!(
-                    "tuple<{}>",
-                    items
-                        .iter()
-                        .map(|t| self.ty(t))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
+            ValueType::State(inner) => {
+                self.out.push_str("state<");
+                self.ty(inner);
+                self.out.push('>');
             }
-            ValueType::Dict { key, value } => format!("dict<{}, {}>", self.ty(key), self.ty(value)),
+            ValueType::List { elem, len } => {
+                self.out.push_str("list<");
+                self.ty(elem);
+                let _ = write!(self.out, ", {len}>");
+            }
+            ValueType::Tuple(items) => {
+                self.out.push_str("tuple<");
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.ty(t);
+                }
+                self.out.push('>');
+            }
+            ValueType::Dict { key, value } => {
+                self.out.push_str("dict<");
+                self.ty(key);
+                self.out.push_str(", ");
+                self.ty(value);
+                self.out.push('>');
+            }
         }
     }
 
     fn literal(&mut self, lit: &Literal) {
-        let t = self.ty(&lit.ty);
-        self.out.push_str(&t);
+        self.ty(&lit.ty);
         self.out.push('(');
         self.payload(&lit.ty, &lit.payload);
         self.out.push(')');
@@ -258,55 +336,50 @@ impl Renderer {
     fn payload(&mut self, ty: &ValueType, p: &Payload) {
         match p {
             Payload::Blob(b) => {
-                let s = self.ty(&ValueType::Tensor(TensorType::scalar(DType::String)));
-                let u = self.ty(&ValueType::Tensor(TensorType::scalar(DType::UInt64)));
-                let _ = write!(
-                    self.out,
-                    "BLOBFILE(path = {s}({}), offset = {u}({}))",
-                    quote(&b.path),
-                    b.offset
-                );
+                self.out.push_str("BLOBFILE(path = ");
+                self.scalar_ty(DType::String);
+                self.out.push('(');
+                quote(&mut self.out, &b.path);
+                self.out.push_str("), offset = ");
+                self.scalar_ty(DType::UInt64);
+                let _ = write!(self.out, "({}))", b.offset);
             }
-            Payload::Tensor(data) => {
-                let t = ty
-                    .tensor()
-                    .cloned()
-                    .unwrap_or_else(|| TensorType::scalar(DType::Fp32));
-                self.tensor(&t, data);
-            }
+            Payload::Tensor(data) => match ty.tensor() {
+                Some(t) => self.tensor(t, data),
+                None => self.tensor(&TensorType::scalar(DType::Fp32), data),
+            },
             Payload::Tuple(items) => {
-                let types: Vec<ValueType> = match ty {
-                    ValueType::Tuple(t) => t.clone(),
-                    _ => Vec::new(),
+                let types: &[ValueType] = match ty {
+                    ValueType::Tuple(t) => t,
+                    _ => &[],
                 };
                 self.out.push('(');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    let it = types.get(i).cloned().unwrap_or_else(|| ty.clone());
-                    self.payload(&it, item);
+                    self.payload(types.get(i).unwrap_or(ty), item);
                 }
                 self.out.push(')');
             }
             Payload::List(items) => {
                 let elem = match ty {
-                    ValueType::List { elem, .. } => (**elem).clone(),
-                    other => other.clone(),
+                    ValueType::List { elem, .. } => elem,
+                    other => other,
                 };
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.payload(&elem, item);
+                    self.payload(elem, item);
                 }
                 self.out.push(']');
             }
             Payload::Dict(pairs) => {
                 let (kt, vt) = match ty {
-                    ValueType::Dict { key, value } => ((**key).clone(), (**value).clone()),
-                    other => (other.clone(), other.clone()),
+                    ValueType::Dict { key, value } => (&**key, &**value),
+                    other => (other, other),
                 };
                 self.out.push('{');
                 for (i, (k, v)) in pairs.iter().enumerate() {
@@ -314,9 +387,9 @@ impl Renderer {
                         self.out.push_str(", ");
                     }
                     self.out.push('{');
-                    self.payload(&kt, k);
+                    self.payload(kt, k);
                     self.out.push_str(", ");
-                    self.payload(&vt, v);
+                    self.payload(vt, v);
                     self.out.push('}');
                 }
                 self.out.push('}');
@@ -328,19 +401,35 @@ impl Renderer {
     /// holds no elements, or is deeper than [`MAX_NESTING`] gets the flat list (the parser flattens
     /// nested lists anyway), so the text is never larger than the elements and the shape's rank.
     fn tensor(&mut self, t: &TensorType, data: &TensorData) {
-        let elems = elements(t.dtype, data);
-        let dims = t.known_dims().unwrap_or_else(|| vec![elems.len() as u64]);
-        if dims.is_empty() && elems.len() == 1 {
-            self.out.push_str(elems.first().map_or("", String::as_str));
+        let unpacked;
+        let elems = match data {
+            TensorData::Bytes(b) => {
+                unpacked = unpack_bytes(t.dtype, b);
+                Elements::Ints(&unpacked)
+            }
+            TensorData::Ints(v) => Elements::Ints(v),
+            TensorData::Floats(v) => Elements::Floats(v),
+            TensorData::Bools(v) => Elements::Bools(v),
+            TensorData::Strings(v) => Elements::Strings(v),
+        };
+        let len = elems.len();
+        let dims = t.known_dims().unwrap_or_else(|| vec![len as u64]);
+        if dims.is_empty() && len == 1 {
+            elems.write(&mut self.out, 0);
             return;
         }
         let count = dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d));
-        let nested = !dims.is_empty()
-            && dims.len() <= MAX_NESTING
-            && !elems.is_empty()
-            && count == Some(elems.len() as u64);
+        let nested =
+            !dims.is_empty() && dims.len() <= MAX_NESTING && len > 0 && count == Some(len as u64);
         if !nested {
-            let _ = write!(self.out, "[{}]", elems.join(", "));
+            self.out.push('[');
+            for i in 0..len {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                elems.write(&mut self.out, i);
+            }
+            self.out.push(']');
             return;
         }
         let mut idx = 0;
@@ -348,7 +437,52 @@ impl Renderer {
     }
 }
 
-fn nest(out: &mut String, dims: &[u64], elems: &[String], idx: &mut usize) {
+/// A tensor's elements, printed one at a time (raw bytes already unpacked by the dtype's width).
+enum Elements<'a> {
+    Ints(&'a [i64]),
+    Floats(&'a [f64]),
+    Bools(&'a [bool]),
+    Strings(&'a [String]),
+}
+
+impl Elements<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Elements::Ints(v) => v.len(),
+            Elements::Floats(v) => v.len(),
+            Elements::Bools(v) => v.len(),
+            Elements::Strings(v) => v.len(),
+        }
+    }
+
+    /// Writes element `i` (nothing when out of range).
+    fn write(&self, out: &mut String, i: usize) {
+        match self {
+            Elements::Ints(v) => {
+                if let Some(x) = v.get(i) {
+                    let _ = write!(out, "{x}");
+                }
+            }
+            Elements::Floats(v) => {
+                if let Some(&x) = v.get(i) {
+                    write_hex_float(out, x);
+                }
+            }
+            Elements::Bools(v) => {
+                if let Some(x) = v.get(i) {
+                    let _ = write!(out, "{x}");
+                }
+            }
+            Elements::Strings(v) => {
+                if let Some(x) = v.get(i) {
+                    quote(out, x);
+                }
+            }
+        }
+    }
+}
+
+fn nest(out: &mut String, dims: &[u64], elems: &Elements<'_>, idx: &mut usize) {
     out.push('[');
     match dims {
         [] => {}
@@ -357,7 +491,7 @@ fn nest(out: &mut String, dims: &[u64], elems: &[String], idx: &mut usize) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(elems.get(*idx).map_or("", String::as_str));
+                elems.write(out, *idx);
                 *idx += 1;
             }
         }
@@ -371,20 +505,6 @@ fn nest(out: &mut String, dims: &[u64], elems: &[String], idx: &mut usize) {
         }
     }
     out.push(']');
-}
-
-/// Each element's text; raw bytes are unpacked by the dtype's width (sub-byte types LSB-first).
-fn elements(dtype: DType, data: &TensorData) -> Vec<String> {
-    match data {
-        TensorData::Ints(v) => v.iter().map(i64::to_string).collect(),
-        TensorData::Floats(v) => v.iter().map(|&x| format_hex_float(x)).collect(),
-        TensorData::Bools(v) => v.iter().map(bool::to_string).collect(),
-        TensorData::Strings(v) => v.iter().map(|s| quote(s)).collect(),
-        TensorData::Bytes(b) => unpack_bytes(dtype, b)
-            .into_iter()
-            .map(|x| x.to_string())
-            .collect(),
-    }
 }
 
 /// Unpacks little-endian element bytes into integers (floats stored as bytes print their bit patterns).
@@ -429,8 +549,8 @@ pub fn unpack_bytes(dtype: DType, bytes: &[u8]) -> Vec<i64> {
         .collect()
 }
 
-fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+fn quote(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
     for c in s.chars() {
         match c {
@@ -442,5 +562,4 @@ fn quote(s: &str) -> String {
         }
     }
     out.push('"');
-    out
 }

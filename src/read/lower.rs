@@ -8,10 +8,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use prost::bytes::Bytes;
+use prost::Message;
+use rayon::prelude::*;
+
 use super::proto::{self, argument::binding, dimension, immediate_value, tensor_value, value};
 use super::{limits, ReadError};
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
 use crate::ir::literal::f16_to_f64;
+use crate::ir::Function;
 use crate::ir::{
     Arg, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Literal,
     ModelDesc, Output, Param, Payload, Program, Span, TensorData, TensorType, ValueType,
@@ -33,32 +38,46 @@ pub enum Lowered {
     NotMlProgram(String),
 }
 
-/// Lowers a decoded `Model`.
-pub fn lower_model(model: &proto::Model, path: &Path) -> Result<Lowered, ReadError> {
-    let program = match &model.r#type {
-        Some(proto::model::Type::MlProgram(p)) => p,
-        Some(other) => return Ok(Lowered::NotMlProgram(other.describe().to_string())),
-        None => {
-            return Err(ReadError::Protobuf {
+/// Decodes the `Model` protobuf in `bytes` (read from `path`) and lowers it. Functions are lowered
+/// and built in parallel; each top-level operation is decoded, lowered and dropped in turn, so the
+/// protobuf tree is never held whole.
+pub fn lower_bytes(bytes: Bytes, path: &Path) -> Result<Lowered, ReadError> {
+    let outline = proto::decode_outline(bytes.clone(), path)?;
+    let Some(program) = outline.ml_program else {
+        return match proto::decode_model(&bytes, path)?.r#type {
+            Some(other) => Ok(Lowered::NotMlProgram(other.describe().to_string())),
+            None => Err(ReadError::Protobuf {
                 path: path.to_path_buf(),
                 message: "the Model message names no model kind (empty, or not a Core ML model)"
                     .into(),
-            })
-        }
+            }),
+        };
     };
-    let err = |message: String| ReadError::Program {
+    let invalid = |message: String| ReadError::Program {
         path: path.to_path_buf(),
         message,
     };
-    let spec_version = i64::from(model.specification_version);
-    let mut functions = Vec::with_capacity(program.functions.len());
-    for (name, f) in &program.functions {
-        let syntax = lower_function(name, f).map_err(|m| err(format!("function `{name}`: {m}")))?;
-        let built = build_function(syntax).map_err(|e| err(format!("function `{name}`: {e}")))?;
-        functions.push(built);
-    }
+    let spec_version = i64::from(outline.specification_version);
     let attributes = lower_attributes(&program.attributes, 0)
-        .map_err(|m| err(format!("program attributes: {m}")))?;
+        .map_err(|m| invalid(format!("program attributes: {m}")))?;
+    let built: Vec<Result<Function, ReadError>> = program
+        .functions
+        .into_iter()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|(name, f)| {
+            let syntax = lower_function(&name, f).map_err(|fault| match fault {
+                Fault::Decode(m) => ReadError::Protobuf {
+                    path: path.to_path_buf(),
+                    message: format!("function `{name}`: {m}"),
+                },
+                Fault::Invalid(m) => invalid(format!("function `{name}`: {m}")),
+            })?;
+            build_function(syntax).map_err(|e| invalid(format!("function `{name}`: {e}")))
+        })
+        .collect();
+    // The first error in name order, whatever the scheduling.
+    let functions = built.into_iter().collect::<Result<Vec<_>, _>>()?;
     Ok(Lowered::Program(Box::new(LoweredProgram {
         program: Program {
             // The text dialect the renderer prints: bare scalars from spec 9 (iOS 18) on.
@@ -66,46 +85,70 @@ pub fn lower_model(model: &proto::Model, path: &Path) -> Result<Lowered, ReadErr
             attributes: attributes.into_iter().collect(),
             functions,
         },
-        description: lower_description(model.description.as_ref()),
+        description: lower_description(outline.description.as_ref()),
         spec_version,
     })))
+}
+
+/// Why a function could not be lowered.
+enum Fault {
+    /// An operation's bytes are not a protobuf `Operation`.
+    Decode(String),
+    /// The program is well-formed protobuf but not a valid program.
+    Invalid(String),
 }
 
 // ---------------------------------------------------------------------------------------------
 // Program structure
 // ---------------------------------------------------------------------------------------------
 
-fn lower_function(name: &str, f: &proto::Function) -> Result<FunctionSyntax, String> {
-    let specs = &f.block_specializations;
-    let block = match specs.get(&f.opset) {
+fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<FunctionSyntax, Fault> {
+    let mut specs = f.block_specializations;
+    let block = match specs.remove(&f.opset) {
         Some(b) => b,
-        None => match specs.values().collect::<Vec<_>>().as_slice() {
-            [only] => *only,
-            [] => return Err(format!("has no block (opset `{}`)", f.opset)),
-            _ => {
-                return Err(format!(
-                    "has no block for its opset `{}` (blocks: {})",
-                    f.opset,
-                    specs.keys().cloned().collect::<Vec<_>>().join(", ")
-                ))
-            }
-        },
+        None if specs.len() == 1 => specs
+            .into_values()
+            .next()
+            .ok_or_else(|| Fault::Invalid(format!("has no block (opset `{}`)", f.opset)))?,
+        None if specs.is_empty() => {
+            return Err(Fault::Invalid(format!(
+                "has no block (opset `{}`)",
+                f.opset
+            )))
+        }
+        None => {
+            return Err(Fault::Invalid(format!(
+                "has no block for its opset `{}` (blocks: {})",
+                f.opset,
+                specs.keys().cloned().collect::<Vec<_>>().join(", ")
+            )))
+        }
     };
-    let mut inputs = f
+    let inputs = f
         .inputs
         .iter()
+        .chain(&block.inputs)
         .map(|i| lower_input(i, 0))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut body = lower_block(block, 0)?;
-    inputs.append(&mut body.inputs);
-    body.inputs = inputs;
-    let attributes =
-        lower_attributes(&f.attributes, 0).map_err(|m| format!("function attributes: {m}"))?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Fault::Invalid)?;
+    let mut ops = Vec::with_capacity(block.operations.len());
+    for (i, raw) in block.operations.into_iter().enumerate() {
+        let op = proto::Operation::decode(raw)
+            .map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
+        ops.push(lower_op_in_context(&op, 0).map_err(Fault::Invalid)?);
+    }
+    let attributes = lower_attributes(&f.attributes, 0)
+        .map_err(|m| Fault::Invalid(format!("function attributes: {m}")))?;
     Ok(FunctionSyntax {
         name: name.to_string(),
-        opset: f.opset.clone(),
+        opset: f.opset,
         attributes: attributes.into_iter().collect(),
-        body,
+        body: BlockSyntax {
+            inputs,
+            ops,
+            outputs: block.outputs,
+            outputs_span: Span::default(),
+        },
         span: Span::default(),
     })
 }
@@ -125,9 +168,7 @@ fn lower_block(b: &proto::Block, depth: usize) -> Result<BlockSyntax, String> {
     let ops = b
         .operations
         .iter()
-        .map(|op| {
-            lower_op(op, depth).map_err(|m| format!("op `{}` ({}): {m}", op_label(op), op.r#type))
-        })
+        .map(|op| lower_op_in_context(op, depth))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(BlockSyntax {
         inputs,
@@ -135,6 +176,11 @@ fn lower_block(b: &proto::Block, depth: usize) -> Result<BlockSyntax, String> {
         outputs: b.outputs.clone(),
         outputs_span: Span::default(),
     })
+}
+
+/// [`lower_op`], with the op named in its error.
+fn lower_op_in_context(op: &proto::Operation, depth: usize) -> Result<OpSyntax, String> {
+    lower_op(op, depth).map_err(|m| format!("op `{}` ({}): {m}", op_label(op), op.r#type))
 }
 
 /// The op's `name` attribute, else its first output, else its type (for messages only).
@@ -612,13 +658,17 @@ fn lower_feature(f: &proto::FeatureDescription) -> FeatureDesc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Function, Op};
-    use prost::Message;
+    use crate::ir::Op;
     use proto::fixtures::*;
     use proto::{tensor_value as tv, DataType as D};
 
     fn path() -> &'static Path {
         Path::new("m.mlpackage/Data/com.apple.CoreML/model.mlmodel")
+    }
+
+    /// Lowers `m` as the reader would: from its encoded bytes.
+    fn lower_model(m: &proto::Model, path: &Path) -> Result<Lowered, ReadError> {
+        lower_bytes(m.encode_to_vec().into(), path)
     }
 
     fn lowered(m: &proto::Model) -> LoweredProgram {
@@ -1126,16 +1176,17 @@ mod tests {
             f.block_specializations.insert("CoreML8".into(), inner);
             ml_model(9, vec![("main", f)], Default::default())
         };
-        let deepest = lowered(&nested(limits::MAX_BLOCK_NESTING));
-        assert_eq!(
-            deepest.program.functions[0].op_count(),
-            limits::MAX_BLOCK_NESTING
-        );
-        let msg = program_error(&nested(limits::MAX_BLOCK_NESTING + 1));
+        // Each level is two messages (operation, block); prost stops at 100 nested messages, so
+        // from a file the decoder's limit is reached before MAX_BLOCK_NESTING.
+        let deepest = lowered(&nested(40));
+        assert_eq!(deepest.program.functions[0].op_count(), 40);
+        let too_deep = lower_model(&nested(limits::MAX_BLOCK_NESTING + 1), path())
+            .unwrap_err()
+            .to_string();
         assert!(
-            msg.contains("nested deeper"),
+            too_deep.contains("recursion limit") || too_deep.contains("nested deeper"),
             "{}",
-            &msg[..msg.len().min(300)]
+            &too_deep[..too_deep.len().min(300)]
         );
     }
 
@@ -1200,10 +1251,11 @@ mod tests {
         let bytes = stateful_model(9).encode_to_vec();
         let mut decode_errors = 0;
         for len in 0..bytes.len() {
-            match proto::decode_model(&bytes[..len], path()) {
-                Err(_) => decode_errors += 1,
-                // A cut on a field boundary decodes; lowering must then fail or succeed cleanly.
-                Ok(m) => drop(lower_model(&m, path())),
+            // A cut on a field boundary decodes; lowering must then fail or succeed cleanly.
+            if let Err(ReadError::Protobuf { .. }) =
+                lower_bytes(Bytes::copy_from_slice(&bytes[..len]), path())
+            {
+                decode_errors += 1;
             }
         }
         assert!(
@@ -1215,9 +1267,7 @@ mod tests {
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x5a;
-            if let Ok(m) = proto::decode_model(&b, path()) {
-                drop(lower_model(&m, path()));
-            }
+            drop(lower_bytes(b.into(), path()));
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{limits, lower, manifest, metadata, miltext, proto, ReadError};
+use super::{limits, lower, manifest, metadata, miltext, ReadError};
 use crate::discover::Discovered;
 use crate::ir::{render, Model, ModelDesc, ModelKind, SourceText};
 
@@ -64,8 +64,7 @@ fn read_protobuf(
     root: PathBuf,
 ) -> Result<ReadOutcome, ReadError> {
     let bytes = limits::read_capped(file)?;
-    let spec = proto::decode_model(&bytes, file)?;
-    let lowered = match lower::lower_model(&spec, file)? {
+    let lowered = match lower::lower_bytes(bytes.into(), file)? {
         lower::Lowered::Program(p) => *p,
         lower::Lowered::NotMlProgram(what) => {
             return Ok(ReadOutcome::NotMlProgram {

@@ -918,6 +918,61 @@ pub mod dictionary_value {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Outlines: the same messages with each top-level operation left undecoded
+// ---------------------------------------------------------------------------------------------
+
+/// A `Model` as the reader decodes it: the ML program's top-level operations stay raw bytes (a
+/// `repeated Operation` is wire-identical to `repeated bytes`), so they are decoded, lowered and
+/// dropped one at a time instead of all being held as one tree. Kinds other than ML programs
+/// are skipped here; [`decode_model`] names them.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ModelOutline {
+    #[prost(int32, tag = "1")]
+    pub specification_version: i32,
+    #[prost(message, optional, tag = "2")]
+    pub description: Option<ModelDescription>,
+    #[prost(message, optional, tag = "502")]
+    pub ml_program: Option<ProgramOutline>,
+}
+
+/// [`Program`] with [`FunctionOutline`]s.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ProgramOutline {
+    #[prost(int64, tag = "1")]
+    pub version: i64,
+    #[prost(btree_map = "string, message", tag = "2")]
+    pub functions: BTreeMap<String, FunctionOutline>,
+    #[prost(btree_map = "string, message", tag = "4")]
+    pub attributes: BTreeMap<String, Value>,
+}
+
+/// [`Function`] with [`BlockOutline`]s.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FunctionOutline {
+    #[prost(message, repeated, tag = "1")]
+    pub inputs: Vec<NamedValueType>,
+    #[prost(string, tag = "2")]
+    pub opset: String,
+    #[prost(btree_map = "string, message", tag = "3")]
+    pub block_specializations: BTreeMap<String, BlockOutline>,
+    #[prost(btree_map = "string, message", tag = "4")]
+    pub attributes: BTreeMap<String, Value>,
+}
+
+/// [`Block`] whose operations are each one undecoded `Operation` message.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct BlockOutline {
+    #[prost(message, repeated, tag = "1")]
+    pub inputs: Vec<NamedValueType>,
+    #[prost(string, repeated, tag = "2")]
+    pub outputs: Vec<String>,
+    #[prost(bytes = "bytes", repeated, tag = "3")]
+    pub operations: Vec<prost::bytes::Bytes>,
+    #[prost(btree_map = "string, message", tag = "4")]
+    pub attributes: BTreeMap<String, Value>,
+}
+
+// ---------------------------------------------------------------------------------------------
 // Decoding and lossless re-encoding
 // ---------------------------------------------------------------------------------------------
 
@@ -925,6 +980,15 @@ pub mod dictionary_value {
 pub fn decode_model(bytes: &[u8], path: &Path) -> Result<Model, ReadError> {
     use prost::Message;
     Model::decode(bytes).map_err(|e| ReadError::Protobuf {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Decodes the outline of a `Model` protobuf; `bytes` is shared by the operations, not copied.
+pub fn decode_outline(bytes: prost::bytes::Bytes, path: &Path) -> Result<ModelOutline, ReadError> {
+    use prost::Message;
+    ModelOutline::decode(bytes).map_err(|e| ReadError::Protobuf {
         path: path.to_path_buf(),
         message: e.to_string(),
     })

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use rayon::prelude::*;
+
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
 use super::schema::Status;
@@ -21,11 +23,18 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
         .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
-        let blobs = BlobValues::new(model);
-        for f in &model.program.functions {
-            let facts = analyze(f);
-            out.extend(check_function_with(model, f, &facts, &node_rules, &blobs));
-        }
+        // Functions are independent: analysed and matched in parallel, each with its own reader
+        // of weight values.
+        let per_function: Vec<Vec<Finding>> = model
+            .program
+            .functions
+            .par_iter()
+            .map(|f| {
+                let facts = analyze(f);
+                check_function_with(model, f, &facts, &node_rules, &BlobValues::new(model))
+            })
+            .collect();
+        out.extend(per_function.into_iter().flatten());
     }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
         let Target::Fact(kind) = &rule.target else {

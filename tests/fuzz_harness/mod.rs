@@ -160,14 +160,10 @@ pub fn linter() -> &'static coreml_lint::lint::Linter {
 /// `Model` protobufs: bytes → decode → lower → render → every rule (on a model whose folders do
 /// not exist, so weight files are reported missing, never opened).
 pub fn model_proto(data: &[u8]) {
-    use coreml_lint::read::lower::{lower_model, Lowered};
-    use coreml_lint::read::proto::decode_model;
+    use coreml_lint::read::lower::{lower_bytes, Lowered};
 
     let path = Path::new("/nonexistent/fuzz.mlmodel");
-    let Ok(spec) = decode_model(data, path) else {
-        return;
-    };
-    let Ok(Lowered::Program(lowered)) = lower_model(&spec, path) else {
+    let Ok(Lowered::Program(lowered)) = lower_bytes(data.to_vec().into(), path) else {
         return;
     };
     let mut program = lowered.program;

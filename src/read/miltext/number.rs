@@ -62,15 +62,28 @@ fn parse_hex_float(hex: &str) -> Option<f64> {
 
 /// Formats a float as a C99 hexadecimal float, exactly (`0x1.77540ap-4`, `0x0p+0`, `-inf`).
 pub fn format_hex_float(v: f64) -> String {
+    let mut out = String::new();
+    write_hex_float(&mut out, v);
+    out
+}
+
+/// [`format_hex_float`], appended to `out`.
+pub fn write_hex_float(out: &mut String, v: f64) {
+    use std::fmt::Write;
     if v.is_nan() {
-        return "nan".into();
+        out.push_str("nan");
+        return;
     }
     if v.is_infinite() {
-        return if v < 0.0 { "-inf".into() } else { "inf".into() };
+        out.push_str(if v < 0.0 { "-inf" } else { "inf" });
+        return;
     }
-    let sign = if v.is_sign_negative() { "-" } else { "" };
+    if v.is_sign_negative() {
+        out.push('-');
+    }
     if v == 0.0 {
-        return format!("{sign}0x0p+0");
+        out.push_str("0x0p+0");
+        return;
     }
     let bits = v.abs().to_bits();
     let raw_exp = ((bits >> 52) & 0x7ff) as i32;
@@ -82,16 +95,15 @@ pub fn format_hex_float(v: f64) -> String {
         mant = (mant << shift) & ((1u64 << 52) - 1);
         exp = -1022 - shift as i32;
     }
-    let mut digits = format!("{mant:013x}");
-    while digits.ends_with('0') {
-        digits.pop();
+    let exp_sign = if exp >= 0 { '+' } else { '-' };
+    if mant == 0 {
+        let _ = write!(out, "0x1p{exp_sign}{}", exp.abs());
+        return;
     }
-    let exp_sign = if exp >= 0 { "+" } else { "-" };
-    if digits.is_empty() {
-        format!("{sign}0x1p{exp_sign}{}", exp.abs())
-    } else {
-        format!("{sign}0x1.{digits}p{exp_sign}{}", exp.abs())
-    }
+    // 13 hex digits of mantissa, trailing zeros dropped.
+    let digits = 13 - (mant.trailing_zeros() / 4) as usize;
+    let mant = mant >> (4 * (13 - digits));
+    let _ = write!(out, "0x1.{mant:0digits$x}p{exp_sign}{}", exp.abs());
 }
 
 #[cfg(test)]
