@@ -630,7 +630,6 @@ fn human_bytes(n: u64) -> String {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
-    use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
@@ -703,7 +702,7 @@ mod tests {
                 name: name.into(),
                 ty: lit.ty.clone(),
             }],
-            attributes: BTreeMap::from([("val".to_string(), lit)]),
+            attributes: crate::ir::Attributes::from([("val".to_string(), lit)]),
             blocks: Vec::new(),
             span: Span::new(name.len(), 2 * name.len()),
         }
@@ -1157,7 +1156,7 @@ mod tests {
                 name: "w".into(),
                 ty: ValueType::Tensor(TensorType::fixed(DType::Fp16, &[4])),
             }],
-            attributes: BTreeMap::new(),
+            attributes: crate::ir::Attributes::new(),
             blocks: Vec::new(),
             span: Span::new(5, 9),
         };

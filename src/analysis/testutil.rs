@@ -1,7 +1,5 @@
 //! Builders for small functions in unit tests (before text MIL is at hand).
 
-use std::collections::BTreeMap;
-
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
 use crate::ir::{
     Arg, DType, Function, Literal, Output, Param, Payload, Span, TensorData, TensorType, ValueType,
@@ -49,7 +47,7 @@ pub fn input(name: &str, ty: ValueType) -> InputSyntax {
 }
 
 pub fn konst(out: &str, val: Literal) -> OpSyntax {
-    let mut attributes = BTreeMap::new();
+    let mut attributes = crate::ir::Attributes::new();
     let ty = val.ty.clone();
     attributes.insert("val".to_string(), val);
     OpSyntax {
@@ -81,7 +79,7 @@ pub fn op_multi(op_type: &str, out: &str, params: &[(&str, &[&str])], ty: ValueT
             name: out.to_string(),
             ty,
         }],
-        attributes: BTreeMap::new(),
+        attributes: crate::ir::Attributes::new(),
         blocks: Vec::new(),
         span: Span::default(),
     }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use petgraph::stable_graph::StableDiGraph;
 
+use super::attributes::Attributes;
 use super::graph::{
     Arg, Block, BlockId, Edge, Function, Input, Node, NodeId, Op, Output, Param, ValueDef,
 };
@@ -18,7 +19,7 @@ pub struct OpSyntax {
     pub name: Option<String>,
     pub inputs: Vec<Param>,
     pub outputs: Vec<Output>,
-    pub attributes: BTreeMap<String, Literal>,
+    pub attributes: Attributes,
     pub blocks: Vec<BlockSyntax>,
     pub span: Span,
 }

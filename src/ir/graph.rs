@@ -6,6 +6,7 @@ use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
+use super::attributes::Attributes;
 use super::literal::Literal;
 use super::span::Span;
 use super::types::ValueType;
@@ -60,7 +61,7 @@ pub struct Op {
     pub inputs: Vec<Param>,
     pub outputs: Vec<Output>,
     /// Attributes other than `name` (`val` of a const, iOS16/17 constexpr parameters, …).
-    pub attributes: BTreeMap<String, Literal>,
+    pub attributes: Attributes,
     /// Nested blocks owned by this op.
     pub blocks: Vec<BlockId>,
     /// The block this op belongs to.

@@ -1,5 +1,6 @@
 //! The one IR both readers produce: a petgraph graph per function, with types, constants and spans.
 
+pub mod attributes;
 pub mod build;
 pub mod compare;
 pub mod graph;
@@ -9,6 +10,7 @@ pub mod render;
 pub mod span;
 pub mod types;
 
+pub use attributes::Attributes;
 pub use graph::{
     Arg, Block, BlockId, Edge, Function, Input, Node, NodeId, Op, Output, Param, Program, ValueDef,
     BODY,

@@ -18,8 +18,8 @@ use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax,
 use crate::ir::literal::f16_to_f64;
 use crate::ir::Function;
 use crate::ir::{
-    Arg, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Literal,
-    ModelDesc, Output, Param, Payload, Program, Span, TensorData, TensorType, ValueType,
+    Arg, Attributes, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc,
+    Literal, ModelDesc, Output, Param, Payload, Program, Span, TensorData, TensorType, ValueType,
 };
 
 /// A lowered ML program.
@@ -195,7 +195,7 @@ fn op_label(op: &proto::Operation) -> String {
 
 fn lower_op(op: &proto::Operation, depth: usize) -> Result<OpSyntax, String> {
     let mut name = None;
-    let mut attributes = BTreeMap::new();
+    let mut attributes = Attributes::new();
     for (key, v) in &op.attributes {
         let lit = lower_value(v, depth).map_err(|m| format!("attribute `{key}`: {m}"))?;
         if key == "name" {

@@ -1,6 +1,6 @@
 //! Recursive-descent parser from tokens to [`FunctionSyntax`], with a nesting cap.
 
-use std::collections::BTreeMap;
+use crate::ir::Attributes;
 
 use super::lexer::{Tok, Token};
 use super::number::{parse_float, parse_int};
@@ -364,7 +364,7 @@ impl<'a> Parser<'a> {
         }
         let (op_type, _) = self.ident()?;
         let inputs = self.args()?;
-        let mut attributes = BTreeMap::new();
+        let mut attributes = Attributes::new();
         let mut name = None;
         if self.peek().kind == Tok::LBracket {
             for (k, v) in self.attrs()? {
