@@ -11,23 +11,36 @@ use crate::rules::{check_model, RuleSet};
 /// Runs a rule set over models.
 #[derive(Debug)]
 pub struct Linter {
+    /// The rules that run.
     rules: RuleSet,
+    /// Every loaded rule, for reporters, whether it runs or not.
+    infos: Vec<RuleInfo>,
 }
 
 impl Linter {
     /// A linter with these rules.
     pub fn new(rules: RuleSet) -> Linter {
-        Linter { rules }
+        Linter {
+            infos: rules.infos(),
+            rules,
+        }
     }
 
-    /// The rules, for reporters.
+    /// Runs only the rules whose id `enabled` accepts (a rule that is not selected costs nothing);
+    /// [`Linter::rule_infos`] still lists every rule.
+    pub fn restricted_to(mut self, enabled: impl Fn(&str) -> bool) -> Linter {
+        self.rules.retain(|r| enabled(&r.id));
+        self
+    }
+
+    /// The rules that run.
     pub fn rules(&self) -> &RuleSet {
         &self.rules
     }
 
-    /// Metadata of every rule, sorted by id.
+    /// Metadata of every loaded rule, sorted by id.
     pub fn rule_infos(&self) -> Vec<RuleInfo> {
-        self.rules.infos()
+        self.infos.clone()
     }
 
     /// Every finding of every rule in `model`.

@@ -257,7 +257,7 @@ fn check(args: CheckArgs) -> u8 {
     let Some(rules) = load_rules(&settings.rule_dirs) else {
         return 2;
     };
-    let linter = coreml_lint::lint::Linter::new(rules);
+    let linter = coreml_lint::lint::Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
     let found = coreml_lint::discover::discover(&paths);
     let progress = report::progress::Progress::stderr(found.len());
     let mut run = coreml_lint::check::run_discovered(found, &settings, |m| linter.lint(m), &|| {

@@ -89,13 +89,36 @@ impl Literal {
 
 /// IEEE binary16 → f64 (exact).
 pub fn f16_to_f64(bits: u16) -> f64 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1f);
-    let frac = f64::from(bits & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        0x1f if frac == 0.0 => sign * f64::INFINITY,
-        0x1f => f64::NAN,
-        e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
+    half::f16::from_bits(bits).to_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f16_to_f64;
+
+    /// IEEE 754 binary16 by its definition: (-1)^s × 2^(e-15) × (1 + f/1024), subnormals
+    /// 2^-14 × f/1024.
+    fn by_definition(bits: u16) -> f64 {
+        let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let exp = i32::from((bits >> 10) & 0x1f);
+        let frac = f64::from(bits & 0x3ff);
+        match exp {
+            0 => sign * frac / 1024.0 * 2f64.powi(-14),
+            0x1f if frac == 0.0 => sign * f64::INFINITY,
+            0x1f => f64::NAN,
+            e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
+        }
+    }
+
+    #[test]
+    fn every_f16_bit_pattern_widens_exactly() {
+        for bits in 0..=u16::MAX {
+            let (got, want) = (f16_to_f64(bits), by_definition(bits));
+            if want.is_nan() {
+                assert!(got.is_nan(), "{bits:#06x}");
+            } else {
+                assert_eq!(got.to_bits(), want.to_bits(), "{bits:#06x}");
+            }
+        }
     }
 }

@@ -42,11 +42,14 @@ pub fn render_program(program: &mut Program) -> String {
         .par_iter()
         .map(|f| {
             let mut fr = Renderer::new(bare_scalars);
+            // About a line of 150 bytes per op: one or two reallocations, not twenty.
+            fr.out.reserve(f.op_count().saturating_mul(150));
             fr.function(f);
             (fr.out, fr.spans)
         })
         .collect();
     let mut out = r.out;
+    out.reserve_exact(parts.iter().map(|(text, _)| text.len()).sum::<usize>() + 1);
     for (f, (text, spans)) in program.functions.iter_mut().zip(parts) {
         spans.apply(f, out.len());
         out.push_str(&text);

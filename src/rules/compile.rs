@@ -411,6 +411,12 @@ impl Compiler {
 
     /// Compiles a rule object. `relation` allows `stop-by` / `via` (the object is a relation body).
     pub fn rule(&mut self, r: &SerRule, relation: bool) -> (Matcher, Vars) {
+        self.rule_object(r, relation, false)
+    }
+
+    /// A rule object. A member of an `all` list (`conjunct`) may be negative only (`not: …`): the
+    /// list as a whole must have a positive member.
+    fn rule_object(&mut self, r: &SerRule, relation: bool, conjunct: bool) -> (Matcher, Vars) {
         let mut vars = Vars::new();
         let mut atomic = Vec::new();
         let mut composite = Vec::new();
@@ -492,13 +498,19 @@ impl Compiler {
         if let Some(list) = &r.all {
             let mut ms = Vec::new();
             for (i, sub) in list.iter().enumerate() {
-                let (m, vv) =
-                    self.nested("all", |c| c.nested(&i.to_string(), |c| c.rule(sub, false)));
+                let (m, vv) = self.nested("all", |c| {
+                    c.nested(&i.to_string(), |c| c.rule_object(sub, false, true))
+                });
                 self.merge("all", &mut vars, vv);
                 ms.push(m);
             }
             if ms.is_empty() {
                 self.error("all", "is empty");
+            } else if !ms.iter().any(is_positive) {
+                self.error(
+                    "all",
+                    "needs at least one positive member; `not` alone matches everything else",
+                );
             }
             composite.push(Matcher::All(ms));
         }
@@ -550,9 +562,9 @@ impl Compiler {
             }
         }
         let positive = !atomic.is_empty()
-            || composite.iter().any(|m| !matches!(m, Matcher::Not(_)))
-            || relational.iter().any(|m| !matches!(m, Matcher::Capture(_)));
-        if !positive && r.fact.is_none() {
+            || composite.iter().any(is_positive)
+            || relational.iter().any(is_positive);
+        if !positive && !conjunct && r.fact.is_none() {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
@@ -569,6 +581,15 @@ impl Compiler {
             Matcher::All(all)
         };
         (m, vars)
+    }
+}
+
+/// False for matchers that only exclude (`not`) or only capture: they cannot select a node alone.
+fn is_positive(m: &Matcher) -> bool {
+    match m {
+        Matcher::Not(_) | Matcher::Capture(_) => false,
+        Matcher::All(list) => list.iter().any(is_positive),
+        _ => true,
     }
 }
 
