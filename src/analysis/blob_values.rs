@@ -108,9 +108,12 @@ fn element_bytes(d: DType) -> Option<u64> {
 
 fn decode(d: DType, bytes: &[u8]) -> Option<ConstData> {
     fn words<const N: usize, T>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Option<Vec<T>> {
-        let (words, rest) = bytes.as_chunks::<N>();
-        rest.is_empty()
-            .then(|| words.iter().map(|&w| f(w)).collect())
+        let words = bytes.chunks_exact(N);
+        // An exact chunk always converts; the fallback is never taken.
+        words
+            .remainder()
+            .is_empty()
+            .then(|| words.map(|w| f(w.try_into().unwrap_or([0; N]))).collect())
     }
     Some(match d {
         DType::Fp16 => {
