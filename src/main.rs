@@ -260,9 +260,25 @@ fn check(args: CheckArgs) -> u8 {
     let linter = coreml_lint::lint::Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
     let found = coreml_lint::discover::discover(&paths);
     let progress = report::progress::Progress::stderr(found.len());
-    let mut run = coreml_lint::check::run_discovered(found, &settings, |m| linter.lint(m), &|| {
-        progress.tick()
-    });
+    // Fixes, SARIF (which carries each text model's fixed `model.mil`) and the placement
+    // estimate read the graphs after the run.
+    let keep = if args.fix
+        || args.unsafe_fixes
+        || args.diff
+        || args.placement
+        || matches!(args.output_format, OutputFormat::Sarif)
+    {
+        coreml_lint::check::Keep::Programs
+    } else {
+        coreml_lint::check::Keep::Reports
+    };
+    let mut run = coreml_lint::check::run_discovered(
+        found,
+        &settings,
+        |m| linter.lint(m),
+        &|| progress.tick(),
+        keep,
+    );
     progress.finish();
 
     let mut failures = 0;
