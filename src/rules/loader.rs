@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use miette::{Diagnostic, LabeledSpan, NamedSource};
+use rayon::prelude::*;
 
 use super::compile::{CompileError, Compiler, Vars};
 use super::fixes::fix_kind;
@@ -426,9 +427,16 @@ impl RuleSet {
     pub fn builtin() -> Result<RuleSet, LoadError> {
         let mut set = RuleSet::default();
         let mut errors = Vec::new();
-        for (file, text) in builtin::BUILTIN_RULES {
-            let id = file.trim_end_matches(".yaml");
-            match load_rule_text(&format!("rules/{file}"), text, Some(id), true) {
+        // Parsed in parallel: YAML parsing is most of a small model's check.
+        let loaded: Vec<_> = builtin::BUILTIN_RULES
+            .par_iter()
+            .map(|(file, text)| {
+                let id = file.trim_end_matches(".yaml");
+                load_rule_text(&format!("rules/{file}"), text, Some(id), true)
+            })
+            .collect();
+        for result in loaded {
+            match result {
                 Ok(r) => set.rules.push(r),
                 Err(e) => errors.push(e),
             }
