@@ -2,6 +2,7 @@
 //! rendered text of a `.mlpackage`), then a summary line.
 
 use std::fmt::{self, Write};
+use std::sync::Arc;
 
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
@@ -24,7 +25,7 @@ pub struct HumanOptions {
 
 struct FindingReport<'a> {
     finding: &'a Finding,
-    source: Option<NamedSource<String>>,
+    source: Option<NamedSource<Arc<str>>>,
     headline: String,
 }
 
@@ -154,7 +155,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                             source: f.span.map(|_| {
                                 NamedSource::new(
                                     model.source.name.clone(),
-                                    model.source.text.to_string(),
+                                    Arc::clone(&model.source.text),
                                 )
                             }),
                             headline: format!("{}: {}", location(model, f), f.message),
