@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::graph::{Arg, BlockId, Function, Node, NodeId, Op};
 use super::literal::{Literal, Payload, TensorData};
 use super::span::Span;
-use super::types::{DType, TensorType, ValueType};
+use super::types::{DType, Dim, TensorType, ValueType};
 use super::Program;
 use crate::read::limits::MAX_NESTING;
 use crate::read::miltext::number::write_hex_float;
@@ -284,9 +284,43 @@ impl Renderer {
     /// The type of a scalar of `dtype`: bare (`string`) in text MIL 1.3, else `tensor<string, []>`.
     fn scalar_ty(&mut self, dtype: DType) {
         if self.bare_scalars {
-            self.out.push_str(&dtype.text_name());
+            self.dtype(dtype);
         } else {
-            let _ = write!(self.out, "{}", TensorType::scalar(dtype));
+            self.out.push_str("tensor<");
+            self.dtype(dtype);
+            self.out.push_str(", []>");
+        }
+    }
+
+    fn dtype(&mut self, dtype: DType) {
+        match dtype.known_name() {
+            Some(name) => self.out.push_str(name),
+            None => self.out.push_str(&dtype.text_name()),
+        }
+    }
+
+    /// `tensor<dtype, [dims]>` (as [`TensorType`]'s `Display`, written in place: types are most
+    /// of the text).
+    fn tensor_ty(&mut self, t: &TensorType) {
+        self.out.push_str("tensor<");
+        self.dtype(t.dtype);
+        match &t.shape {
+            None => self.out.push_str(", *>"),
+            Some(dims) => {
+                self.out.push_str(", [");
+                for (i, d) in dims.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    match d {
+                        Dim::Known(n) => {
+                            let _ = write!(self.out, "{n}");
+                        }
+                        Dim::Unknown => self.out.push('?'),
+                    }
+                }
+                self.out.push_str("]>");
+            }
         }
     }
 
@@ -296,7 +330,7 @@ impl Renderer {
                 if t.shape.as_ref().is_some_and(Vec::is_empty) {
                     self.scalar_ty(t.dtype);
                 } else {
-                    let _ = write!(self.out, "{t}");
+                    self.tensor_ty(t);
                 }
             }
             ValueType::State(inner) => {

@@ -83,6 +83,11 @@ impl DType {
         }
     }
 
+    /// The text-MIL spelling of a known dtype (`None` for [`DType::Unknown`]).
+    pub fn known_name(self) -> Option<&'static str> {
+        DTYPE_TABLE.iter().find(|e| e.0 == self).map(|e| e.1)
+    }
+
     /// The text-MIL spelling.
     pub fn text_name(self) -> String {
         match self {
