@@ -1,5 +1,6 @@
 //! Turns the syntax-neutral form both readers produce into a [`Function`] graph, checking SSA names.
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
 use petgraph::stable_graph::StableDiGraph;
@@ -107,14 +108,17 @@ pub fn build_function(f: FunctionSyntax) -> Result<Function, BuildError> {
 }
 
 impl Builder {
-    fn define(&mut self, name: &str, def: ValueDef, span: Span) -> Result<(), BuildError> {
-        if self.values.insert(name.to_string(), def).is_some() {
-            return Err(BuildError::Duplicate {
-                name: name.to_string(),
+    fn define(&mut self, name: String, def: ValueDef, span: Span) -> Result<(), BuildError> {
+        match self.values.entry(name) {
+            Entry::Occupied(e) => Err(BuildError::Duplicate {
+                name: e.key().clone(),
                 span,
-            });
+            }),
+            Entry::Vacant(e) => {
+                e.insert(def);
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     // Nested blocks recurse once per nesting level; the readers cap nesting depth before this runs.
@@ -126,13 +130,14 @@ impl Builder {
         });
         let mut inputs = Vec::with_capacity(syn.inputs.len());
         for inp in syn.inputs {
+            let name = inp.name.clone();
             let node = NodeId(self.graph.add_node(Node::Input(Input {
-                name: inp.name.clone(),
+                name: inp.name,
                 ty: inp.ty,
                 block: id,
                 span: inp.span,
             })));
-            self.define(&inp.name, ValueDef { node, output: 0 }, inp.span)?;
+            self.define(name, ValueDef { node, output: 0 }, inp.span)?;
             inputs.push(node);
         }
         let mut ops = Vec::with_capacity(syn.ops.len());
@@ -185,7 +190,7 @@ impl Builder {
         }
         let order = self.order;
         self.order += 1;
-        let outputs = syn.outputs.clone();
+        let output_names: Vec<String> = syn.outputs.iter().map(|o| o.name.clone()).collect();
         let node = NodeId(self.graph.add_node(Node::Op(Op {
             op_type: syn.op_type,
             name: syn.name,
@@ -208,9 +213,9 @@ impl Builder {
         if let Some(Node::Op(op)) = self.graph.node_weight_mut(node.0) {
             op.blocks = nested;
         }
-        for (i, out) in outputs.iter().enumerate() {
+        for (i, name) in output_names.into_iter().enumerate() {
             self.define(
-                &out.name,
+                name,
                 ValueDef {
                     node,
                     output: i as u32,
