@@ -30,17 +30,9 @@ fi
 rm -rf "$RES"
 mkdir -p "$RES"
 
-# The lint command under test: `check` once it exists; until then `dump` (read + IR + render).
-if "$LINT" check --help >/dev/null 2>&1; then
-    LINT_HUMAN="$LINT check"
-    LINT_JSON="$LINT check --output-format json"
-    echo "check" >"$RES/lint-command"
-else
-    echo "warning: \`coreml-lint check\` not available; timing \`coreml-lint dump\` instead" >&2
-    LINT_HUMAN="$LINT dump"
-    LINT_JSON="$LINT dump"
-    echo "dump" >"$RES/lint-command"
-fi
+LINT_HUMAN="$LINT check"
+LINT_JSON="$LINT check --output-format json"
+echo "check" >"$RES/lint-command"
 WALK="$PY bench/walk_coremltools.py"
 
 # Record the machine and its load.
