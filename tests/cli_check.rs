@@ -246,6 +246,20 @@ fn rule_explanations_and_builtin_rule_tests() {
         text.contains("MLComputePlan") && text.contains("E5RT"),
         "{text}"
     );
+    assert!(text.contains("Severity: error    "), "{text}");
+    // A rule whose severity depends on the match names both.
+    let out = bin()
+        .args(["rule", "tensor-rank"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains("Severity: warning (error when its `severity-when` case holds)"),
+        "{text}"
+    );
     let out = bin()
         .args(["rule", "--all"])
         .assert()

@@ -38,6 +38,7 @@ fn rule_infos() -> Vec<RuleInfo> {
         id: id.into(),
         title: format!("title of {id}"),
         default_severity: Some(sev),
+        conditional_severities: Vec::new(),
         category: "state".into(),
         description: format!("what {id} does"),
         why: "why it matters".into(),

@@ -8,9 +8,21 @@ use super::RuleInfo;
 pub fn explain(rule: &RuleInfo) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {} ({})\n", rule.title, rule.id);
-    let sev = rule
+    let mut sev = rule
         .default_severity
         .map_or_else(|| "-".to_string(), |s| s.to_string());
+    if !rule.conditional_severities.is_empty() {
+        let others: Vec<String> = rule
+            .conditional_severities
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let _ = write!(
+            sev,
+            " ({} when its `severity-when` case holds)",
+            others.join(" or ")
+        );
+    }
     let _ = writeln!(out, "Severity: {sev}    Category: {}", rule.category);
     let _ = writeln!(out, "Fix: {}\n", rule.fix.as_deref().unwrap_or("none"));
     for (title, body) in [

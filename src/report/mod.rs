@@ -23,6 +23,8 @@ pub struct RuleInfo {
     pub id: String,
     pub title: String,
     pub default_severity: Option<Severity>,
+    /// Other severities a finding can take (`severity-when:`), in the order they are tested.
+    pub conditional_severities: Vec<Severity>,
     pub category: String,
     /// What it does (SARIF fullDescription).
     pub description: String,

@@ -99,6 +99,7 @@ impl Rule {
             id: self.id.clone(),
             title: self.title.clone(),
             default_severity: Some(self.severity),
+            conditional_severities: self.severity_when.iter().map(|(s, _)| *s).collect(),
             category: self.category.clone(),
             description: self.description.clone().unwrap_or_default(),
             why: self.why.clone().unwrap_or_default(),
