@@ -234,40 +234,29 @@ fn user_rule_from_yaml_works_end_to_end() {
 
 #[test]
 fn rule_explanations_and_builtin_rule_tests() {
-    let out = bin()
-        .args(["rule", "state-full-extent-write"])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8_lossy(&out);
+    let rule = |arg: &str| {
+        let out = bin()
+            .args(["rule", arg])
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    let text = rule("state-full-extent-write");
     assert!(
         text.contains("MLComputePlan") && text.contains("E5RT"),
         "{text}"
     );
     assert!(text.contains("Severity: error    "), "{text}");
     // A rule whose severity depends on the match names both.
-    let out = bin()
-        .args(["rule", "tensor-rank"])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8_lossy(&out);
+    let text = rule("tensor-rank");
     assert!(
         text.contains("Severity: warning (error when its `severity-when` case holds)"),
         "{text}"
     );
-    let out = bin()
-        .args(["rule", "--all"])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8_lossy(&out);
+    let text = rule("--all");
     for id in [
         "state-full-extent-write",
         "state-blend-rmw",
