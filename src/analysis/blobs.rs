@@ -1150,7 +1150,7 @@ mod tests {
             name: Some("w".into()),
             inputs: vec![Param {
                 name: "indices".into(),
-                args: vec![Arg::Value(blob_lit(DType::UInt4, &[4], W, 1000))],
+                args: vec![Arg::Value(Box::new(blob_lit(DType::UInt4, &[4], W, 1000)))],
             }],
             outputs: vec![Output {
                 name: "w".into(),

@@ -46,7 +46,7 @@ pub fn const_param(f: &Function, op: &Op, param: &str) -> ConstParam {
         return ConstParam::Dynamic;
     };
     let lit = match arg {
-        Arg::Value(lit) => Some(lit),
+        Arg::Value(lit) => Some(&**lit),
         Arg::Name(name) => f
             .def(name)
             .and_then(|d| f.op(d.node))

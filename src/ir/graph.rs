@@ -40,7 +40,7 @@ pub struct Output {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
     Name(String),
-    Value(Literal),
+    Value(Box<Literal>),
 }
 
 /// A parameter with its bindings (more than one for tuple parameters such as `concat.values`).

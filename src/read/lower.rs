@@ -218,7 +218,9 @@ fn lower_op(op: &proto::Operation, depth: usize) -> Result<OpSyntax, String> {
                 .map(|(i, b)| {
                     match &b.binding {
                         Some(binding::Binding::Name(n)) => Ok(Arg::Name(n.clone())),
-                        Some(binding::Binding::Value(v)) => lower_value(v, depth).map(Arg::Value),
+                        Some(binding::Binding::Value(v)) => {
+                            lower_value(v, depth).map(|l| Arg::Value(Box::new(l)))
+                        }
                         None => Err("binding is empty".to_string()),
                     }
                     .map_err(|m| format!("input `{key}` binding {i}: {m}"))

@@ -444,7 +444,7 @@ impl<'a> Parser<'a> {
             && self.is_type_start()
             && matches!(self.peek_at(1).kind, Tok::LParen | Tok::Lt)
         {
-            return Ok(Arg::Value(self.literal()?));
+            return Ok(Arg::Value(Box::new(self.literal()?)));
         }
         if t.kind == Tok::Ident {
             return Ok(Arg::Name(self.ident()?.0));
