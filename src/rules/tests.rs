@@ -653,3 +653,25 @@ fn small_blob_constants_have_values_for_value_predicates() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].op.as_deref(), Some("mask"));
 }
+
+#[test]
+fn all_members_may_be_negative_when_one_is_positive() {
+    // reshapes that do not feed another reshape: only r5 (r6 feeds r5).
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  all:\n    - op: reshape\n    - not: { feeds: { op: reshape } }\nmessage: m\n",
+    );
+    let ops: Vec<_> = check(RANKS, &r).into_iter().filter_map(|f| f.op).collect();
+    assert_eq!(ops, ["r5"]);
+    // A list of exclusions alone would match everything else.
+    let err = load_rule_text(
+        "t.yaml",
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  all:\n    - not: { op: reshape }\n    - not: { op: add }\nmessage: m\n",
+        None,
+        false,
+    )
+    .expect_err("refused");
+    assert!(
+        format!("{:?}", miette::Report::new(err)).contains("at least one positive member"),
+        "refused for the wrong reason"
+    );
+}
