@@ -20,8 +20,8 @@ use coreml_lint::lint::Linter;
 use coreml_lint::report::ModelOutcome;
 
 /// Mutants per model through the library (the CLI gets every `CLI_EVERY`-th one).
-const PER_MODEL: usize = 150;
-const CLI_EVERY: usize = 75;
+const PER_MODEL: usize = 300;
+const CLI_EVERY: usize = 150;
 /// Far above any real case: only a hang gets here.
 const HANG: Duration = Duration::from_secs(60);
 
