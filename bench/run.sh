@@ -78,10 +78,14 @@ for variant in decoder-32l decoder-32l-1gb; do
     rss "$variant-lint-json" $LINT_JSON "$pkg"
     rss "$variant-coremltools" $WALK "$pkg"
     rss "$variant-floor" "$FLOOR" "$pkg"
-    # In-process load+walk time of coremltools (without interpreter start and import).
+    # In-process times of coremltools (without interpreter start and import): load+walk, and
+    # the load (`MLModel` + `get_spec()`) alone.
     for _ in $(seq "$RUNS"); do
-        $WALK "$pkg" 2>&1 >/dev/null | grep -o 'load+walk [0-9]* ms' | grep -o '[0-9]*' \
+        line=$($WALK "$pkg" 2>&1 >/dev/null)
+        grep -o 'load+walk [0-9]* ms' <<<"$line" | grep -o '[0-9]*' \
             >>"$RES/inproc-$variant-coremltools.txt"
+        grep -o '; load [0-9]* ms' <<<"$line" | grep -o '[0-9]*' \
+            >>"$RES/inproc-load-$variant-coremltools.txt"
     done
 done
 

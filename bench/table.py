@@ -42,7 +42,8 @@ def main():
     print()
 
     print("| package | weight.bin | ops (infer / prefill) | lint human ms | lint json ms | "
-          "coremltools ms (process / load+walk) | floor ms | a/b (process / load+walk) | a/c | "
+          "coremltools ms (process / load+walk / load) | floor ms | a/b (process / load+walk) | "
+          "a/c | "
           "CPU ms: lint json / coremltools / floor | "
           "peak RSS MB: lint / coremltools / floor | load avg |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -52,13 +53,15 @@ def main():
         ops = s["functions"]
         inproc = statistics.median(
             int(x) for x in (res / f"inproc-{v}-coremltools.txt").read_text().split())
+        load_only = statistics.median(
+            int(x) for x in (res / f"inproc-load-{v}-coremltools.txt").read_text().split())
         a = ms(t["lint-json"])
         print(
             f"| `{v}` | {s['weight_bin_bytes'] / 2**20:.0f} MiB "
             f"({s['weight_bin_allocated_bytes'] / 2**20:.0f} MiB on disk) "
             f"| {ops['infer']['ops']} / {ops['prefill']['ops']} "
             f"| {fmt(ms(t['lint-human']))} | {fmt(a)} "
-            f"| {fmt(ms(t['coremltools']), 0)} / {inproc} | {fmt(ms(t['floor']))} "
+            f"| {fmt(ms(t['coremltools']), 0)} / {inproc} / {load_only} | {fmt(ms(t['floor']))} "
             f"| 1/{fmt(ms(t['coremltools']) / a)} / 1/{fmt(inproc / a)} "
             f"| {fmt(a / ms(t['floor']))} "
             f"| {fmt(cpu(t['lint-json']), 0)} / {fmt(cpu(t['coremltools']), 0)} / "

@@ -38,14 +38,17 @@ def walk(block):
 
 
 total = 0
+loading = 0.0
 for path in sys.argv[1:]:
+    t0 = time.perf_counter()
     spec = ct.models.MLModel(path, skip_model_load=True).get_spec()
+    loading += time.perf_counter() - t0
     for fn in spec.mlProgram.functions.values():
         for block in fn.block_specializations.values():
             total += walk(block)
 t_done = time.perf_counter()
 print(
     f"{total} ops; import {1000 * (t_imported - t_start):.0f} ms; "
-    f"load+walk {1000 * (t_done - t_imported):.0f} ms",
+    f"load+walk {1000 * (t_done - t_imported):.0f} ms; load {1000 * loading:.0f} ms",
     file=sys.stderr,
 )
