@@ -15,7 +15,7 @@ use crate::report::{CheckRun, ModelOutcome, ModelResult};
 /// What a run keeps of each checked model once it is linted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Keep {
-    /// The whole model, graphs included (for fixes and the placement estimate).
+    /// The whole model, graphs included (for fixes, SARIF fixes and the placement estimate).
     Programs,
     /// Everything but the functions' graphs: what reporters read (path, source text, findings).
     /// A folder of models then needs the memory of one model per thread, not of all of them.

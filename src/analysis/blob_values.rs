@@ -5,9 +5,9 @@
 //! [`MAX_CONSTEVAL_ELEMENTS`] elements, its payload is at most [`MAX_BLOB_VALUE_BYTES`], and its
 //! record agrees with the declared type (sentinel, storage dtype, byte size). Payloads go through
 //! the memory-mapped [`BlobFile::payload`] with that cap: weight tensors are never paged in. Each
-//! weight file is opened at most once per model; nothing outside the package is opened (the
-//! checks of [`BlobFile::open`] apply). Anything that does not hold gives "unknown", never an error:
-//! the `blob-*` rules report broken weight files.
+//! weight file is opened at most once per [`BlobValues`] (one per function); nothing outside the
+//! package is opened (the checks of [`BlobFile::open`] apply). Anything that does not hold gives
+//! "unknown", never an error: the `blob-*` rules report broken weight files.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
