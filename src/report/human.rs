@@ -8,6 +8,7 @@ use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
 };
 
+use super::source::IndexedSource;
 use super::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::span::line_col;
@@ -25,7 +26,7 @@ pub struct HumanOptions {
 
 struct FindingReport<'a> {
     finding: &'a Finding,
-    source: Option<NamedSource<Arc<str>>>,
+    source: Option<NamedSource<IndexedSource>>,
     headline: String,
 }
 
@@ -149,15 +150,18 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
         for m in &run.models {
             match &m.outcome {
                 ModelOutcome::Checked { model, findings } => {
+                    // Indexed once per model, shared by its findings.
+                    let indexed = findings
+                        .iter()
+                        .any(|f| f.span.is_some())
+                        .then(|| IndexedSource::new(Arc::clone(&model.source.text)));
                     for f in findings {
                         let report = FindingReport {
                             finding: f,
-                            source: f.span.map(|_| {
-                                NamedSource::new(
-                                    model.source.name.clone(),
-                                    Arc::clone(&model.source.text),
-                                )
-                            }),
+                            source: f
+                                .span
+                                .and(indexed.clone())
+                                .map(|source| NamedSource::new(model.source.name.clone(), source)),
                             headline: format!("{}: {}", location(model, f), f.message),
                         };
                         let _ = handler.render_report(&mut out, &report);

@@ -8,6 +8,7 @@ pub mod json;
 pub mod placement;
 pub mod progress;
 pub mod sarif;
+pub mod source;
 pub mod statistics;
 
 use std::path::PathBuf;
