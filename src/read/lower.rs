@@ -1249,6 +1249,49 @@ mod tests {
     }
 
     #[test]
+    fn a_garbled_operation_is_a_protobuf_error_naming_its_function_and_index() {
+        // The outline decodes (the op is only length-delimited bytes to it); the op itself does not.
+        let garbled = proto::ModelOutline {
+            specification_version: 9,
+            description: None,
+            ml_program: Some(proto::ProgramOutline {
+                version: 1,
+                functions: BTreeMap::from([(
+                    "main".to_string(),
+                    proto::FunctionOutline {
+                        inputs: vec![],
+                        opset: "CoreML8".into(),
+                        block_specializations: BTreeMap::from([(
+                            "CoreML8".to_string(),
+                            proto::BlockOutline {
+                                inputs: vec![],
+                                outputs: vec![],
+                                operations: vec![
+                                    Bytes::new(),
+                                    Bytes::from_static(&[0x0a, 0xff, 0xff, 0xff]),
+                                ],
+                                attributes: BTreeMap::new(),
+                            },
+                        )]),
+                        attributes: BTreeMap::new(),
+                    },
+                )]),
+                attributes: BTreeMap::new(),
+            }),
+        };
+        match lower_bytes(garbled.encode_to_vec().into(), path()) {
+            Err(e @ ReadError::Protobuf { .. }) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("model.mlmodel") && msg.contains("function `main`: operation 1"),
+                    "{msg}"
+                );
+            }
+            other => panic!("expected a protobuf error, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn truncated_and_garbled_protobufs_never_panic() {
         let bytes = stateful_model(9).encode_to_vec();
         let mut decode_errors = 0;
