@@ -4,7 +4,7 @@
 //! `range_1d`, …). One forward pass in program order; tensors over
 //! [`MAX_CONSTEVAL_ELEMENTS`](crate::read::limits::MAX_CONSTEVAL_ELEMENTS) are never materialised.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, TensorData, ValueType};
@@ -179,7 +179,7 @@ pub fn product(shape: &[u64]) -> Option<u64> {
 /// Value name → constant, for every value the pass could evaluate.
 #[derive(Clone, Debug, Default)]
 pub struct ConstEnv {
-    values: BTreeMap<String, ConstValue>,
+    values: HashMap<String, ConstValue>,
 }
 
 impl ConstEnv {

@@ -4,7 +4,7 @@
 //! state's content) or through its shape only (`shape(x)` of a dynamically shaped `x`). `shape(x)` of a
 //! statically shaped `x` is a constant whatever `x` holds. One forward pass in program order.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use crate::ir::{Function, Node, Op, ValueType};
 
@@ -47,7 +47,7 @@ impl Dependence {
 /// Value name → dependence, for every run-time value (values not listed are compile-time).
 #[derive(Clone, Debug, Default)]
 pub struct DependenceMap {
-    values: BTreeMap<String, Dependence>,
+    values: HashMap<String, Dependence>,
 }
 
 impl DependenceMap {

@@ -1,7 +1,7 @@
 //! Turns the syntax-neutral form both readers produce into a [`Function`] graph, checking SSA names.
 
-use std::collections::btree_map::Entry;
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 
 use petgraph::stable_graph::StableDiGraph;
 
@@ -83,7 +83,7 @@ impl BuildError {
 struct Builder {
     graph: StableDiGraph<Node, Edge>,
     blocks: Vec<Block>,
-    values: BTreeMap<String, ValueDef>,
+    values: HashMap<String, ValueDef>,
     order: u32,
 }
 
@@ -92,7 +92,7 @@ pub fn build_function(f: FunctionSyntax) -> Result<Function, BuildError> {
     let mut b = Builder {
         graph: StableDiGraph::new(),
         blocks: Vec::new(),
-        values: BTreeMap::new(),
+        values: HashMap::new(),
         order: 0,
     };
     b.block(f.body, None)?;

@@ -1,6 +1,6 @@
 //! The per-function dataflow graph: ops and inputs as nodes, value bindings as edges.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
@@ -158,7 +158,7 @@ pub struct Function {
     /// `blocks[0]` is the body.
     pub blocks: Vec<Block>,
     /// Value name → definition. Names are unique within a function (SSA).
-    pub values: BTreeMap<String, ValueDef>,
+    pub values: HashMap<String, ValueDef>,
     /// Span of the `func` header.
     pub span: Span,
 }
