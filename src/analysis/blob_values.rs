@@ -136,25 +136,9 @@ fn decode(d: DType, bytes: &[u8]) -> Option<ConstData> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::testutil::weight_file;
     use crate::ir::{Payload, TensorType};
     use crate::rules::testing::snippet_model;
-
-    /// A weight file with one record at 64 holding `payload` as storage dtype `code`.
-    fn weight_file(dir: &std::path::Path, code: u32, payload: &[u8]) {
-        let mut f = vec![0u8; 64];
-        f[0] = 1;
-        f[4] = 2;
-        let mut rec = Vec::new();
-        rec.extend_from_slice(&blob::SENTINEL.to_le_bytes());
-        rec.extend_from_slice(&code.to_le_bytes());
-        rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        rec.extend_from_slice(&128u64.to_le_bytes());
-        rec.resize(64, 0);
-        f.extend(rec);
-        f.extend_from_slice(payload);
-        std::fs::create_dir_all(dir.join("weights")).unwrap();
-        std::fs::write(dir.join("weights/weight.bin"), f).unwrap();
-    }
 
     fn model_in(dir: &std::path::Path) -> Model {
         let mut m = snippet_model(

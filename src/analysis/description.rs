@@ -310,66 +310,56 @@ fn mil_text(t: &TensorType) -> String {
 fn compare_feature(role: &str, fd: &FeatureDesc, t: &TensorType, output: bool) -> Vec<String> {
     let mut out = Vec::new();
     let name = &fd.name;
-    match &fd.kind {
+    // Arrays and states compare alike; a state is never flexible and never an output.
+    let array = match &fd.kind {
         FeatureKind::Array {
             dtype,
             shape,
             flexible,
-        } => {
-            if let Some(dt) = dtype {
-                if *dt != t.dtype {
-                    out.push(format!(
-                        "{role} `{name}` is {} in the description but {} in the program",
-                        dt.text_name(),
-                        mil_text(t)
-                    ));
-                }
-            }
-            if let Some(detail) = shape_mismatch(shape, flexible.as_ref(), t, output) {
-                out.push(format!("{role} `{name}`: {detail}"));
-            }
-        }
-        FeatureKind::State { dtype, shape } => {
-            if let Some(dt) = dtype {
-                if *dt != t.dtype {
-                    out.push(format!(
-                        "{role} `{name}` is {} in the description but {} in the program",
-                        dt.text_name(),
-                        mil_text(t)
-                    ));
-                }
-            }
-            if let Some(detail) = shape_mismatch(shape, None, t, false) {
-                out.push(format!("{role} `{name}`: {detail}"));
-            }
-        }
-        FeatureKind::Image { width, height } => {
-            if !matches!(t.dtype, DType::Fp32 | DType::Fp16) {
+        } => Some((dtype, shape, flexible.as_ref(), output)),
+        FeatureKind::State { dtype, shape } => Some((dtype, shape, None, false)),
+        _ => None,
+    };
+    if let Some((dtype, shape, flexible, output)) = array {
+        if let Some(dt) = dtype {
+            if *dt != t.dtype {
                 out.push(format!(
-                    "{role} `{name}` is an image in the description but {} in the program",
+                    "{role} `{name}` is {} in the description but {} in the program",
+                    dt.text_name(),
                     mil_text(t)
                 ));
             }
-            if let Some(dims) = &t.shape {
-                let hw = match dims.as_slice() {
-                    [.., h, w] if dims.len() >= 3 => Some((*h, *w)),
-                    _ => None,
-                };
-                let fits = |d: Dim, want: i64| match d {
-                    Dim::Known(n) => i64::try_from(n).ok() == Some(want) || want <= 0,
-                    Dim::Unknown => true,
-                };
-                match hw {
-                    Some((h, w)) if fits(h, *height) && fits(w, *width) => {}
-                    _ => out.push(format!(
-                        "{role} `{name}` is a {width}×{height} image in the description but {} \
-                         in the program",
-                        mil_text(t)
-                    )),
-                }
+        }
+        if let Some(detail) = shape_mismatch(shape, flexible, t, output) {
+            out.push(format!("{role} `{name}`: {detail}"));
+        }
+        return out;
+    }
+    if let FeatureKind::Image { width, height } = &fd.kind {
+        if !matches!(t.dtype, DType::Fp32 | DType::Fp16) {
+            out.push(format!(
+                "{role} `{name}` is an image in the description but {} in the program",
+                mil_text(t)
+            ));
+        }
+        if let Some(dims) = &t.shape {
+            let hw = match dims.as_slice() {
+                [.., h, w] if dims.len() >= 3 => Some((*h, *w)),
+                _ => None,
+            };
+            let fits = |d: Dim, want: i64| match d {
+                Dim::Known(n) => i64::try_from(n).ok() == Some(want) || want <= 0,
+                Dim::Unknown => true,
+            };
+            match hw {
+                Some((h, w)) if fits(h, *height) && fits(w, *width) => {}
+                _ => out.push(format!(
+                    "{role} `{name}` is a {width}×{height} image in the description but {} \
+                     in the program",
+                    mil_text(t)
+                )),
             }
         }
-        _ => {}
     }
     out
 }

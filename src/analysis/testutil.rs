@@ -117,3 +117,21 @@ pub fn func_named(name: &str, inputs: Vec<InputSyntax>, ops: Vec<OpSyntax>) -> F
     })
     .expect("test functions are well formed")
 }
+
+/// Writes `dir/weights/weight.bin` with one record at offset 64 holding `payload` as storage dtype
+/// `code` (payload at 128).
+pub fn weight_file(dir: &std::path::Path, code: u32, payload: &[u8]) {
+    let mut f = vec![0u8; 64];
+    f[0] = 1;
+    f[4] = 2;
+    let mut rec = Vec::new();
+    rec.extend_from_slice(&crate::read::blob::SENTINEL.to_le_bytes());
+    rec.extend_from_slice(&code.to_le_bytes());
+    rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    rec.extend_from_slice(&128u64.to_le_bytes());
+    rec.resize(64, 0);
+    f.extend(rec);
+    f.extend_from_slice(payload);
+    std::fs::create_dir_all(dir.join("weights")).unwrap();
+    std::fs::write(dir.join("weights/weight.bin"), f).unwrap();
+}

@@ -339,11 +339,16 @@ mod tests {
         assert_eq!(fs::read(&a).unwrap(), b"new a");
         assert_eq!(fs::read(&b).unwrap(), b"old b");
         // No staged or backup files are left behind.
-        let names: Vec<_> = fs::read_dir(dir.path())
+        let names = entries(dir.path());
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    /// The names in folder `dir`.
+    fn entries(dir: &Path) -> Vec<String> {
+        fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        assert_eq!(names.len(), 2, "{names:?}");
+            .collect()
     }
 
     fn package(dir: &Path) -> PathBuf {
@@ -377,11 +382,7 @@ mod tests {
             ino
         );
         // Nothing is left beside the package.
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["m.mlmodelc"]);
+        assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
     }
 
     #[test]
@@ -404,11 +405,7 @@ mod tests {
         assert!(e.to_string().contains("injected"), "{e}");
         assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"old mil");
         assert_eq!(fs::read(root.join("metadata.json")).unwrap(), b"old meta");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["m.mlmodelc"]);
+        assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
     }
 
     #[test]

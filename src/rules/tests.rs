@@ -621,19 +621,7 @@ fn small_blob_constants_have_values_for_value_predicates() {
         .iter()
         .flat_map(|x| x.to_le_bytes())
         .collect();
-    let mut file = vec![0u8; 64];
-    file[0] = 1;
-    file[4] = 2;
-    let mut rec = Vec::new();
-    rec.extend_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
-    rec.extend_from_slice(&1u32.to_le_bytes());
-    rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    rec.extend_from_slice(&128u64.to_le_bytes());
-    rec.resize(64, 0);
-    file.extend(rec);
-    file.extend(&payload);
-    std::fs::create_dir_all(dir.path().join("weights")).unwrap();
-    std::fs::write(dir.path().join("weights/weight.bin"), file).unwrap();
+    crate::analysis::testutil::weight_file(dir.path(), 1, &payload);
     let mil = r#"program(1.3)
 {
     func main<ios18>(tensor<fp16, [1, 4]> s) {
