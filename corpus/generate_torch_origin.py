@@ -34,14 +34,18 @@ from coremltools.proto import MIL_pb2  # noqa: E402
 from generate import (  # noqa: E402
     EXPECTED,
     finding,
+    fp32_findings,
     fn_ops,
     main_block,
     op_name,
     package_record,
     pkg,
+    rank_findings,
+    region_findings,
     reset,
     save_model,
     stabilize,
+    tensor_of,
     write_expected,
 )
 
@@ -141,19 +145,21 @@ class LongAxis(nn.Module):
 
 class StatefulRank5(nn.Module):
     """Apple's stateful-Llama cache layout: k/v caches [layers, batch, heads, ctx, head_dim] (rank 5),
-    one layer, a one-row write at a constant position, attention over the whole cache."""
+    one layer, a one-row write at a constant position, attention over the whole cache. Widths are
+    multiples of 32 so that only the rank is reported."""
 
-    LAYOUT = (1, 1, HEADS, 16, 16)
+    WIDTH = 2 * HIDDEN
+    LAYOUT = (1, 1, HEADS, 16, WIDTH // HEADS)
 
     def __init__(self):
         super().__init__()
-        self.k = nn.Linear(HIDDEN, HIDDEN)
-        self.v = nn.Linear(HIDDEN, HIDDEN)
+        self.k = nn.Linear(self.WIDTH, self.WIDTH)
+        self.v = nn.Linear(self.WIDTH, self.WIDTH)
         self.register_buffer("k_cache", torch.zeros(self.LAYOUT))
         self.register_buffer("v_cache", torch.zeros(self.LAYOUT))
 
     def forward(self, x):
-        d = HIDDEN // HEADS
+        d = self.WIDTH // HEADS
         q = x.view(1, 1, HEADS, d).transpose(1, 2)  # [1, heads, 1, d]
         k = self.k(x).view(1, 1, HEADS, d).transpose(1, 2)
         v = self.v(x).view(1, 1, HEADS, d).transpose(1, 2)
@@ -162,7 +168,7 @@ class StatefulRank5(nn.Module):
         keys = self.k_cache[0]
         values = self.v_cache[0]
         p = torch.softmax(q @ keys.transpose(-1, -2), dim=-1)
-        return (p @ values).transpose(1, 2).reshape(1, 1, HIDDEN)
+        return (p @ values).transpose(1, 2).reshape(1, 1, self.WIDTH)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -200,32 +206,9 @@ def fp16_tensor(name, shape):
 # ---------------------------------------------------------------------------------------------------
 # Expected findings: one per connected region of values with the rule's property, at its origin
 
-CONST_OPS = {"const"}
-
-
-def computed(op):
-    return op.type not in CONST_OPS and not op.type.startswith("constexpr_")
-
-
-def tensor_of(value_type):
-    kind = value_type.WhichOneof("type")
-    if kind == "tensorType":
-        return value_type.tensorType
-    if kind == "stateType":
-        return value_type.stateType.wrappedType.tensorType
-    return None
-
-
 def shape_of(tensor_type):
     return [d.constant.size if d.WhichOneof("dimension") == "constant" else None
             for d in tensor_type.dimensions]
-
-
-def rank_at_least(n):
-    def pred(value_type):
-        t = tensor_of(value_type)
-        return t is not None and t.rank >= n
-    return pred
 
 
 def dim_over_limit(value_type):
@@ -238,72 +221,6 @@ def dim_over_limit(value_type):
     if t.rank == 4:
         return any(d is not None and d > (65536 if i == 1 else 16384) for i, d in enumerate(dims))
     return any(d is not None and d > 16384 for d in dims)
-
-
-def region_findings(spec, fn_name, rule, input_pred, output_pred):
-    """One finding per connected region. `input_pred(input)` / `output_pred(op, output)` say whether a
-    function input / an op output has the property."""
-    fn = spec.mlProgram.functions[fn_name]
-    nodes = []  # (key, op name or None, state or None)
-    has = {}  # value name -> node index, for values with the property
-    for inp in fn.inputs:
-        if input_pred(inp):
-            has[inp.name] = len(nodes)
-            state = inp.name if inp.type.WhichOneof("type") == "stateType" else None
-            nodes.append((None, state))
-    ops = fn_ops(spec, fn_name)
-    op_nodes = {}
-    for i, op in enumerate(ops):
-        if computed(op) and any(output_pred(op, o) for o in op.outputs):
-            op_nodes[i] = len(nodes)
-            nodes.append((op_name(op), None))
-            for o in op.outputs:
-                has[o.name] = op_nodes[i]
-    parent = list(range(len(nodes)))
-
-    def root(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    origins = set(range(len(nodes))) - set(op_nodes.values())  # inputs are origins
-    for i, op in enumerate(ops):
-        if i not in op_nodes:
-            continue
-        me = op_nodes[i]
-        fed = False
-        for arg in op.inputs.values():
-            for a in arg.arguments:
-                if a.WhichOneof("binding") == "name" and a.name in has and has[a.name] != me:
-                    fed = True
-                    parent[root(has[a.name])] = root(me)
-        if not fed:
-            origins.add(me)
-    first = {}
-    for n in sorted(origins):
-        first.setdefault(root(n), n)
-    for n in range(len(nodes)):  # a region without an origin (a cycle) is reported at its first node
-        first.setdefault(root(n), n)
-    return [finding(rule, fn_name, nodes[n][0], nodes[n][1]) for n in sorted(set(first.values()))]
-
-
-def fp32_findings(spec, fn_name):
-    outputs = set(main_block(spec.mlProgram.functions[fn_name]).outputs)
-
-    def out(op, o):
-        t = tensor_of(o.type)
-        if t is None or t.dataType != MIL_pb2.FLOAT32:
-            return False
-        # The final cast of a function output to fp32 converts the result for the caller.
-        return not (op.type == "cast" and o.name in outputs)
-
-    return region_findings(spec, fn_name, "fp32-compute", lambda _inp: False, out)
-
-
-def rank_findings(spec, fn_name):
-    pred = rank_at_least(5)
-    return region_findings(spec, fn_name, "tensor-rank", lambda i: pred(i.type), lambda _op, o: pred(o.type))
 
 
 def dim_findings(spec, fn_name):
@@ -366,12 +283,12 @@ def build():
     yield "long-axis", convert(long_axis, [fp16_tensor("audio", (1, 20480)), fp16_tensor("feats", (1, 32))],
                                outputs=[ct.TensorType(name="y", dtype=np.float16)])
 
-    step = torch.zeros((1, 1, HIDDEN))
+    step = torch.zeros((1, 1, StatefulRank5.WIDTH))
     layout = StatefulRank5.LAYOUT
     states = [ct.StateType(wrapped_type=ct.TensorType(shape=layout, dtype=np.float16), name=n)
               for n in ("k_cache", "v_cache")]
     stateful = traced(StatefulRank5, step)
-    yield "stateful-rank5", convert(stateful, [fp16_tensor("x", (1, 1, HIDDEN))], states=states,
+    yield "stateful-rank5", convert(stateful, [fp16_tensor("x", (1, 1, StatefulRank5.WIDTH))], states=states,
                                     outputs=[ct.TensorType(name="y", dtype=np.float16)])
 
 
