@@ -151,9 +151,11 @@ pub fn estimate_function(
         .iter()
         .filter(|x| has(&t.op_risk_rules, &x.rule))
         .flat_map(|x| {
-            x.op.as_deref()
-                .into_iter()
-                .chain(x.covered.iter().flat_map(|c| c.names.iter().map(String::as_str)))
+            x.op.as_deref().into_iter().chain(
+                x.covered
+                    .iter()
+                    .flat_map(|c| c.names.iter().map(String::as_str)),
+            )
         })
         .collect();
     let mut e = FunctionEstimate {

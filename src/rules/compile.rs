@@ -91,7 +91,10 @@ impl Compiler {
             return None;
         }
         if name == REGION_VAR {
-            self.error(key, "`$REGION` is reserved for the region of an `origin:` rule");
+            self.error(
+                key,
+                "`$REGION` is reserved for the region of an `origin:` rule",
+            );
             return None;
         }
         if name == "OP" && kind != VarKind::Node {

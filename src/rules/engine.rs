@@ -5,8 +5,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 
-use super::loader::{Rule, RuleSet, Target};
 use super::compile::REGION_VAR;
+use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
 use super::region::regions;
 use super::schema::Status;
@@ -80,19 +80,18 @@ fn check_function_with(
         let Target::Nodes(m) = &rule.target else {
             continue;
         };
-        let candidates = rule
-            .potential
-            .is_none()
-            .then_some(inputs.as_slice())
-            .unwrap_or_default()
-            .iter()
-            .copied()
-            .chain(
-                ops.iter()
-                    .filter(|_| !rule.inputs_only)
-                    .filter(|(_, ty)| rule.potential.as_ref().is_none_or(|p| p.contains(*ty)))
-                    .map(|&(id, _)| id),
-            );
+        // Function inputs only for rules that are not limited to op types.
+        let rule_inputs: &[NodeId] = if rule.potential.is_none() {
+            &inputs
+        } else {
+            &[]
+        };
+        let candidates = rule_inputs.iter().copied().chain(
+            ops.iter()
+                .filter(|_| !rule.inputs_only)
+                .filter(|(_, ty)| rule.potential.as_ref().is_none_or(|p| p.contains(*ty)))
+                .map(|&(id, _)| id),
+        );
         if let Matcher::Origin(property) = m {
             report_regions(model, rule, property, &cx, candidates, &mut out);
             continue;

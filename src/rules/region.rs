@@ -179,7 +179,10 @@ message: "{OP} {REGION} {REGION.count} [{REGION.ops}] [{REGION.exits}] {REGION.o
             ]
         );
         let first = &findings[0];
-        let covered = first.covered.as_ref().expect("an origin finding covers its region");
+        let covered = first
+            .covered
+            .as_ref()
+            .expect("an origin finding covers its region");
         assert_eq!(covered.names, ["up_b", "sum", "e"]);
         assert_eq!(first.ops_covered(), 4);
         let labels: Vec<&str> = first.labels.iter().map(|l| l.text.as_str()).collect();
@@ -231,13 +234,14 @@ message: "{REGION.count} downstream"
         let err = rule(&beside).expect_err("origin beside another key");
         assert!(err.contains("must be the only key of `match`"), "{err}");
         let nested = FP32_RULE.replace("match:\n  origin:", "match:\n  all:\n    - origin:");
-        let nested = nested.replace("    output:", "        output:").replace("    not:", "        not:");
+        let nested = nested
+            .replace("    output:", "        output:")
+            .replace("    not:", "        not:");
         let err = rule(&nested).expect_err("origin inside all");
         assert!(err.contains("must be the only key of `match`"), "{err}");
-        let unbound = FP32_RULE.replace("  origin:\n    output", "  all:\n    - output").replace(
-            "    not: { op: const }",
-            "    - not: { op: const }",
-        );
+        let unbound = FP32_RULE
+            .replace("  origin:\n    output", "  all:\n    - output")
+            .replace("    not: { op: const }", "    - not: { op: const }");
         let err = rule(&unbound).expect_err("REGION without origin");
         assert!(err.contains("`{REGION}` is not bound"), "{err}");
     }

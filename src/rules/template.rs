@@ -70,7 +70,10 @@ pub const REGION_ACCESSORS: &[(&str, &str)] = &[
         "the first few of them, e.g. `a` (add), `b` (mul) and 3 more",
     ),
     ("origins", "the number of origins (entries) of the region"),
-    ("exits", "the first few ops outside the region reading its values"),
+    (
+        "exits",
+        "the first few ops outside the region reading its values",
+    ),
     (
         "share",
         "the region's size against the function's, e.g. `5 of the 40 ops of main`",
