@@ -11,7 +11,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use assert_cmd::Command;
 use coreml_lint::discover::discover;
@@ -402,16 +401,24 @@ fn every_cause_found_before_is_reported_once_and_covers_the_same_ops() {
     assert!(now * 3 < before, "the regions fold the repeats");
 }
 
-#[test]
-fn statistics_count_findings_and_the_ops_they_cover() {
-    let model: PathBuf = common::corpus().join("packages/torch-origin-decoder-fp32.mlpackage");
+/// stdout of `coreml-lint check --exit-zero ARGS PACKAGE` on a corpus package.
+fn check_stdout(package: &str, args: &[&str]) -> String {
     let out = Command::cargo_bin("coreml-lint")
         .expect("binary")
-        .args(["check", "--statistics", "--exit-zero", "--quiet"])
-        .arg(&model)
+        .args(["check", "--exit-zero"])
+        .args(args)
+        .arg(common::corpus().join("packages").join(package))
         .output()
         .expect("runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn statistics_count_findings_and_the_ops_they_cover() {
+    let stdout = check_stdout(
+        "torch-origin-decoder-fp32.mlpackage",
+        &["--statistics", "--quiet"],
+    );
     // One finding on the 2-layer decoder converted with compute_precision=FLOAT32, standing for the
     // 51 ops that compute in fp32.
     assert!(
@@ -424,14 +431,9 @@ fn statistics_count_findings_and_the_ops_they_cover() {
 
 #[test]
 fn the_finding_names_the_region_and_its_boundary() {
-    let model = common::corpus().join("packages/torch-origin-fp32-island.mlpackage");
-    let out = Command::cargo_bin("coreml-lint")
-        .expect("binary")
-        .args(["check", "--output-format", "json", "--exit-zero", "--quiet"])
-        .arg(&model)
-        .output()
-        .expect("runs");
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let island = "torch-origin-fp32-island.mlpackage";
+    let json = check_stdout(island, &["--output-format", "json", "--quiet"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("json");
     let fp32: Vec<&serde_json::Value> = doc["diagnostics"]
         .as_array()
         .expect("diagnostics")
@@ -450,13 +452,7 @@ fn the_finding_names_the_region_and_its_boundary() {
         "{msg}"
     );
     // The human report labels the casts into and out of the island.
-    let out = Command::cargo_bin("coreml-lint")
-        .expect("binary")
-        .args(["check", "--exit-zero", "--select", "fp32-compute"])
-        .arg(&model)
-        .output()
-        .expect("runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = check_stdout(island, &["--select", "fp32-compute"]);
     assert!(
         text.contains("the region also starts here") && text.contains("the region ends here"),
         "{text}"
