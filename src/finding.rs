@@ -52,6 +52,21 @@ pub struct Label {
     pub text: String,
 }
 
+/// What an origin finding stands for besides its own node: the other nodes of its region (rules
+/// with `origin:`), in program order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Covered {
+    /// Names of the other ops (and inputs) of the region.
+    pub names: Vec<String>,
+}
+
+impl Covered {
+    /// How many nodes the finding covers besides its own.
+    pub fn count(&self) -> usize {
+        self.names.len()
+    }
+}
+
 /// One finding of one rule in one model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
@@ -71,6 +86,15 @@ pub struct Finding {
     pub labels: Vec<Label>,
     /// Program order of the op, for sorting.
     pub order: Option<u32>,
+    /// The region an origin finding stands for (`None` for rules without `origin:`).
+    pub covered: Option<Covered>,
+}
+
+impl Finding {
+    /// The nodes this finding stands for: its own and the ones its region covers.
+    pub fn ops_covered(&self) -> usize {
+        1 + self.covered.as_ref().map_or(0, Covered::count)
+    }
 }
 
 impl Finding {
@@ -105,6 +129,7 @@ impl Finding {
             span: None,
             labels: Vec::new(),
             order: None,
+            covered: None,
         }
     }
 }

@@ -1,13 +1,16 @@
 //! False-positive check of every node rule and the description facts on the real-world models in
 //! `../shared/realworld` (written by Apple's tools and coremltools; none has a state or several
 //! functions). The state, gather and description rules give nothing. The ANE-readiness rules give
-//! exactly the findings pinned below, each checked by hand to be a true statement about the model:
-//! - `fp32-compute`: whole-fp32 programs (ironmill MNIST, the parakeet preprocessor: every
-//!   computing op) and the fp32 LSTM islands coremltools keeps in the fp16 silero-vad models
-//!   (the `cast`s to fp32 around each `lstm`, and the `lstm`s).
-//! - `tensor-dim-limit`: htdemucs' 343980-sample audio path, WhisperKit's 480000-sample mel input,
-//!   the 51865/51866-wide logits, and the prefill model's 122880-long int16 index vectors.
-//! - `tensor-rank`: the rank-5 reshapes / transposes of htdemucs.
+//! exactly the findings pinned below, each checked by hand to be a true statement about the model.
+//! fp32-compute, tensor-dim-limit and tensor-rank report each connected region once, at its origin
+//! (`origin:`); `origin_findings.rs` checks that the regions cover every op reported before.
+//! - `fp32-compute`: whole-fp32 programs (ironmill MNIST: one region; the parakeet preprocessor: a
+//!   length computation and the feature path) and the fp32 LSTM islands coremltools keeps in the
+//!   fp16 silero-vad models (one per `lstm`: the `cast`s to fp32 around it and the `lstm`).
+//! - `tensor-dim-limit`: htdemucs' 343980-sample audio path (one region of 216 ops), WhisperKit's
+//!   480000-sample mel input, the 51865/51866-wide logits, and the prefill model's 122880-long int16
+//!   index vectors.
+//! - `tensor-rank`: the rank-5 reshapes / transposes of htdemucs (11 regions).
 //! - `io-last-axis-alignment` (info): fp16 inputs and outputs whose last axis is not a multiple of
 //!   32 (e.g. WhisperKit's 3000-wide mel features).
 //!
@@ -30,55 +33,55 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "fp32-compute",
         "fluidaudio-parakeet-eou-1280ms/parakeet_eou_preprocessor.mlmodelc",
         "warning",
-        23,
+        2,
     ),
     (
         "fp32-compute",
         "ironmill-mnist-coremlc-compiled/base.mlmodelc",
         "warning",
-        12,
+        1,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/silero-vad-unified-256ms-v6.0.0.mlmodelc",
         "warning",
-        32,
+        8,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/unified_256ms_int8.mlmodelc",
         "warning",
-        32,
+        8,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/unified_256ms_palette_4bit.mlmodelc",
         "warning",
-        32,
+        8,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/unified_256ms_pruned_int8.mlmodelc",
         "warning",
-        32,
+        8,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/unified_palette_2bit.mlmodelc",
         "warning",
-        4,
+        1,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-mlpackage/silero-vad-unified-256ms-v6.0.0.mlpackage",
         "warning",
-        32,
+        8,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-mlpackage/unified_256ms_palette_4bit.mlpackage",
         "warning",
-        32,
+        8,
     ),
     (
         "io-last-axis-alignment",
@@ -150,13 +153,13 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "tensor-dim-limit",
         "htdemucs-6s-mlpackage-ios18/htdemucs_6s.mlpackage",
         "warning",
-        216,
+        1,
     ),
     (
         "tensor-dim-limit",
         "whisperkit-large-v3-947MB-palettized/MelSpectrogram.mlmodelc",
         "warning",
-        6,
+        1,
     ),
     (
         "tensor-dim-limit",
@@ -174,7 +177,7 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "tensor-dim-limit",
         "whisperkit-tiny/MelSpectrogram.mlmodelc",
         "warning",
-        6,
+        1,
     ),
     (
         "tensor-dim-limit",
@@ -186,7 +189,7 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "tensor-rank",
         "htdemucs-6s-mlpackage-ios18/htdemucs_6s.mlpackage",
         "warning",
-        25,
+        11,
     ),
 ];
 

@@ -79,6 +79,7 @@ fn findings_for(model: &Model, message: &str) -> Vec<Finding> {
                 span: Some(op.span),
                 labels: Vec::new(),
                 order: Some(op.order),
+                covered: None,
             };
             match op.op_type.as_str() {
                 "write_state" => out.push(Finding {

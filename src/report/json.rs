@@ -5,6 +5,9 @@ use serde_json::{json, Value};
 use super::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 
+/// How many covered op names a diagnostic lists (the count is always complete).
+const COVERED_NAMES: usize = 10;
+
 fn finding(f: &Finding) -> Value {
     json!({
         "rule": f.rule,
@@ -16,6 +19,7 @@ fn finding(f: &Finding) -> Value {
         "message": f.message,
         "help": f.help,
         "fix": f.fix.as_ref().map(|x| json!({"kind": x.kind, "title": x.title, "applicability": x.applicability})),
+        "covered": f.covered.as_ref().map(|c| json!({"count": c.count(), "ops": c.names.iter().take(COVERED_NAMES).collect::<Vec<_>>()})),
     })
 }
 

@@ -146,10 +146,17 @@ pub fn estimate_function(
         .filter(|x| x.function.as_deref() == Some(f.name.as_str()))
         .collect();
     let function_at_risk = mine.iter().any(|x| has(&t.function_risk_rules, &x.rule));
+    // An origin finding flags its op and every op its region covers.
     let flagged_ops: BTreeSet<&str> = mine
         .iter()
         .filter(|x| has(&t.op_risk_rules, &x.rule))
-        .filter_map(|x| x.op.as_deref())
+        .flat_map(|x| {
+            x.op.as_deref().into_iter().chain(
+                x.covered
+                    .iter()
+                    .flat_map(|c| c.names.iter().map(String::as_str)),
+            )
+        })
         .collect();
     let mut e = FunctionEstimate {
         model: model.to_string(),

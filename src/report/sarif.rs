@@ -227,6 +227,9 @@ fn result(
     if let Some(state) = &f.state {
         props.push(("state", json!(state)));
     }
+    if let Some(c) = &f.covered {
+        props.push(("opsCovered", json!(c.count())));
+    }
     let mut out = SarifResult::builder()
         .message(message(f))
         .rule_id(f.rule.clone())
@@ -576,6 +579,7 @@ mod tests {
             span: Some(Span::new(3, 9)),
             labels: Vec::new(),
             order: Some(4),
+            covered: None,
         }
     }
 

@@ -1,26 +1,31 @@
-//! `--statistics`: the number of findings per rule, most frequent first.
+//! `--statistics`: the number of findings per rule, most frequent first, and the number of ops they
+//! cover (an origin finding stands for its whole region).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{CheckRun, RuleInfo};
 
-/// One line per rule that fired: count, id, `[*]` when a fix exists, title.
+/// One line per rule that fired: findings, ops covered, id, `[*]` when a fix exists, title.
 pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for f in run.findings() {
-        *counts.entry(f.rule.as_str()).or_default() += 1;
+        let c = counts.entry(f.rule.as_str()).or_default();
+        c.0 += 1;
+        c.1 += f.ops_covered();
     }
-    let mut rows: Vec<(&str, usize)> = counts.into_iter().collect();
+    let mut rows: Vec<(&str, (usize, usize))> = counts.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let id_width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-    let num_width = rows
-        .iter()
-        .map(|r| r.1.to_string().len())
-        .max()
-        .unwrap_or(1);
+    let width = |col: fn(&(usize, usize)) -> usize| {
+        rows.iter()
+            .map(|r| col(&r.1).to_string().len())
+            .max()
+            .unwrap_or(1)
+    };
+    let (num_width, ops_width) = (width(|c| c.0), width(|c| c.1));
     let mut out = String::new();
-    for (id, n) in rows {
+    for (id, (n, ops)) in rows {
         let info = rules.iter().find(|r| r.id == id);
         let fix = if info.is_some_and(|r| r.fix.is_some()) {
             "[*]"
@@ -28,7 +33,7 @@ pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
             "   "
         };
         let title = info.map_or("", |r| r.title.as_str());
-        let line = format!("{n:>num_width$}  {id:<id_width$}  {fix}  {title}");
+        let line = format!("{n:>num_width$}  {ops:>ops_width$}  {id:<id_width$}  {fix}  {title}");
         let _ = writeln!(out, "{}", line.trim_end());
     }
     out
@@ -71,7 +76,17 @@ mod tests {
                 path: "m.mil".into(),
                 outcome: ModelOutcome::Checked {
                     model: Box::new(model),
-                    findings: vec![finding("b-rule"), finding("a-rule"), finding("b-rule")],
+                    findings: vec![
+                        finding("b-rule"),
+                        Finding {
+                            covered: Some(crate::finding::Covered {
+                                names: vec!["x".into(), "y".into(), "z".into()],
+                            }),
+                            ..finding("a-rule")
+                        },
+                        finding("b-rule"),
+                        finding("c-rule"),
+                    ],
                 },
             }],
             elapsed: Default::default(),
@@ -82,6 +97,10 @@ mod tests {
             fix: Some("pad-state".into()),
             ..Default::default()
         }];
-        assert_eq!(render(&run, &rules), "2  b-rule  [*]  B\n1  a-rule\n");
+        // a-rule's one finding covers 4 ops: it sorts by findings, then ops.
+        assert_eq!(
+            render(&run, &rules),
+            "2  2  b-rule  [*]  B\n1  4  a-rule\n1  1  c-rule\n"
+        );
     }
 }

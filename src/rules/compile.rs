@@ -37,6 +37,9 @@ pub struct Compiler {
 /// Names usable in templates without being captured.
 pub const BUILTIN_VARS: &[&str] = &["OP", "FUNCTION"];
 
+/// The capture `origin:` binds: the region the finding stands for.
+pub const REGION_VAR: &str = "REGION";
+
 impl Compiler {
     /// A compiler whose error paths start at `root` (e.g. `match`).
     pub fn at(root: &str) -> Compiler {
@@ -85,6 +88,13 @@ impl Compiler {
         }
         if name == "FUNCTION" {
             self.error(key, "`$FUNCTION` is reserved for the function's name");
+            return None;
+        }
+        if name == REGION_VAR {
+            self.error(
+                key,
+                "`$REGION` is reserved for the region of an `origin:` rule",
+            );
             return None;
         }
         if name == "OP" && kind != VarKind::Node {
@@ -561,6 +571,20 @@ impl Compiler {
                 relational.push(Matcher::Capture(name));
             }
         }
+        if let Some(o) = &r.origin {
+            let top = self.path.len() == 1 && self.path[0] == "match";
+            let alone = atomic.is_empty() && composite.is_empty() && relational.is_empty();
+            if !top || !alone {
+                self.error(
+                    "origin",
+                    "`origin:` must be the only key of `match` (put the other keys inside it)",
+                );
+            }
+            let (m, vv) = self.nested("origin", |c| c.rule(o, false));
+            self.merge("origin", &mut vars, vv);
+            self.bind("origin", REGION_VAR, VarKind::Region, &mut vars);
+            atomic.push(Matcher::Origin(Box::new(m)));
+        }
         let positive = !atomic.is_empty()
             || composite.iter().any(is_positive)
             || relational.iter().any(is_positive);
@@ -568,8 +592,8 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, name, function, model, all, any, fed-by, feeds, inside or has); `not` alone \
-                 matches everything else",
+                 attr, name, function, model, all, any, fed-by, feeds, inside, has or origin); \
+                 `not` alone matches everything else",
             );
         }
         let mut all = atomic;

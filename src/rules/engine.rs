@@ -1,17 +1,19 @@
 //! Runs rules over a model: node rules over every function (after one analysis per function),
 //! `fact:` rules over the model-level facts. Rules with `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 
+use super::compile::REGION_VAR;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
+use super::region::regions;
 use super::schema::Status;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
 use crate::analysis::{analyze, FunctionFacts};
-use crate::finding::{Finding, FixOffer, Label};
+use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 
 /// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
@@ -78,28 +80,94 @@ fn check_function_with(
         let Target::Nodes(m) = &rule.target else {
             continue;
         };
-        if rule.potential.is_none() {
-            for &id in &inputs {
-                run(model, rule, m, &cx, id, &mut out);
-            }
-        }
-        if rule.inputs_only {
+        // Function inputs only for rules that are not limited to op types.
+        let rule_inputs: &[NodeId] = if rule.potential.is_none() {
+            &inputs
+        } else {
+            &[]
+        };
+        let candidates = rule_inputs.iter().copied().chain(
+            ops.iter()
+                .filter(|_| !rule.inputs_only)
+                .filter(|(_, ty)| rule.potential.as_ref().is_none_or(|p| p.contains(*ty)))
+                .map(|&(id, _)| id),
+        );
+        if let Matcher::Origin(property) = m {
+            report_regions(model, rule, property, &cx, candidates, &mut out);
             continue;
         }
-        for &(id, ty) in &ops {
-            if rule.potential.as_ref().is_none_or(|p| p.contains(ty)) {
-                run(model, rule, m, &cx, id, &mut out);
+        for id in candidates {
+            let mut b = Bindings::new();
+            if m.matches(&cx, id, &mut b) {
+                out.push(node_finding(model, rule, &cx, id, &b));
             }
         }
     }
     out
 }
 
-fn run(model: &Model, rule: &Rule, m: &Matcher, cx: &Ctx<'_>, id: NodeId, out: &mut Vec<Finding>) {
-    let mut b = Bindings::new();
-    if m.matches(cx, id, &mut b) {
-        out.push(node_finding(model, rule, cx, id, &b));
+/// `origin:` rules: one finding per connected region of nodes having the property, at its origin,
+/// standing for the whole region. Its severity is the highest any member gets.
+fn report_regions(
+    model: &Model,
+    rule: &Rule,
+    property: &Matcher,
+    cx: &Ctx<'_>,
+    candidates: impl Iterator<Item = NodeId>,
+    out: &mut Vec<Finding>,
+) {
+    let mut bindings: HashMap<NodeId, Bindings> = HashMap::new();
+    let mut matched = Vec::new();
+    for id in candidates {
+        let mut b = Bindings::new();
+        if property.matches(cx, id, &mut b) {
+            bindings.insert(id, b);
+            matched.push(id);
+        }
     }
+    for region in regions(cx.f, &matched) {
+        let mut b = bindings.remove(&region.origin).unwrap_or_default();
+        let severity = region
+            .members
+            .iter()
+            .map(|n| severity_at(rule, cx, *n, bindings.get(n).unwrap_or(&Bindings::new())))
+            .fold(severity_at(rule, cx, region.origin, &b), Severity::max);
+        let names = region.member_names(cx.f);
+        let mut extra: Vec<Label> = Vec::new();
+        let mut label = |n: NodeId, text: &str| {
+            if let Some(span) = node_span(cx.f, n).filter(|s| s.len > 0) {
+                extra.push(Label {
+                    span,
+                    text: text.to_string(),
+                });
+            }
+        };
+        for &n in region.other_origins.iter().take(REGION_LABELS) {
+            label(n, "the region also starts here");
+        }
+        for &n in region.exits.iter().take(REGION_LABELS) {
+            label(n, "the region ends here");
+        }
+        let origin = region.origin;
+        b.insert(REGION_VAR.to_string(), Binding::Region(Box::new(region)));
+        let mut finding = node_finding(model, rule, cx, origin, &b);
+        finding.severity = severity;
+        finding.labels.extend(extra);
+        finding.labels.sort_by_key(|l| l.span.start);
+        finding.covered = Some(Covered { names });
+        out.push(finding);
+    }
+}
+
+/// How many other origins and exits of a region get a label.
+const REGION_LABELS: usize = 5;
+
+/// The severity of a finding at `id`: the first `severity-when` entry that matches, else the rule's.
+fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindings) -> Severity {
+    rule.severity_when
+        .iter()
+        .find(|(_, m)| m.matches(cx, id, &mut b.clone()))
+        .map_or(rule.severity, |(s, _)| *s)
 }
 
 fn node_span(f: &Function, id: NodeId) -> Option<Span> {
@@ -169,11 +237,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         }
     }
     labels.sort_by_key(|l| l.span.start);
-    let severity = rule
-        .severity_when
-        .iter()
-        .find(|(_, m)| m.matches(cx, id, &mut b.clone()))
-        .map_or(rule.severity, |(s, _)| *s);
+    let severity = severity_at(rule, cx, id, b);
     Finding {
         rule: rule.id.clone(),
         severity,
@@ -199,6 +263,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         span: primary,
         labels,
         order,
+        covered: None,
     }
 }
 
@@ -220,5 +285,6 @@ fn fact_finding(model: &Model, rule: &Rule, fact: &Fact) -> Finding {
         span: fact.span,
         labels: Vec::new(),
         order: fact.op_order,
+        covered: None,
     }
 }

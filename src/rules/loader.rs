@@ -255,6 +255,7 @@ pub fn load_rule_text(
                 && m.feeds.is_none()
                 && m.inside.is_none()
                 && m.has.is_none()
+                && m.origin.is_none()
                 && m.stop_by.is_none()
                 && m.via.is_none();
             if !only_fact {

@@ -23,6 +23,8 @@ pub enum VarKind {
     State,
     /// A state write with its window.
     Write,
+    /// The region of an origin finding (`{REGION}`, bound by `origin:`).
+    Region,
 }
 
 impl VarKind {
@@ -33,6 +35,7 @@ impl VarKind {
             VarKind::Value => "a value",
             VarKind::State => "a state",
             VarKind::Write => "a state write",
+            VarKind::Region => "a region",
         }
     }
 }
@@ -56,6 +59,8 @@ pub enum Binding {
     State(usize),
     /// Index into `FunctionFacts::states::writes`.
     Write(usize),
+    /// The region an `origin:` finding stands for.
+    Region(Box<super::region::Region>),
 }
 
 /// Captures by name (without `$`).
@@ -255,6 +260,8 @@ pub enum Matcher {
     Feeds(Relation),
     Inside(Relation),
     Has(Relation),
+    /// `origin:`: the node matches the rule and none of its producers does.
+    Origin(Box<Matcher>),
 }
 
 /// The opset number of `ios15`…`ios18` / `CoreML5`…`CoreML9` (`ios18` = 18 = `CoreML8`).
@@ -309,6 +316,7 @@ impl Matcher {
                 }
                 Some(out)
             }
+            Matcher::Origin(m) => m.potential_ops(),
             _ => None,
         }
     }
@@ -319,6 +327,7 @@ impl Matcher {
             Matcher::Input(_) => true,
             Matcher::All(list) => list.iter().any(Matcher::inputs_only),
             Matcher::Any(list) => !list.is_empty() && list.iter().all(Matcher::inputs_only),
+            Matcher::Origin(m) => m.inputs_only(),
             _ => false,
         }
     }
@@ -410,6 +419,13 @@ impl Matcher {
             Matcher::Feeds(r) => walk(cx, r, node, b, Direction::Consumers),
             Matcher::Inside(r) => walk(cx, r, node, b, Direction::Owners),
             Matcher::Has(r) => walk(cx, r, node, b, Direction::Children),
+            Matcher::Origin(m) => {
+                m.matches(cx, node, b)
+                    && !f
+                        .producers(node)
+                        .iter()
+                        .any(|&(p, _)| m.matches(cx, p, &mut b.clone()))
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod fixes;
 pub mod loader;
 pub mod matcher;
+pub mod region;
 pub mod schema;
 pub mod template;
 pub mod testing;

@@ -144,6 +144,10 @@ pub struct SerRule {
     /// Binds the matched node to a capture (`$X`).
     #[serde(default)]
     pub capture: Option<String>,
+    /// Report at the origin: the node matches this rule object and no producer of its inputs does.
+    /// Nodes matching it that feed one another form a region, reported once (only key of `match`).
+    #[serde(default)]
+    pub origin: Option<Box<SerRule>>,
     // ---- composite ----
     /// Every rule holds.
     #[serde(default)]

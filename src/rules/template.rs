@@ -61,12 +61,35 @@ pub const WRITE_ACCESSORS: &[(&str, &str)] = &[
     ("rmw_count", "number of those ops"),
 ];
 
+/// Accessors of the region of an `origin:` rule (`{REGION}`).
+pub const REGION_ACCESSORS: &[(&str, &str)] = &[
+    ("", "the number of other ops in the region"),
+    ("count", "the number of other ops in the region"),
+    (
+        "ops",
+        "the first few of them, e.g. `a` (add), `b` (mul) and 3 more",
+    ),
+    ("origins", "the number of origins (entries) of the region"),
+    (
+        "exits",
+        "the first few ops outside the region reading its values",
+    ),
+    (
+        "share",
+        "the region's size against the function's, e.g. `5 of the 40 ops of main`",
+    ),
+];
+
+/// How many names `{REGION.ops}` and `{REGION.exits}` spell out.
+const REGION_NAMES_SHOWN: usize = 3;
+
 fn accessors(kind: VarKind) -> &'static [(&'static str, &'static str)] {
     match kind {
         VarKind::Node => NODE_ACCESSORS,
         VarKind::Value => VALUE_ACCESSORS,
         VarKind::State => STATE_ACCESSORS,
         VarKind::Write => WRITE_ACCESSORS,
+        VarKind::Region => REGION_ACCESSORS,
     }
 }
 
@@ -294,6 +317,44 @@ fn value_accessor(v: &ValueInfo, acc: &str) -> Option<String> {
     }
 }
 
+/// `` `a` (add), `b` (mul) and 3 more ``, or `none`.
+fn few_names(cx: &Ctx<'_>, nodes: &[NodeId]) -> String {
+    let shown: Vec<String> = nodes
+        .iter()
+        .take(REGION_NAMES_SHOWN)
+        .filter_map(|&n| {
+            let name = super::region::node_name(cx.f, n)?;
+            let kind = cx.f.op(n).map_or("input", |o| o.op_type.as_str());
+            Some(format!("`{name}` ({kind})"))
+        })
+        .collect();
+    let rest = nodes.len().saturating_sub(shown.len());
+    match (shown.is_empty(), rest) {
+        (true, _) => "none".to_string(),
+        (false, 0) => shown.join(", "),
+        (false, n) => format!("{} and {n} more", shown.join(", ")),
+    }
+}
+
+fn region_accessor(cx: &Ctx<'_>, r: &super::region::Region, acc: &str) -> Option<String> {
+    match acc {
+        "" | "count" => Some(r.members.len().to_string()),
+        "ops" => Some(few_names(cx, &r.members)),
+        "origins" => Some((1 + r.other_origins.len()).to_string()),
+        "exits" => Some(few_names(cx, &r.exits)),
+        "share" => Some(format!(
+            "{} of the {} ops of `{}`",
+            std::iter::once(&r.origin)
+                .chain(&r.members)
+                .filter(|&&n| cx.f.op(n).is_some())
+                .count(),
+            r.function_ops,
+            cx.f.name
+        )),
+        _ => None,
+    }
+}
+
 fn op_name(cx: &Ctx<'_>, id: Option<NodeId>) -> Option<String> {
     id.and_then(|n| cx.f.op(n))
         .map(|o| o.display_name().to_string())
@@ -304,6 +365,7 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
     match b {
         Binding::Node(n) => node_accessor(cx, *n, acc),
         Binding::Value(v) => value_accessor(v, acc),
+        Binding::Region(r) => region_accessor(cx, r, acc),
         Binding::State(i) => {
             let st = sw.state(*i)?;
             let pad = sw.pad_axis(*i);
