@@ -12,6 +12,8 @@ use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
 use crate::analysis::{analyze, FunctionFacts};
 use crate::finding::{Finding, FixOffer, Label};
+use crate::fix::{plan_model, ModelPlans};
+use crate::rules::fixes::PAD_STATE;
 use crate::ir::{Function, Model, Node, NodeId, Span};
 
 /// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
@@ -23,15 +25,24 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
         .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
-        // Functions are independent: analysed and matched in parallel, each with its own reader
-        // of weight values.
+        // Functions are analysed in parallel; the state fix plans need every function's analysis;
+        // then functions are matched in parallel, each with its own reader of weight values.
+        let facts: Vec<FunctionFacts> = model.program.functions.par_iter().map(analyze).collect();
+        let plans = plan_model(model, &facts);
         let per_function: Vec<Vec<Finding>> = model
             .program
             .functions
             .par_iter()
-            .map(|f| {
-                let facts = analyze(f);
-                check_function_with(model, f, &facts, &node_rules, &BlobValues::new(model))
+            .zip(facts.par_iter())
+            .map(|(f, facts)| {
+                check_function_with(
+                    model,
+                    f,
+                    facts,
+                    &node_rules,
+                    &BlobValues::new(model),
+                    Some(&plans),
+                )
             })
             .collect();
         out.extend(per_function.into_iter().flatten());
@@ -55,7 +66,7 @@ pub fn check_function(
     facts: &FunctionFacts,
     rules: &[&Rule],
 ) -> Vec<Finding> {
-    check_function_with(model, f, facts, rules, &BlobValues::new(model))
+    check_function_with(model, f, facts, rules, &BlobValues::new(model), None)
 }
 
 fn check_function_with(
@@ -64,12 +75,14 @@ fn check_function_with(
     facts: &FunctionFacts,
     rules: &[&Rule],
     blobs: &BlobValues<'_>,
+    plans: Option<&ModelPlans>,
 ) -> Vec<Finding> {
     let cx = Ctx {
         f,
         facts,
         model: Some(model),
         blobs: Some(blobs),
+        plans,
     };
     let inputs: Vec<NodeId> = f.inputs().map(|(id, _)| id).collect();
     let ops: Vec<(NodeId, &str)> = f.ops().map(|(id, op)| (id, op.op_type.as_str())).collect();
@@ -174,6 +187,32 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         .iter()
         .find(|(_, m)| m.matches(cx, id, &mut b.clone()))
         .map_or(rule.severity, |(s, _)| *s);
+    let fix = rule
+            .fix
+            .as_ref()
+            .filter(|fx| {
+                fx.when
+                    .as_ref()
+                    .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
+            })
+            .and_then(|fx| {
+                // A state fix is offered only when the plan exists, with the plan's applicability.
+                let plan = match fx.kind.as_str() {
+                    PAD_STATE => Some(
+                        cx.plans
+                            .zip(state.as_deref())
+                            .and_then(|(p, s)| p.offer(s))?
+                            .clone(),
+                    ),
+                    _ => None,
+                };
+                Some(FixOffer {
+                    kind: fx.kind.clone(),
+                    title: fx.title.render(cx, id, b),
+                    applicability: plan.as_ref().map_or(fx.applicability, |p| p.applicability),
+                    plan,
+                })
+            });
     Finding {
         rule: rule.id.clone(),
         severity,
@@ -183,19 +222,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         state,
         message: rule.message.render(cx, id, b),
         help: rule.help.as_ref().map(|h| h.render(cx, id, b)),
-        fix: rule
-            .fix
-            .as_ref()
-            .filter(|fx| {
-                fx.when
-                    .as_ref()
-                    .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
-            })
-            .map(|fx| FixOffer {
-                kind: fx.kind.clone(),
-                title: fx.title.render(cx, id, b),
-                applicability: fx.applicability,
-            }),
+        fix,
         span: primary,
         labels,
         order,
@@ -216,6 +243,7 @@ fn fact_finding(model: &Model, rule: &Rule, fact: &Fact) -> Finding {
             kind: fx.kind.clone(),
             title: fx.title.render_fact(fact),
             applicability: fx.applicability,
+            plan: None,
         }),
         span: fact.span,
         labels: Vec::new(),
