@@ -672,6 +672,12 @@ fn slice_window(f: &Function, consts: &ConstEnv, su: &Op, dims: &[Option<u64>]) 
     }
 }
 
+/// The window of the `slice_update` (or `slice_by_index`) op `id` over a tensor with dimensions
+/// `dims`, resolved per axis as far as constants tell.
+pub fn window_of(f: &Function, consts: &ConstEnv, id: NodeId, dims: &[Option<u64>]) -> Option<Window> {
+    Some(slice_window(f, consts, f.op(id)?, dims))
+}
+
 /// True when `value` is computed (within a few ops) from a `shape` op: of a run-time shape, or of a
 /// value shaped like the state (`state_dims`), whose length changes when the state is padded.
 fn from_shape(f: &Function, value: &str, state_dims: &[Option<u64>], dynamic: bool) -> bool {
