@@ -663,7 +663,10 @@ def edit_pos_to_fp16(spec):
 def build_packages():
     reset(PACKAGES)
     reset(REFERENCE)
-    reset(EXPECTED)
+    # Expected records of the torch-made fixtures belong to generate_torch_states.py.
+    for path in EXPECTED.glob("*.json"):
+        if not path.name.startswith("torch-"):
+            path.unlink()
     tmp = Path(tempfile.mkdtemp(prefix="coreml-lint-corpus-"))
     try:
         _build_packages(tmp)

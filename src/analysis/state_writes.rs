@@ -1151,4 +1151,110 @@ mod tests {
         assert_eq!(fresh.nth, 2);
         assert_eq!(sw.count(0), 2);
     }
+
+    /// torch.export's chain: an inner one-row write at a run-time row, wrapped in a full-window
+    /// `slice_update` of the same read, written.
+    fn wrapped(rows: u64) -> Function {
+        let t = |r: u64| tensor(DType::Fp16, &[1, r, 4]);
+        func(
+            vec![
+                input("s", state(DType::Fp16, &[1, rows, 4])),
+                input("u", t(1)),
+                input("pos", tensor(DType::Int32, &[3])),
+            ],
+            vec![
+                konst("one", ints(&[3], &[1, 1, 4])),
+                konst("zero", ints(&[3], &[0, 0, 0])),
+                konst("all", ints(&[3], &[1, rows as i64, 4])),
+                op("add", "end", &[("x", "pos"), ("y", "one")], tensor(DType::Int32, &[3])),
+                op("read_state", "old", &[("input", "s")], t(rows)),
+                op(
+                    "slice_update",
+                    "inner",
+                    &[("x", "old"), ("update", "u"), ("begin", "pos"), ("end", "end")],
+                    t(rows),
+                ),
+                op(
+                    "slice_update",
+                    "outer",
+                    &[("x", "old"), ("update", "inner"), ("begin", "zero"), ("end", "all")],
+                    t(rows),
+                ),
+                op0("write_state", "w", &[("data", "outer"), ("input", "s")]),
+            ],
+        )
+    }
+
+    #[test]
+    fn wrapper_chain_is_followed_to_the_inner_window() {
+        let f = wrapped(9);
+        let sw = writes(&f);
+        let w = &sw.writes[0];
+        assert_eq!(w.kind, WriteKind::SliceUpdate);
+        assert_eq!(w.levels.len(), 2, "{:?}", w.levels);
+        assert_eq!(w.wrappers().len(), 1);
+        // The written op covers the whole state; the inner window is one run-time row.
+        assert_eq!(w.window.as_ref().and_then(Window::covers_all), Some(true));
+        assert_eq!(w.inner_covers_all(), Some(false));
+        assert_eq!(w.inner_window().map(|x| x.axis_text(1)).as_deref(), Some("[?, ?+1)"));
+        // The inner level's run-time begin is the write's.
+        assert_eq!(w.begin_dep.as_ref().and_then(|d| d.source.as_deref()), Some("pos"));
+        let inner = w.inner().expect("inner level");
+        assert_eq!(inner.bounds[1].begin, Bound::Explicit(None));
+        assert_eq!(inner.bounds[1].end, Bound::Explicit(None));
+        assert_eq!(inner.bounds[1].pin(9), Ok((None, None, false)));
+        assert_eq!(sw.pad_axis(0), Some(1));
+    }
+
+    #[test]
+    fn bounds_that_grow_with_the_axis_are_pinned_or_refused() {
+        let b = |begin, end| AxisBounds {
+            begin,
+            end,
+            stride: Some(1),
+            squeeze: false,
+        };
+        use Bound::*;
+        assert_eq!(b(Explicit(Some(0)), Explicit(Some(8))).pin(8), Ok((None, None, false)));
+        assert_eq!(b(Explicit(Some(-8)), Explicit(Some(-1))).pin(8), Ok((Some(0), Some(7), false)));
+        assert_eq!(b(Masked, Masked).pin(8), Ok((None, Some(8), true)));
+        assert_eq!(b(Explicit(Some(0)), Explicit(Some(99))).pin(8), Ok((None, Some(8), false)));
+        assert!(b(FromShape, Explicit(Some(8))).pin(8).is_err());
+        assert!(b(Explicit(None), Unknown).pin(8).is_err());
+    }
+
+    #[test]
+    fn scatter_and_concat_writes_are_named() {
+        let t = tensor(DType::Fp16, &[1, 8, 4]);
+        let f = func(
+            vec![input("s", state(DType::Fp16, &[1, 8, 4])), input("u", t.clone())],
+            vec![
+                konst("ax", scalar_int(1)),
+                op("read_state", "old", &[("input", "s")], t.clone()),
+                op("concat", "c", &[("values", "old"), ("axis", "ax")], t.clone()),
+                op0("write_state", "w", &[("data", "c"), ("input", "s")]),
+            ],
+        );
+        let sw = writes(&f);
+        assert_eq!(sw.writes[0].kind, WriteKind::Concat);
+        assert_eq!(sw.writes[0].inner_covers_all(), Some(true));
+    }
+
+    #[test]
+    fn a_state_read_and_never_written_is_a_fact() {
+        let mil = |write: &str| {
+            format!(
+                "program(1.3)\n{{\n    func main<ios18>(state<tensor<fp16, [1, 8, 4]>> s, tensor<fp16, [1, 8, 4]> u) {{\n            tensor<fp16, [1, 8, 4]> old = read_state(input = s)[name = string(\"old\")];\n{write}        }} -> (old);\n}}\n"
+            )
+        };
+        let model = crate::rules::testing::snippet_model("t.mil", &mil("")).expect("parses");
+        let facts = never_written_facts(&model);
+        assert_eq!(facts.len(), 1);
+        assert_eq!(facts[0].state.as_deref(), Some("s"));
+        assert_eq!(facts[0].op.as_deref(), Some("old"));
+        let written = mil("            write_state(data = u, input = s)[name = string(\"w\")];\n");
+        let model = crate::rules::testing::snippet_model("t.mil", &written).expect("parses");
+        assert!(never_written_facts(&model).is_empty());
+    }
+
 }
