@@ -169,7 +169,7 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
 pub fn ir_op(new: &NewOp) -> Op {
     Op {
         op_type: new.op_type.clone(),
-        name: Some(new.name.clone()),
+        name: Some(new.op_name.clone().unwrap_or_else(|| new.name.clone())),
         inputs: new
             .inputs
             .iter()

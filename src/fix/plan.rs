@@ -59,6 +59,9 @@ pub struct NewOp {
     /// The `name` attribute and the output's name (fresh in its function, or the name of a value
     /// renamed by the same plan).
     pub name: String,
+    /// The `name` attribute when it differs from the output's name (a sliced copy that takes the
+    /// name of a returned value keeps op names unique).
+    pub op_name: Option<String>,
     /// (parameter, bound value name), in the order the compiler prints them (alphabetical).
     pub inputs: Vec<(String, String)>,
     pub output: TensorType,
@@ -639,6 +642,7 @@ fn function_edit(
             int_const(begin.clone(), vec![0i64; pad.old_shape.len()]),
             int_const(end.clone(), dims_i64(&pad.old_shape)?),
             NewOp {
+                op_name: returned.then(|| names.fresh(&format!("{}_unpadded", out.name))),
                 op_type: "slice_by_index".into(),
                 name: slice.clone(),
                 inputs: vec![
@@ -820,6 +824,7 @@ fn rewrite_whole_write(
             edit.inserts.push(Insert {
                 anchor: anchor.clone(),
                 op: NewOp {
+                    op_name: None,
                     op_type: "read_state".into(),
                     name: name.clone(),
                     inputs: vec![("input".into(), state.to_string())],
@@ -837,6 +842,7 @@ fn rewrite_whole_write(
         int_const(begin.clone(), vec![0; pad.old_shape.len()]),
         int_const(end.clone(), dims_i64(&pad.old_shape)?),
         NewOp {
+            op_name: None,
             op_type: "slice_update".into(),
             name: su.clone(),
             inputs: vec![
@@ -906,6 +912,7 @@ fn bool_const(name: String, values: Vec<bool>) -> NewOp {
 fn vector_const(name: String, dtype: DType, len: u64, data: TensorData) -> NewOp {
     let ty = TensorType::fixed(dtype, &[len]);
     NewOp {
+        op_name: None,
         op_type: "const".into(),
         name,
         inputs: Vec::new(),

@@ -289,7 +289,7 @@ fn operation(new: &NewOp) -> Result<proto::Operation, String> {
         immediate(
             &TensorType::scalar(crate::ir::DType::String),
             tensor_value::Value::Strings(tensor_value::RepeatedStrings {
-                values: vec![new.name.clone()],
+                values: vec![new.op_name.clone().unwrap_or_else(|| new.name.clone())],
             }),
         )?,
     );
