@@ -512,3 +512,27 @@ fn corpus_compiled_fixtures() {
         assert!(again.applied.is_empty() && again.diff.is_empty(), "{name}");
     }
 }
+
+#[test]
+fn hand_written_layout_is_kept_and_only_changed_spans_move() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2-space indentation, no spaces around `=`, arguments in the author's order, a final newline.
+    let mil = "program(1.3)\n{\n  func main<ios18>(state<tensor<fp16, [2,6,4]>> s, tensor<fp16, [2,6,4]> u) {\n    tensor<int32, [3]> e = const()[name=string(\"e\"), val=tensor<int32, [3]>([2,6,4])];\n    tensor<int32, [3]> b = const()[name=string(\"b\"), val=tensor<int32, [3]>([0,0,0])];\n    tensor<fp16, [2,6,4]> old = read_state(input=s)[name=string(\"old\")];\n    tensor<fp16, [2,6,4]> new = slice_update(x=old, update=u, end=e, begin=b)[name=string(\"upd\")];\n    write_state(input=s, data=new)[name=string(\"w\")];\n    tensor<fp16, [2,6,4]> cur = read_state(input=s)[name=string(\"cur\")];\n    tensor<fp16, [2,6,4]> y = add(x=cur, y=old)[name=string(\"y\")];\n  } -> (y);\n}\n";
+    let file = dir.path().join("odd.mil");
+    fs::write(&file, mil).unwrap();
+    let model = read(&file);
+    let out = apply(&model, &req("s"), false, FixMode::InPlace).unwrap();
+    assert!(out.notes.iter().all(|n| !n.contains("re-rendered")), "{:?}", out.notes);
+    let fixed = fs::read_to_string(&file).unwrap();
+    assert!(fixed.ends_with("}\n"), "the final newline is kept");
+    let kept = |line: &str| fixed.lines().any(|l| l == line);
+    // Untouched statements are byte-identical; changed ones change only their spans.
+    for line in mil.lines().filter(|l| !l.contains("[2,6,4]") || l.contains("const()")) {
+        assert!(kept(line), "{line:?} changed:\n{fixed}");
+    }
+    assert!(kept("    tensor<fp16, [2,7,4]> new = slice_update(x=old, update=u, end=e, begin=b)[name=string(\"upd\")];"), "{fixed}");
+    assert!(kept("  func main<ios18>(state<tensor<fp16, [2,7,4]>> s, tensor<fp16, [2,6,4]> u) {"), "{fixed}");
+    assert!(kept("    tensor<fp16, [2,6,4]> y = add(x=cur_unpadded, y=old_unpadded)[name=string(\"y\")];"), "{fixed}");
+    // The diff names only the changed lines.
+    assert_eq!(out.diff.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).count(), 5, "{}", out.diff);
+}

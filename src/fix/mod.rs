@@ -11,6 +11,7 @@ pub mod metadata_json;
 pub mod plan;
 pub mod proto_edit;
 pub mod run;
+pub mod text_edit;
 pub mod write;
 
 use std::fs;
@@ -163,32 +164,28 @@ pub fn apply_plans_with_writer(
             outcome.applied.push(plan.clone());
         }
     }
-    let text = if outcome.applied.is_empty() {
-        None
-    } else {
-        let refs: Vec<&PadPlan> = outcome.applied.iter().collect();
-        Some(edit::apply_to_program(&model.program, &refs).map_err(internal)?.1)
-    };
-    let Some(after) = text else {
+    if outcome.applied.is_empty() {
         return Ok(outcome);
-    };
-    let before = render_to_string(&model.program);
-    outcome.diff = diff::unified(&before, &after, &model.source.name);
-    outcome.after = Some(after.clone());
-
-    let files = match model.kind {
-        ModelKind::MlModelc | ModelKind::MilText => text_files(model, &after, &outcome)?,
-        ModelKind::MlPackage | ModelKind::MlModel => protobuf_files(model, &after, &outcome)?,
-    };
-    if let (ModelKind::MlModelc | ModelKind::MilText, true) = (
-        model.kind,
-        model.source.is_file && *model.source.text != *before,
-    ) {
-        outcome.notes.push(format!(
-            "{} was re-rendered in the compiler's layout",
-            model.source.file.display()
-        ));
     }
+    let refs: Vec<&PadPlan> = outcome.applied.iter().collect();
+    let (edited, rendered) = edit::apply_to_program(&model.program, &refs).map_err(internal)?;
+    let before = render_to_string(&model.program);
+    let text_model = matches!(model.kind, ModelKind::MlModelc | ModelKind::MilText);
+    let files = if text_model {
+        let after = text_after(model, &refs, &edited, &rendered, &mut outcome.notes);
+        let base = if model.source.is_file {
+            &*model.source.text
+        } else {
+            before.as_str()
+        };
+        outcome.diff = diff::unified(base, &after, &model.source.name);
+        outcome.after = Some(after.clone());
+        text_files(model, &after, &outcome)?
+    } else {
+        outcome.diff = diff::unified(&before, &rendered, &model.source.name);
+        outcome.after = Some(rendered.clone());
+        protobuf_files(model, &rendered, &outcome)?
+    };
     let root = match &mode {
         FixMode::DiffOnly => return Ok(outcome),
         FixMode::InPlace => {
@@ -234,6 +231,37 @@ pub fn apply_plans_with_writer(
     outcome.files = targets.into_iter().map(|(p, _)| p).collect();
     outcome.written = Some(root);
     Ok(outcome)
+}
+
+/// The fixed `model.mil` of a text model: span edits of the author's file when they read back as
+/// the edited program, else the edited program in the compiler's layout (with a note).
+fn text_after(
+    model: &Model,
+    plans: &[&PadPlan],
+    edited: &crate::ir::Program,
+    rendered: &str,
+    notes: &mut Vec<String>,
+) -> String {
+    if model.source.is_file {
+        let source = &*model.source.text;
+        let edits = text_edit::edit_source(source, &model.program, plans, edited, rendered);
+        let reads_back = |t: &str| {
+            crate::read::miltext::parse_program(t, &model.source.file)
+                .is_ok_and(|p| render_to_string(&p) == rendered)
+        };
+        match edits {
+            Ok(t) if reads_back(&t) => return t,
+            Ok(_) => notes.push(format!(
+                "{}: the span edits did not read back as the fixed program; re-rendered in the compiler's layout",
+                model.source.file.display()
+            )),
+            Err(e) => notes.push(format!(
+                "{}: {e}; re-rendered in the compiler's layout",
+                model.source.file.display()
+            )),
+        }
+    }
+    rendered.to_string()
 }
 
 /// `path` (inside `from`) moved under `to`.
