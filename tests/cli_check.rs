@@ -371,7 +371,10 @@ fn output_dir_is_created_for_a_text_model() {
         .assert()
         .code(0);
     let fixed = std::fs::read_to_string(out_dir.join("h1.mil")).unwrap();
-    assert!(fixed.contains("state<tensor<fp16, [2, 9, 4]>> s"), "{fixed}");
+    assert!(
+        fixed.contains("state<tensor<fp16, [2, 9, 4]>> s"),
+        "{fixed}"
+    );
 }
 
 #[test]
@@ -396,11 +399,15 @@ fn converter_made_chains_are_fixed_as_offered() {
         String::from_utf8_lossy(&out.stdout).to_string()
     };
     let padded = dump("torch-state-export-padded.mlpackage");
-    assert!(padded.contains("state<tensor<fp16, [1, 2, 17, 32]>> k_cache"), "{padded}");
+    assert!(
+        padded.contains("state<tensor<fp16, [1, 2, 17, 32]>> k_cache"),
+        "{padded}"
+    );
     assert!(!padded.contains("slice_scatter_1_cast_fp16"), "{padded}");
     let pair = dump("torch-state-multifunction.mlpackage");
     assert_eq!(
-        pair.matches("state<tensor<fp16, [1, 2, 17, 32]>> k_cache").count(),
+        pair.matches("state<tensor<fp16, [1, 2, 17, 32]>> k_cache")
+            .count(),
         2,
         "{pair}"
     );

@@ -32,9 +32,10 @@ fn check_offers(rules: &RuleSet, model: &Model, label: &str) -> usize {
             }
             continue;
         };
-        let plan = fix.plan.as_deref().unwrap_or_else(|| {
-            panic!("{label}: {} offers a state fix without a plan", f.rule)
-        });
+        let plan = fix
+            .plan
+            .as_deref()
+            .unwrap_or_else(|| panic!("{label}: {} offers a state fix without a plan", f.rule));
         assert_eq!(
             fix.applicability, plan.applicability,
             "{label}: offered applicability differs from the plan's"
@@ -50,7 +51,10 @@ fn check_offers(rules: &RuleSet, model: &Model, label: &str) -> usize {
     // Safe plans apply without --unsafe-fixes, exactly as offered.
     let out = apply_plans(model, &plans, false, FixMode::DiffOnly)
         .unwrap_or_else(|e| panic!("{label}: an offered fix failed: {e}"));
-    assert_eq!(out.applied, plans, "{label}: applied plans differ from the offers");
+    assert_eq!(
+        out.applied, plans,
+        "{label}: applied plans differ from the offers"
+    );
     let after = out.after.expect("something changed");
     let fixed = snippet_model("fixed.mil", &after)
         .unwrap_or_else(|e| panic!("{label}: the fixed text does not parse: {e}\n{after}"));
@@ -74,7 +78,10 @@ fn check_offers(rules: &RuleSet, model: &Model, label: &str) -> usize {
         .filter(|f| f.rule == FULL)
         .map(|f| f.message)
         .collect();
-    assert!(left.is_empty(), "{label}: still full-extent: {left:?}\n{after}");
+    assert!(
+        left.is_empty(),
+        "{label}: still full-extent: {left:?}\n{after}"
+    );
     plans.len()
 }
 
@@ -174,7 +181,9 @@ fn single(d: &[u64], window: Window, return_read: bool) -> String {
             body += &ints("b", &zeros);
             body += &ints("e1", &half);
             body += &ints("e2", &rest);
-            body += &format!("            tensor<int32, [{r}]> e = add(x = e1, y = e2)[name = string(\"e\")];\n");
+            body += &format!(
+                "            tensor<int32, [{r}]> e = add(x = e1, y = e2)[name = string(\"e\")];\n"
+            );
             body += &read;
             body += &su("begin = b, end = e");
         }
@@ -187,15 +196,18 @@ fn single(d: &[u64], window: Window, return_read: bool) -> String {
             body += &ints("d", &di);
             body += &ints("e", &di);
             body += &read;
-            body += &format!("            tensor<int32, [{r}]> sx = shape(x = old)[name = string(\"sx\")];\n");
-            body += &format!("            tensor<int32, [{r}]> b = sub(x = sx, y = d)[name = string(\"b\")];\n");
+            body += &format!(
+                "            tensor<int32, [{r}]> sx = shape(x = old)[name = string(\"sx\")];\n"
+            );
+            body += &format!(
+                "            tensor<int32, [{r}]> b = sub(x = sx, y = d)[name = string(\"b\")];\n"
+            );
             body += &su("begin = b, end = e");
         }
         Window::Blend => {
             body += &read;
-            body += &format!(
-                "            {t} new = add(x = old, y = u)[name = string(\"upd\")];\n"
-            );
+            body +=
+                &format!("            {t} new = add(x = old, y = u)[name = string(\"upd\")];\n");
         }
     }
     body += "            write_state(data = new, input = s)[name = string(\"w\")];\n";
@@ -218,7 +230,9 @@ fn prefill_infer(d: &[u64], axis: usize, return_read: bool) -> String {
     let ret = if return_read { "cur" } else { "y" };
     let mut infer = String::new();
     infer += &ints("len", &ri);
-    infer += &format!("            tensor<int32, [{r}]> e = add(x = pos, y = len)[name = string(\"e\")];\n");
+    infer += &format!(
+        "            tensor<int32, [{r}]> e = add(x = pos, y = len)[name = string(\"e\")];\n"
+    );
     infer += &format!("            {t} old = read_state(input = s)[name = string(\"old\")];\n");
     infer += &format!("            {t} new = slice_update(begin = pos, end = e, update = k, x = old)[name = string(\"upd\")];\n");
     infer += "            write_state(data = new, input = s)[name = string(\"w\")];\n";
@@ -279,5 +293,8 @@ fn generated_variants_offer_only_fixes_that_apply() {
             }
         }
     }
-    assert!(offered > 60 && refused == 8, "{offered} offered, {refused} refused");
+    assert!(
+        offered > 60 && refused == 8,
+        "{offered} offered, {refused} refused"
+    );
 }

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use coreml_lint::finding::Applicability;
 use coreml_lint::analysis::state_writes::window_of;
 use coreml_lint::analysis::AxisWindow;
+use coreml_lint::finding::Applicability;
 use coreml_lint::fix::{apply, FixMode, PadRequest};
 use coreml_lint::ir::{FeatureKind, Function, Model, Program, ValueType};
 use coreml_lint::read::proto::{decode_model, encode_model_preserving};
@@ -237,7 +237,10 @@ fn corpus_h1_packages_are_fixed() {
         for (f, ws) in &wb {
             // A removed wrapper's whole-state window goes with it.
             let whole: Vec<(i64, i64)> = plan.old_shape.iter().map(|&d| (0, d as i64)).collect();
-            for w in ws.iter().filter(|w| plan.unwrapped.is_empty() || **w != whole) {
+            for w in ws
+                .iter()
+                .filter(|w| plan.unwrapped.is_empty() || **w != whole)
+            {
                 assert!(
                     wa[f].contains(w),
                     "{name}/{f}: window {w:?} moved: {:?}",

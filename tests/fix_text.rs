@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use coreml_lint::discover::Discovered;
-use coreml_lint::finding::Applicability;
 use coreml_lint::analysis::state_writes::window_of;
 use coreml_lint::analysis::AxisWindow;
+use coreml_lint::discover::Discovered;
+use coreml_lint::finding::Applicability;
 use coreml_lint::fix::{apply, apply_with_writer, plan_pad, FixError, FixMode, PadRequest};
 use coreml_lint::ir::{Function, Model, ModelKind, Program, ValueType};
 use coreml_lint::read::{read_model, ReadOutcome};
@@ -421,7 +421,11 @@ fn run_time_begin_with_explicit_bounds_is_padded() {
     let after = fix_and_check(&root, "s", false, &["old", "new"]);
     let f = &after.program.functions[0];
     let (_, su) = f.ops().find(|(_, o)| o.op_type == "slice_update").unwrap();
-    assert_eq!(su.arg_name("begin"), Some("pos"), "the run-time begin is kept");
+    assert_eq!(
+        su.arg_name("begin"),
+        Some("pos"),
+        "the run-time begin is kept"
+    );
     assert_eq!(su.arg_name("end"), Some("e"), "the explicit end is kept");
 }
 
@@ -522,17 +526,35 @@ fn hand_written_layout_is_kept_and_only_changed_spans_move() {
     fs::write(&file, mil).unwrap();
     let model = read(&file);
     let out = apply(&model, &req("s"), false, FixMode::InPlace).unwrap();
-    assert!(out.notes.iter().all(|n| !n.contains("re-rendered")), "{:?}", out.notes);
+    assert!(
+        out.notes.iter().all(|n| !n.contains("re-rendered")),
+        "{:?}",
+        out.notes
+    );
     let fixed = fs::read_to_string(&file).unwrap();
     assert!(fixed.ends_with("}\n"), "the final newline is kept");
     let kept = |line: &str| fixed.lines().any(|l| l == line);
     // Untouched statements are byte-identical; changed ones change only their spans.
-    for line in mil.lines().filter(|l| !l.contains("[2,6,4]") || l.contains("const()")) {
+    for line in mil
+        .lines()
+        .filter(|l| !l.contains("[2,6,4]") || l.contains("const()"))
+    {
         assert!(kept(line), "{line:?} changed:\n{fixed}");
     }
     assert!(kept("    tensor<fp16, [2,7,4]> new = slice_update(x=old, update=u, end=e, begin=b)[name=string(\"upd\")];"), "{fixed}");
-    assert!(kept("  func main<ios18>(state<tensor<fp16, [2,7,4]>> s, tensor<fp16, [2,6,4]> u) {"), "{fixed}");
+    assert!(
+        kept("  func main<ios18>(state<tensor<fp16, [2,7,4]>> s, tensor<fp16, [2,6,4]> u) {"),
+        "{fixed}"
+    );
     assert!(kept("    tensor<fp16, [2,6,4]> y = add(x=cur_unpadded, y=old_unpadded)[name=string(\"y\")];"), "{fixed}");
     // The diff names only the changed lines.
-    assert_eq!(out.diff.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).count(), 5, "{}", out.diff);
+    assert_eq!(
+        out.diff
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+            .count(),
+        5,
+        "{}",
+        out.diff
+    );
 }

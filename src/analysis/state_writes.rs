@@ -674,7 +674,12 @@ fn slice_window(f: &Function, consts: &ConstEnv, su: &Op, dims: &[Option<u64>]) 
 
 /// The window of the `slice_update` (or `slice_by_index`) op `id` over a tensor with dimensions
 /// `dims`, resolved per axis as far as constants tell.
-pub fn window_of(f: &Function, consts: &ConstEnv, id: NodeId, dims: &[Option<u64>]) -> Option<Window> {
+pub fn window_of(
+    f: &Function,
+    consts: &ConstEnv,
+    id: NodeId,
+    dims: &[Option<u64>],
+) -> Option<Window> {
     Some(slice_window(f, consts, f.op(id)?, dims))
 }
 
@@ -730,7 +735,11 @@ fn slice_bounds(
     } else {
         consts.partial_ints(f, su, "stride", rank)
     };
-    let (bm, em, sm) = (flags("begin_mask"), flags("end_mask"), flags("squeeze_mask"));
+    let (bm, em, sm) = (
+        flags("begin_mask"),
+        flags("end_mask"),
+        flags("squeeze_mask"),
+    );
     let bound = |param: &str, mask: &[Option<bool>]| -> Vec<Bound> {
         let values = consts.partial_ints(f, su, param, rank);
         let name = su.arg_name(param);
@@ -875,12 +884,17 @@ pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWr
                 w.begin_dep = w.levels.iter().rev().find_map(|l| l.begin_dep.clone());
                 w.end_dep = w.levels.iter().rev().find_map(|l| l.end_dep.clone());
                 let inner_su = f.op(inner.slice_update);
-                if let Some(upd) = inner_su.and_then(|o| o.arg_name("update")).and_then(|u| f.def(u)) {
+                if let Some(upd) = inner_su
+                    .and_then(|o| o.arg_name("update"))
+                    .and_then(|u| f.def(u))
+                {
                     if let Some((_, ops)) = find_rmw(f, upd.node, st.node, true) {
                         w.rmw_ops = ops;
                     }
                 }
-            } else if let Some((read, ops)) = find_rmw(f, data, st.node, false).filter(|(_, o)| !o.is_empty()) {
+            } else if let Some((read, ops)) =
+                find_rmw(f, data, st.node, false).filter(|(_, o)| !o.is_empty())
+            {
                 w.kind = WriteKind::Blend;
                 w.read_op = Some(read);
                 w.rmw_ops = ops;
@@ -913,7 +927,9 @@ pub fn never_written_facts(model: &Model) -> Vec<Fact> {
                 "coreml_update_state" => ("state", true),
                 _ => continue,
             };
-            let Some(state) = op.arg_name(param) else { continue };
+            let Some(state) = op.arg_name(param) else {
+                continue;
+            };
             let is_state = f
                 .def(state)
                 .and_then(|d| f.input(d.node))
@@ -1166,18 +1182,33 @@ mod tests {
                 konst("one", ints(&[3], &[1, 1, 4])),
                 konst("zero", ints(&[3], &[0, 0, 0])),
                 konst("all", ints(&[3], &[1, rows as i64, 4])),
-                op("add", "end", &[("x", "pos"), ("y", "one")], tensor(DType::Int32, &[3])),
+                op(
+                    "add",
+                    "end",
+                    &[("x", "pos"), ("y", "one")],
+                    tensor(DType::Int32, &[3]),
+                ),
                 op("read_state", "old", &[("input", "s")], t(rows)),
                 op(
                     "slice_update",
                     "inner",
-                    &[("x", "old"), ("update", "u"), ("begin", "pos"), ("end", "end")],
+                    &[
+                        ("x", "old"),
+                        ("update", "u"),
+                        ("begin", "pos"),
+                        ("end", "end"),
+                    ],
                     t(rows),
                 ),
                 op(
                     "slice_update",
                     "outer",
-                    &[("x", "old"), ("update", "inner"), ("begin", "zero"), ("end", "all")],
+                    &[
+                        ("x", "old"),
+                        ("update", "inner"),
+                        ("begin", "zero"),
+                        ("end", "all"),
+                    ],
                     t(rows),
                 ),
                 op0("write_state", "w", &[("data", "outer"), ("input", "s")]),
@@ -1196,9 +1227,15 @@ mod tests {
         // The written op covers the whole state; the inner window is one run-time row.
         assert_eq!(w.window.as_ref().and_then(Window::covers_all), Some(true));
         assert_eq!(w.inner_covers_all(), Some(false));
-        assert_eq!(w.inner_window().map(|x| x.axis_text(1)).as_deref(), Some("[?, ?+1)"));
+        assert_eq!(
+            w.inner_window().map(|x| x.axis_text(1)).as_deref(),
+            Some("[?, ?+1)")
+        );
         // The inner level's run-time begin is the write's.
-        assert_eq!(w.begin_dep.as_ref().and_then(|d| d.source.as_deref()), Some("pos"));
+        assert_eq!(
+            w.begin_dep.as_ref().and_then(|d| d.source.as_deref()),
+            Some("pos")
+        );
         let inner = w.inner().expect("inner level");
         assert_eq!(inner.bounds[1].begin, Bound::Explicit(None));
         assert_eq!(inner.bounds[1].end, Bound::Explicit(None));
@@ -1215,10 +1252,19 @@ mod tests {
             squeeze: false,
         };
         use Bound::*;
-        assert_eq!(b(Explicit(Some(0)), Explicit(Some(8))).pin(8), Ok((None, None, false)));
-        assert_eq!(b(Explicit(Some(-8)), Explicit(Some(-1))).pin(8), Ok((Some(0), Some(7), false)));
+        assert_eq!(
+            b(Explicit(Some(0)), Explicit(Some(8))).pin(8),
+            Ok((None, None, false))
+        );
+        assert_eq!(
+            b(Explicit(Some(-8)), Explicit(Some(-1))).pin(8),
+            Ok((Some(0), Some(7), false))
+        );
         assert_eq!(b(Masked, Masked).pin(8), Ok((None, Some(8), true)));
-        assert_eq!(b(Explicit(Some(0)), Explicit(Some(99))).pin(8), Ok((None, Some(8), false)));
+        assert_eq!(
+            b(Explicit(Some(0)), Explicit(Some(99))).pin(8),
+            Ok((None, Some(8), false))
+        );
         assert!(b(FromShape, Explicit(Some(8))).pin(8).is_err());
         assert!(b(Explicit(None), Unknown).pin(8).is_err());
     }
@@ -1227,11 +1273,19 @@ mod tests {
     fn scatter_and_concat_writes_are_named() {
         let t = tensor(DType::Fp16, &[1, 8, 4]);
         let f = func(
-            vec![input("s", state(DType::Fp16, &[1, 8, 4])), input("u", t.clone())],
+            vec![
+                input("s", state(DType::Fp16, &[1, 8, 4])),
+                input("u", t.clone()),
+            ],
             vec![
                 konst("ax", scalar_int(1)),
                 op("read_state", "old", &[("input", "s")], t.clone()),
-                op("concat", "c", &[("values", "old"), ("axis", "ax")], t.clone()),
+                op(
+                    "concat",
+                    "c",
+                    &[("values", "old"), ("axis", "ax")],
+                    t.clone(),
+                ),
                 op0("write_state", "w", &[("data", "c"), ("input", "s")]),
             ],
         );
@@ -1256,5 +1310,4 @@ mod tests {
         let model = crate::rules::testing::snippet_model("t.mil", &written).expect("parses");
         assert!(never_written_facts(&model).is_empty());
     }
-
 }

@@ -16,7 +16,10 @@ use super::plan::{with_rows, Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
 /// Applies `plans` (of distinct states, all computed on `program`) to `program` and returns the
 /// program re-read from its rendered text (so its graph, value map, op order and spans are
 /// consistent again), with that text.
-pub fn apply_to_program(program: &Program, plans: &[&PadPlan]) -> Result<(Program, String), String> {
+pub fn apply_to_program(
+    program: &Program,
+    plans: &[&PadPlan],
+) -> Result<(Program, String), String> {
     let mut p = program.clone();
     for f in &mut p.functions {
         let edits: Vec<(&PadPlan, &FunctionEdit)> = plans
@@ -33,8 +36,16 @@ pub fn apply_to_program(program: &Program, plans: &[&PadPlan]) -> Result<(Progra
         }
     }
     for plan in plans {
-        if !p.functions.iter().any(|f| plan.functions.iter().any(|fe| fe.function == f.name)) && !plan.functions.is_empty() {
-            return Err(format!("no function of the plan for `{}` is in the program", plan.state));
+        if !p
+            .functions
+            .iter()
+            .any(|f| plan.functions.iter().any(|fe| fe.function == f.name))
+            && !plan.functions.is_empty()
+        {
+            return Err(format!(
+                "no function of the plan for `{}` is in the program",
+                plan.state
+            ));
         }
     }
     let text = render_to_string(&p);
@@ -71,7 +82,11 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
     for &(plan, fe) in edits {
         if plan.pads() {
             let rows = plan.padded_rows()?;
-            let inputs = f.blocks.first().map(|b| b.inputs.clone()).unwrap_or_default();
+            let inputs = f
+                .blocks
+                .first()
+                .map(|b| b.inputs.clone())
+                .unwrap_or_default();
             let mut found = false;
             for id in inputs {
                 if let Some(inp) = f.input_mut(id) {

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
-use crate::analysis::{analyze, FunctionFacts, StateWrite, WriteKind};
 use crate::analysis::state_writes::choose_pad_axis;
+use crate::analysis::{analyze, FunctionFacts, StateWrite, WriteKind};
 use crate::finding::Applicability;
 use crate::ir::{
     Arg, DType, Dim, Function, Literal, Model, NodeId, Payload, TensorData, TensorType, ValueType,
@@ -189,7 +189,11 @@ impl PadPlan {
                 self.axis
             ));
         } else if !self.unwrapped.is_empty() {
-            parts.push(format!("`{}` keeps its shape {}", self.state, shape_text(&self.old_shape)));
+            parts.push(format!(
+                "`{}` keeps its shape {}",
+                self.state,
+                shape_text(&self.old_shape)
+            ));
         }
         if parts.is_empty() {
             return format!("nothing to change in `{}`", self.state);
@@ -223,12 +227,21 @@ impl ModelPlans {
 pub fn plan_model(model: &Model, facts: &[FunctionFacts]) -> ModelPlans {
     let mut names: BTreeSet<&str> = BTreeSet::new();
     for f in &model.program.functions {
-        names.extend(f.inputs().filter(|(_, i)| i.ty.is_state()).map(|(_, i)| i.name.as_str()));
+        names.extend(
+            f.inputs()
+                .filter(|(_, i)| i.ty.is_state())
+                .map(|(_, i)| i.name.as_str()),
+        );
     }
     ModelPlans {
         by_state: names
             .into_iter()
-            .map(|s| (s.to_string(), plan_state(model, facts, s, None).map(Arc::new)))
+            .map(|s| {
+                (
+                    s.to_string(),
+                    plan_state(model, facts, s, None).map(Arc::new),
+                )
+            })
             .collect(),
     }
 }
@@ -242,6 +255,7 @@ pub fn plan_pad(model: &Model, state: &str, axis: Option<usize>) -> Result<PadPl
 /// What one function does with the state.
 struct StateUse<'f> {
     f: &'f Function,
+    facts: &'f FunctionFacts,
     /// read_state(S) and coreml_update_state(S): ops whose output is the state's content.
     readers: Vec<NodeId>,
     writes: Vec<&'f StateWrite>,
@@ -272,14 +286,20 @@ pub fn plan_state(
         let ValueType::State(inner) = ty else {
             return Err(refuse(
                 Some(&f.name),
-                format!("`{state}` is an input of type {}, not a state", type_text(ty)),
+                format!(
+                    "`{state}` is an input of type {}, not a state",
+                    type_text(ty)
+                ),
             ));
         };
         let t = inner
             .tensor()
             .ok_or_else(|| refuse(Some(&f.name), "the state does not wrap a tensor".into()))?;
         let dims = t.known_dims().ok_or_else(|| {
-            refuse(Some(&f.name), format!("the state's shape {t} is not fully known"))
+            refuse(
+                Some(&f.name),
+                format!("the state's shape {t} is not fully known"),
+            )
         })?;
         match &shape {
             None => shape = Some((t.dtype, dims)),
@@ -299,7 +319,7 @@ pub fn plan_state(
             Some(i) => ff.states.writes_to(i).collect(),
             None => Vec::new(),
         };
-        uses.push(state_use(f, input_id, state, writes).map_err(|r| refuse(Some(&f.name), r))?);
+        uses.push(state_use(f, ff, input_id, state, writes).map_err(|r| refuse(Some(&f.name), r))?);
     }
     let Some((dtype, old_shape)) = shape else {
         return Err(refuse(None, "no function declares this state".into()));
@@ -315,7 +335,10 @@ pub fn plan_state(
         Some(a) if a >= old_shape.len() => {
             return Err(refuse(
                 None,
-                format!("--pad-axis {a} is out of range for a rank-{} state", old_shape.len()),
+                format!(
+                    "--pad-axis {a} is out of range for a rank-{} state",
+                    old_shape.len()
+                ),
             ))
         }
         Some(a) => {
@@ -348,7 +371,7 @@ pub fn plan_state(
     let mut functions = Vec::new();
     let mut unwrapped = Vec::new();
     for u in &uses {
-        let edit = function_edit(u, state, pad.as_ref(), &facts_of(model, facts, u.f), &mut unwrapped)
+        let edit = function_edit(u, state, pad.as_ref(), u.facts, &mut unwrapped)
             .map_err(|r| refuse(Some(&u.f.name), r))?;
         if edit.blends > 0 {
             notes.push(format!(
@@ -362,9 +385,10 @@ pub fn plan_state(
             functions.push(edit);
         }
     }
-    let new_shape = pad
-        .as_ref()
-        .map_or_else(|| old_shape.clone(), |p| p.new_type.known_dims().unwrap_or_default());
+    let new_shape = pad.as_ref().map_or_else(
+        || old_shape.clone(),
+        |p| p.new_type.known_dims().unwrap_or_default(),
+    );
     if functions.is_empty() {
         notes.push(format!(
             "every write into `{state}` covers only part of the state {}: nothing to pad",
@@ -389,16 +413,6 @@ pub fn plan_state(
         notes,
         functions,
     })
-}
-
-fn facts_of<'a>(model: &Model, facts: &'a [FunctionFacts], f: &Function) -> &'a FunctionFacts {
-    let i = model
-        .program
-        .functions
-        .iter()
-        .position(|g| std::ptr::eq(g, f))
-        .unwrap_or(0);
-    &facts[i]
 }
 
 /// The pad decided for the state.
@@ -438,6 +452,7 @@ fn is_reader(op: &crate::ir::Op, state: &str) -> bool {
 /// The reads of `state` in `f`, refusing uses the fix does not understand.
 fn state_use<'f>(
     f: &'f Function,
+    facts: &'f FunctionFacts,
     input: NodeId,
     state: &str,
     writes: Vec<&'f StateWrite>,
@@ -467,7 +482,12 @@ fn state_use<'f>(
         .filter(|(_, op)| is_reader(op, state))
         .map(|(id, _)| id)
         .collect();
-    Ok(StateUse { f, readers, writes })
+    Ok(StateUse {
+        f,
+        facts,
+        readers,
+        writes,
+    })
 }
 
 fn order_of(f: &Function, id: NodeId) -> u32 {
@@ -475,7 +495,9 @@ fn order_of(f: &Function, id: NodeId) -> u32 {
 }
 
 fn output_name(f: &Function, id: NodeId) -> Option<String> {
-    f.op(id).and_then(|o| o.outputs.first()).map(|o| o.name.clone())
+    f.op(id)
+        .and_then(|o| o.outputs.first())
+        .map(|o| o.name.clone())
 }
 
 fn is_returned(f: &Function, name: &str) -> bool {
@@ -512,7 +534,11 @@ fn function_edit(
             .ok_or("a wrapper's `update` is not a named value")?;
         let mut gone: Vec<NodeId> = wrappers.iter().map(|l| l.slice_update).collect();
         // Pass-through ops between two wrappers only feed the wrapper above.
-        gone.extend(w.levels[1..wrappers.len()].iter().flat_map(|l| l.through.iter().copied()));
+        gone.extend(
+            w.levels[1..wrappers.len()]
+                .iter()
+                .flat_map(|l| l.through.iter().copied()),
+        );
         removed.extend(gone.iter().copied());
         for &id in &gone {
             let op = f.op(id).ok_or("internal: wrapper vanished")?;
@@ -527,7 +553,8 @@ fn function_edit(
                 ));
             }
             unwrapped.push(format!("{}/{}", f.name, op.display_name()));
-            edit.removes.push(op_ref(f, id).ok_or("internal: op vanished")?);
+            edit.removes
+                .push(op_ref(f, id).ok_or("internal: op vanished")?);
         }
         for &id in &gone {
             let out = output_name(f, id).ok_or("internal: wrapper has no output")?;
@@ -731,7 +758,11 @@ fn keep_window(
         let from = match op.arg(param) {
             Some(Arg::Name(n)) => Some(n.clone()),
             Some(Arg::Value(_)) => None,
-            None => return Err(format!("internal: `{label}` has no single `{param}` binding")),
+            None => {
+                return Err(format!(
+                    "internal: `{label}` has no single `{param}` binding"
+                ))
+            }
         };
         let name = names.fresh(&format!("{label}_pad_{param}"));
         let new = match dtype {
@@ -781,14 +812,19 @@ fn rewrite_whole_write(
     }
     let data = match op.arg(data_param) {
         Some(Arg::Name(n)) => n.clone(),
-        _ => return Err(format!("`{label}` writes an inline constant; rewrite it by hand")),
+        _ => {
+            return Err(format!(
+                "`{label}` writes an inline constant; rewrite it by hand"
+            ))
+        }
     };
-    if u
-        .readers
+    if u.readers
         .iter()
         .any(|&r| output_name(f, r).is_some_and(|o| o == data))
     {
-        return Err(format!("`{label}` writes back a value read from the state unchanged"));
+        return Err(format!(
+            "`{label}` writes back a value read from the state unchanged"
+        ));
     }
     let data_dims = f
         .value_type(&data)

@@ -48,11 +48,12 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
             (Some(dir), false) => FixMode::Output(dir.clone()),
             (None, false) => FixMode::InPlace,
         };
-        let applied = offered_plans(model, findings, opts.pad_axis)
-            .and_then(|plans| match plans.is_empty() {
+        let applied = offered_plans(model, findings, opts.pad_axis).and_then(|plans| {
+            match plans.is_empty() {
                 true => Ok(None),
                 false => apply_plans(model, &plans, opts.allow_unsafe, mode).map(Some),
-            });
+            }
+        });
         match applied {
             Ok(None) => {}
             Ok(Some(outcome)) => {

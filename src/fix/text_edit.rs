@@ -49,14 +49,18 @@ pub fn edit_source(
                 .functions
                 .iter()
                 .find(|g| g.name == fe.function)
-                .ok_or_else(|| format!("function `{}` is not in the edited program", fe.function))?;
+                .ok_or_else(|| {
+                    format!("function `{}` is not in the edited program", fe.function)
+                })?;
             let by_order: HashMap<u32, NodeId> = f.ops().map(|(id, o)| (o.order, id)).collect();
             let stmt = |r: &OpRef| -> Result<Span, String> {
                 let op = by_order
                     .get(&r.order)
                     .and_then(|&id| f.op(id))
                     .filter(|o| o.op_type == r.op_type && o.display_name() == r.label)
-                    .ok_or_else(|| format!("op #{} (`{}`) is not in the source", r.order, r.label))?;
+                    .ok_or_else(|| {
+                        format!("op #{} (`{}`) is not in the source", r.order, r.label)
+                    })?;
                 Ok(op.span)
             };
             if plan.pads() {
@@ -93,8 +97,10 @@ pub fn edit_source(
             }
             for rb in &fe.rebinds {
                 let span = stmt(&rb.op)?;
-                let (s, e) = argument(source, span, &rb.param, rb.position as usize)
-                    .ok_or_else(|| format!("`{}.{}` not found in the source", rb.op.label, rb.param))?;
+                let (s, e) =
+                    argument(source, span, &rb.param, rb.position as usize).ok_or_else(|| {
+                        format!("`{}.{}` not found in the source", rb.op.label, rb.param)
+                    })?;
                 push(&mut edits, s, e, rb.to.clone());
             }
             for r in &fe.removes {
@@ -106,7 +112,9 @@ pub fn edit_source(
                     .ops()
                     .find(|(_, o)| o.outputs.first().is_some_and(|x| x.name == ins.op.name))
                     .map(|(_, o)| o.span)
-                    .ok_or_else(|| format!("inserted `{}` not in the edited program", ins.op.name))?;
+                    .ok_or_else(|| {
+                        format!("inserted `{}` not in the edited program", ins.op.name)
+                    })?;
                 let line = rendered
                     .get(new.start..new.end())
                     .ok_or("internal: span out of range")?;
@@ -120,7 +128,11 @@ pub fn edit_source(
                     .take_while(|c| c.is_whitespace())
                     .collect();
                 let at = if before { line_start } else { line_end };
-                let newline = if source[..at].ends_with('\n') || at == 0 { "" } else { "\n" };
+                let newline = if source[..at].ends_with('\n') || at == 0 {
+                    ""
+                } else {
+                    "\n"
+                };
                 push(&mut edits, at, at, format!("{newline}{indent}{line}\n"));
             }
         }
@@ -142,7 +154,9 @@ pub fn edit_source(
 
 /// The part of a statement before its `=` (the typed results).
 fn results_part(source: &str, stmt: Span) -> Result<Span, String> {
-    let text = source.get(stmt.start..stmt.end()).ok_or("span out of range")?;
+    let text = source
+        .get(stmt.start..stmt.end())
+        .ok_or("span out of range")?;
     let eq = top_level_eq(text).ok_or("statement has no results")?;
     Ok(Span::new(stmt.start, stmt.start + eq))
 }
@@ -162,8 +176,15 @@ fn top_level_eq(text: &str) -> Option<usize> {
 }
 
 /// The first `[dims]` in `span` rewritten with `new` dims (the author's separator kept).
-fn dims_edit(source: &str, span: Span, axis: usize, new: &[u64]) -> Result<(usize, usize, String), String> {
-    let text = source.get(span.start..span.end()).ok_or("span out of range")?;
+fn dims_edit(
+    source: &str,
+    span: Span,
+    axis: usize,
+    new: &[u64],
+) -> Result<(usize, usize, String), String> {
+    let text = source
+        .get(span.start..span.end())
+        .ok_or("span out of range")?;
     let open = text.find('[').ok_or("no shape in the type")?;
     let close = open + text[open..].find(']').ok_or("unclosed shape")?;
     let inner = &text[open + 1..close];
@@ -276,12 +297,16 @@ mod tests {
     fn dims_keep_the_authors_spacing() {
         let src = "tensor<fp16, [1,8, 4]> x";
         let (s, e, t) = dims_edit(src, Span::new(0, src.len()), 1, &[1, 9, 4]).expect("edit");
-        assert_eq!(format!("{}{t}{}", &src[..s], &src[e..]), "tensor<fp16, [1,9, 4]> x");
+        assert_eq!(
+            format!("{}{t}{}", &src[..s], &src[e..]),
+            "tensor<fp16, [1,9, 4]> x"
+        );
     }
 
     #[test]
     fn arguments_are_found_in_any_order_and_spacing() {
-        let src = "T y = slice_update(x=old, update = u, begin = (a, b), end=e)[name = string(\"y\")];";
+        let src =
+            "T y = slice_update(x=old, update = u, begin = (a, b), end=e)[name = string(\"y\")];";
         let span = Span::new(0, src.len());
         let at = |p: &str, i: usize| argument(src, span, p, i).map(|(s, e)| &src[s..e]);
         assert_eq!(at("x", 0), Some("old"));

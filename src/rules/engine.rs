@@ -13,8 +13,8 @@ use crate::analysis::facts::Fact;
 use crate::analysis::{analyze, FunctionFacts};
 use crate::finding::{Finding, FixOffer, Label};
 use crate::fix::{plan_model, ModelPlans};
-use crate::rules::fixes::PAD_STATE;
 use crate::ir::{Function, Model, Node, NodeId, Span};
+use crate::rules::fixes::PAD_STATE;
 
 /// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
 pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
@@ -188,31 +188,31 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         .find(|(_, m)| m.matches(cx, id, &mut b.clone()))
         .map_or(rule.severity, |(s, _)| *s);
     let fix = rule
-            .fix
-            .as_ref()
-            .filter(|fx| {
-                fx.when
-                    .as_ref()
-                    .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
+        .fix
+        .as_ref()
+        .filter(|fx| {
+            fx.when
+                .as_ref()
+                .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
+        })
+        .and_then(|fx| {
+            // A state fix is offered only when the plan exists, with the plan's applicability.
+            let plan = match fx.kind.as_str() {
+                PAD_STATE => Some(
+                    cx.plans
+                        .zip(state.as_deref())
+                        .and_then(|(p, s)| p.offer(s))?
+                        .clone(),
+                ),
+                _ => None,
+            };
+            Some(FixOffer {
+                kind: fx.kind.clone(),
+                title: fx.title.render(cx, id, b),
+                applicability: plan.as_ref().map_or(fx.applicability, |p| p.applicability),
+                plan,
             })
-            .and_then(|fx| {
-                // A state fix is offered only when the plan exists, with the plan's applicability.
-                let plan = match fx.kind.as_str() {
-                    PAD_STATE => Some(
-                        cx.plans
-                            .zip(state.as_deref())
-                            .and_then(|(p, s)| p.offer(s))?
-                            .clone(),
-                    ),
-                    _ => None,
-                };
-                Some(FixOffer {
-                    kind: fx.kind.clone(),
-                    title: fx.title.render(cx, id, b),
-                    applicability: plan.as_ref().map_or(fx.applicability, |p| p.applicability),
-                    plan,
-                })
-            });
+        });
     Finding {
         rule: rule.id.clone(),
         severity,

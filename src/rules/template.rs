@@ -318,7 +318,10 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
         Binding::Value(v) => value_accessor(v, acc),
         Binding::State(i) => {
             let st = sw.state(*i)?;
-            let plan = cx.plans.and_then(|p| p.offer(&st.name)).filter(|p| p.pads());
+            let plan = cx
+                .plans
+                .and_then(|p| p.offer(&st.name))
+                .filter(|p| p.pads());
             let pad = plan.map(|p| p.axis).or_else(|| sw.pad_axis(*i));
             let dims = st.dims();
             match acc {
