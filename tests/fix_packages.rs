@@ -9,8 +9,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use coreml_lint::analysis::state_writes::window_of;
-use coreml_lint::analysis::AxisWindow;
 use coreml_lint::finding::Applicability;
 use coreml_lint::fix::{apply, FixMode, PadRequest};
 use coreml_lint::ir::{FeatureKind, Function, Model, Program, ValueType};
@@ -83,19 +81,8 @@ fn windows(p: &Program, state: &str) -> BTreeMap<String, Vec<Vec<(i64, i64)>>> {
             if !is_state_write {
                 continue;
             }
-            let dims_opt: Vec<Option<u64>> = dims.iter().map(|&d| Some(d)).collect();
-            let consts = coreml_lint::analysis::consteval::evaluate(f);
-            let w = window_of(f, &consts, id, &dims_opt).unwrap();
             // Run-time windows are compared by their bindings, not here.
-            let Some(ranges) = w
-                .axes
-                .iter()
-                .map(|a| match *a {
-                    AxisWindow::Known { lo, hi, .. } => Some((lo as i64, hi as i64)),
-                    AxisWindow::Runtime { .. } => None,
-                })
-                .collect::<Option<Vec<(i64, i64)>>>()
-            else {
+            let Some(ranges) = common::const_window(f, id, &dims) else {
                 continue;
             };
             m.entry(f.name.clone()).or_default().push(ranges);

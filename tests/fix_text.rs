@@ -8,8 +8,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use coreml_lint::analysis::state_writes::window_of;
-use coreml_lint::analysis::AxisWindow;
 use coreml_lint::discover::Discovered;
 use coreml_lint::finding::Applicability;
 use coreml_lint::fix::{apply, apply_with_writer, plan_pad, FixError, FixMode, PadRequest};
@@ -134,19 +132,8 @@ fn windows(p: &Program, state: &str) -> BTreeMap<(String, String), Vec<(i64, i64
             if op.op_type != "slice_update" {
                 continue;
             }
-            let dims_opt: Vec<Option<u64>> = dims.iter().map(|&d| Some(d)).collect();
-            let consts = coreml_lint::analysis::consteval::evaluate(f);
-            let w = window_of(f, &consts, id, &dims_opt).unwrap();
             // Run-time windows are compared by their bindings, not here.
-            let Some(ranges) = w
-                .axes
-                .iter()
-                .map(|a| match *a {
-                    AxisWindow::Known { lo, hi, .. } => Some((lo as i64, hi as i64)),
-                    AxisWindow::Runtime { .. } => None,
-                })
-                .collect::<Option<Vec<(i64, i64)>>>()
-            else {
+            let Some(ranges) = common::const_window(f, id, &dims) else {
                 continue;
             };
             m.insert((f.name.clone(), op.outputs[0].name.clone()), ranges);
