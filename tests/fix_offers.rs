@@ -141,6 +141,10 @@ enum Window {
     RuntimeBegin,
     FromShape,
     Blend,
+    /// torch.export's chain: a one-row write at a run-time row inside a full-window wrapper.
+    WrappedRow,
+    /// A full inner window inside a full-window wrapper: unwrapped, then padded.
+    WrappedWhole,
 }
 
 /// A single-function program writing the whole of a state of dims `d`.
@@ -204,6 +208,36 @@ fn single(d: &[u64], window: Window, return_read: bool) -> String {
             );
             body += &su("begin = b, end = e");
         }
+        Window::WrappedRow | Window::WrappedWhole => {
+            let mut row = d.to_vec();
+            let axis = r.saturating_sub(2);
+            let inner_len: Vec<i64> = match window {
+                Window::WrappedRow => {
+                    row[axis] = 1;
+                    row.iter().map(|&x| x as i64).collect()
+                }
+                _ => di.clone(),
+            };
+            body += &ints("zero", &zeros);
+            body += &ints("all", &di);
+            body += &ints("len", &inner_len);
+            let begin = match window {
+                Window::WrappedRow => "pos",
+                _ => "zero",
+            };
+            body += &format!("            tensor<int32, [{r}]> ie = add(x = {begin}, y = len)[name = string(\"ie\")];\n");
+            body += &read;
+            let tr = format!("tensor<fp16, {}>", dims_text(&row));
+            let upd = match window {
+                Window::WrappedRow => {
+                    body += &format!("            {tr} k = slice_by_index(begin = zero, end = len, x = u)[name = string(\"k\")];\n");
+                    "k"
+                }
+                _ => "u",
+            };
+            body += &format!("            {t} inner = slice_update(begin = {begin}, end = ie, update = {upd}, x = old)[name = string(\"inner\")];\n");
+            body += &format!("            {t} new = slice_update(begin = zero, end = all, update = inner, x = old)[name = string(\"upd\")];\n");
+        }
         Window::Blend => {
             body += &read;
             body +=
@@ -263,6 +297,8 @@ fn generated_variants_offer_only_fixes_that_apply() {
             Window::RuntimeBegin,
             Window::FromShape,
             Window::Blend,
+            Window::WrappedRow,
+            Window::WrappedWhole,
         ] {
             for ret in [false, true] {
                 let label = format!("{d:?} {window:?} returned-read={ret}");
@@ -270,6 +306,16 @@ fn generated_variants_offer_only_fixes_that_apply() {
                 let model = snippet_model("variant.mil", &mil)
                     .unwrap_or_else(|e| panic!("{label}: {e}\n{mil}"));
                 let n = check_offers(&rules, &model, &label);
+                if let Window::WrappedRow = window {
+                    let rules_fired: Vec<String> = check_model(&model, &rules, &[])
+                        .into_iter()
+                        .map(|f| f.rule)
+                        .collect();
+                    assert!(
+                        rules_fired.iter().any(|r| r == "state-dynamic-begin"),
+                        "{label}: the inner run-time begin is reported: {rules_fired:?}"
+                    );
+                }
                 match window {
                     Window::FromShape => {
                         assert_eq!(n, 0, "{label}: a window from a shape must not be offered");
