@@ -167,8 +167,23 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
     if let Some(w) = write {
         let sname = sw.state(w.state).map_or("?", |s| s.name.as_str());
         label(w.read_op, format!("reads state `{sname}`"));
-        if let Some(win) = &w.window {
-            label(w.slice_update, format!("window {win}"));
+        match (w.wrappers(), w.inner()) {
+            ([], _) | (_, None) => {
+                if let Some(win) = &w.window {
+                    label(w.slice_update, format!("window {win}"));
+                }
+            }
+            (wrappers, Some(inner)) => {
+                for l in wrappers {
+                    label(
+                        Some(l.slice_update),
+                        "full-window wrapper: passes its update on unchanged".to_string(),
+                    );
+                }
+                if let Some(win) = &inner.window {
+                    label(Some(inner.slice_update), format!("inner window {win}"));
+                }
+            }
         }
         for &t in &w.through {
             label(Some(t), "passes the new content on".to_string());

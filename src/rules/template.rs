@@ -372,22 +372,24 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
                 "inner" => inner.map(ToString::to_string),
                 "wrapped" => Some(match (w.wrappers(), w.inner()) {
                     ([], _) | (_, None) => String::new(),
-                    (wrappers, Some(level)) => format!(
-                        "; the full-window slice_update{} {} only pass{} on `{}`, which writes window {}",
-                        if wrappers.len() == 1 { "" } else { "s" },
-                        wrappers
-                            .iter()
-                            .filter_map(|l| op_name(cx, Some(l.slice_update)))
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        if wrappers.len() == 1 { "es" } else { "" },
-                        op_name(cx, Some(level.slice_update)).unwrap_or_default(),
-                        level
-                            .window
-                            .as_ref()
-                            .map_or_else(|| "?".to_string(), ToString::to_string)
-                    ),
+                    (wrappers, Some(level)) => {
+                        let inner = op_name(cx, Some(level.slice_update)).unwrap_or_default();
+                        format!(
+                            "; the full-window slice_update{} {} pass{} `{inner}` on unchanged, and `{inner}` writes window {}",
+                            if wrappers.len() == 1 { "" } else { "s" },
+                            wrappers
+                                .iter()
+                                .filter_map(|l| op_name(cx, Some(l.slice_update)))
+                                .map(|n| format!("`{n}`"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            if wrappers.len() == 1 { "es" } else { "" },
+                            level
+                                .window
+                                .as_ref()
+                                .map_or_else(|| "?".to_string(), ToString::to_string)
+                        )
+                    }
                 }),
                 "kind" => Some(w.kind.as_str().to_string()),
                 "op" => op_name(cx, Some(w.write_op)),
