@@ -664,3 +664,27 @@ fn all_members_may_be_negative_when_one_is_positive() {
         "refused for the wrong reason"
     );
 }
+
+#[test]
+fn wrapped_write_names_the_wrapper_and_offers_the_unwrap() {
+    let rules = only(&builtin(), "state-full-extent-write");
+    let rule = rules.get("state-full-extent-write").expect("rule");
+    let case = rule.tests.invalid.last().expect("the wrapper case");
+    let findings = check(&case.mil, &rules);
+    let [f] = findings.as_slice() else {
+        panic!("one finding expected, got {findings:?}")
+    };
+    assert!(
+        f.message
+            .contains("the full-window slice_update `new` passes `inner` on unchanged"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("[0, 2) × [0, 256) × [0, 4)"), "{}", f.message);
+    let fix = f.fix.as_ref().expect("the unwrap is offered");
+    let plan = fix.plan.as_ref().expect("with its plan");
+    assert_eq!(plan.new_shape, plan.old_shape, "a hand-padded cache keeps its rows");
+    assert_eq!(plan.unwrapped, ["main/new"]);
+    assert_eq!(fix.applicability, Applicability::Safe);
+    assert!(fix.title.contains("keeps its shape [2, 257, 4]"), "{}", fix.title);
+}
