@@ -513,7 +513,6 @@ fn function_edit(
     unwrapped: &mut Vec<String>,
 ) -> Result<FunctionEdit, String> {
     let f = u.f;
-    let mut names = Names::of(f);
     let mut edit = FunctionEdit {
         function: f.name.clone(),
         ..FunctionEdit::default()
@@ -575,6 +574,7 @@ fn function_edit(
     let Some(pad) = pad else {
         return Ok(edit);
     };
+    let mut names = Names::of(f);
     // 2. The pad: the state's content grows; reads outside the write chains see the old rows.
     let mut padded: BTreeSet<(u32, NodeId)> = BTreeSet::new();
     let mut chain_edges: HashSet<(NodeId, String)> = HashSet::new();

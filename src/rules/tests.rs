@@ -680,11 +680,22 @@ fn wrapped_write_names_the_wrapper_and_offers_the_unwrap() {
         "{}",
         f.message
     );
-    assert!(f.message.contains("[0, 2) × [0, 256) × [0, 4)"), "{}", f.message);
+    assert!(
+        f.message.contains("[0, 2) × [0, 256) × [0, 4)"),
+        "{}",
+        f.message
+    );
     let fix = f.fix.as_ref().expect("the unwrap is offered");
     let plan = fix.plan.as_ref().expect("with its plan");
-    assert_eq!(plan.new_shape, plan.old_shape, "a hand-padded cache keeps its rows");
+    assert_eq!(
+        plan.new_shape, plan.old_shape,
+        "a hand-padded cache keeps its rows"
+    );
     assert_eq!(plan.unwrapped, ["main/new"]);
     assert_eq!(fix.applicability, Applicability::Safe);
-    assert!(fix.title.contains("keeps its shape [2, 257, 4]"), "{}", fix.title);
+    assert!(
+        fix.title.contains("keeps its shape [2, 257, 4]"),
+        "{}",
+        fix.title
+    );
 }
