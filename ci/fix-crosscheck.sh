@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-checks the one-row state pad with coremltools (tests/python/fix_crosscheck.py): every corpus
+# Cross-checks the state fix (wrapper removal, one-row pad) with coremltools (tests/python/fix_crosscheck.py): every corpus
 # package with state-full-extent-write is fixed into a temporary folder, then loaded, type-checked,
 # spec-diffed and compared with coremltools' own padded references.
 set -euo pipefail
@@ -14,9 +14,10 @@ for rec in corpus/expected/*.json; do
   grep -q '"state-full-extent-write"' "$rec" || continue
   grep -q '"kind": "mlpackage"' "$rec" || continue
   name="$(basename "$rec" .json)"
+  rel="$(sed -n 's/^  "path": "\(.*\)",$/\1/p' "$rec")"
   # Exit 1 means findings remain (e.g. the padded blend's warning); 2 or a crash fails the script.
   status=0
-  "$BIN" check --quiet --fix --unsafe-fixes --output "$OUT" "corpus/packages/$name.mlpackage" || status=$?
+  "$BIN" check --quiet --fix --output "$OUT" "corpus/$rel" || status=$?
   if [[ $status -gt 1 ]]; then
     echo "coreml-lint check --fix failed on $name (exit $status)" >&2
     exit 1

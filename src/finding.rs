@@ -2,9 +2,11 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::fix::PadPlan;
 use crate::ir::Span;
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
@@ -36,13 +38,16 @@ pub enum Applicability {
 }
 
 /// A fix a finding offers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FixOffer {
     /// The fix primitive (`pad-state`, …).
     pub kind: String,
     /// One line saying what applying it does.
     pub title: String,
     pub applicability: Applicability,
+    /// The plan `--fix` applies, exactly as offered (shared by every finding on the same state).
+    #[serde(skip)]
+    pub plan: Option<Arc<PadPlan>>,
 }
 
 /// A secondary location in the same source.

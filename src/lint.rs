@@ -53,5 +53,6 @@ impl Linter {
 pub fn model_facts(model: &Model) -> Vec<Fact> {
     let mut facts = blob_facts(model);
     facts.extend(description_facts(model));
+    facts.extend(crate::analysis::state_writes::never_written_facts(model));
     facts
 }

@@ -326,28 +326,90 @@ fn fix_through_the_cli_pads_rechecks_and_is_idempotent() {
 }
 
 #[test]
-fn unsafe_blend_fix_needs_the_flag() {
+fn blend_fix_is_safe_and_applied_by_fix() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("blend.mlpackage");
     common::copy_tree(&corpus("packages/state-blend-rmw.mlpackage"), &pkg);
     let before = std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap();
-    let out = bin()
-        .args(["check", "--fix", "--output-format", "concise"])
-        .arg(&pkg)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--unsafe-fixes"));
-    assert_eq!(
+    // The offer says "safe, applied by --fix", and --fix applies it.
+    let (_, v) = json(bin().arg("check").arg(&pkg));
+    let offers: Vec<&Value> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d.get("fix").filter(|f| !f.is_null()))
+        .collect();
+    assert!(!offers.is_empty(), "{v}");
+    assert!(offers.iter().all(|f| f["applicability"] == "safe"), "{v}");
+    let (code, v) = json(bin().args(["check", "--fix"]).arg(&pkg));
+    assert_eq!(code, 0);
+    assert_ne!(
         std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap(),
         before
     );
-    let (code, v) = json(bin().args(["check", "--unsafe-fixes"]).arg(&pkg));
-    assert_eq!(code, 0);
     assert_eq!(
         rules_of(&v),
         ["state-blend-rmw"],
         "the padded blend still costs O(context) per token"
+    );
+}
+
+#[test]
+fn output_dir_is_created_for_a_text_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let mil = dir.path().join("h1.mil");
+    std::fs::write(
+        &mil,
+        "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [2, 8, 4]>> s, tensor<fp16, [2, 8, 4]> u) {\n            tensor<fp16, [2, 8, 4]> old = read_state(input = s)[name = string(\"old\")];\n            tensor<fp16, [2, 8, 4]> new = add(x = old, y = u)[name = string(\"new\")];\n            write_state(data = new, input = s)[name = string(\"w\")];\n        } -> (u);\n}\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("not/yet/there");
+    bin()
+        .args(["check", "--quiet", "--fix", "--output"])
+        .arg(&out_dir)
+        .arg(&mil)
+        .assert()
+        .code(0);
+    let fixed = std::fs::read_to_string(out_dir.join("h1.mil")).unwrap();
+    assert!(
+        fixed.contains("state<tensor<fp16, [2, 9, 4]>> s"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn converter_made_chains_are_fixed_as_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("fixed");
+    // Hand-padded torch.export cache: the wrappers go, the 17 rows stay, the run-time begin is
+    // still reported. The prefill/infer pair is padded in both functions.
+    bin()
+        .args(["check", "--quiet", "--fix", "--output"])
+        .arg(&out_dir)
+        .arg(corpus("torch/torch-state-export-padded.mlpackage"))
+        .arg(corpus("torch/torch-state-multifunction.mlpackage"))
+        .assert()
+        .code(0);
+    let (_, v) = json(bin().arg("check").arg(&out_dir));
+    let mut rules = rules_of(&v);
+    rules.sort();
+    assert_eq!(rules, ["state-dynamic-begin", "state-dynamic-begin"], "{v}");
+    let dump = |p: &str| {
+        let out = bin().arg("dump").arg(out_dir.join(p)).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let padded = dump("torch-state-export-padded.mlpackage");
+    assert!(
+        padded.contains("state<tensor<fp16, [1, 2, 17, 32]>> k_cache"),
+        "{padded}"
+    );
+    assert!(!padded.contains("slice_scatter_1_cast_fp16"), "{padded}");
+    let pair = dump("torch-state-multifunction.mlpackage");
+    assert_eq!(
+        pair.matches("state<tensor<fp16, [1, 2, 17, 32]>> k_cache")
+            .count(),
+        2,
+        "{pair}"
     );
 }
 

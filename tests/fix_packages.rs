@@ -10,15 +10,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use coreml_lint::finding::Applicability;
-use coreml_lint::fix::window::SliceParams;
 use coreml_lint::fix::{apply, FixMode, PadRequest};
 use coreml_lint::ir::{FeatureKind, Function, Model, Program, ValueType};
 use coreml_lint::read::proto::{decode_model, encode_model_preserving};
 use coreml_lint::rules::engine::check_model;
 use coreml_lint::rules::loader::RuleSet;
 
-/// (package name, state) of every corpus package whose expected findings include
-/// `state-full-extent-write`.
+/// (package path under the corpus without `.mlpackage`, state) of every corpus package whose
+/// expected findings include `state-full-extent-write`.
 fn h1_packages() -> Vec<(String, String)> {
     let mut out = Vec::new();
     let dir = common::corpus().join("expected");
@@ -34,7 +33,8 @@ fn h1_packages() -> Vec<(String, String)> {
         }
         for f in v["findings"].as_array().unwrap() {
             if f["rule"] == "state-full-extent-write" {
-                let name = p.file_stem().unwrap().to_string_lossy().to_string();
+                let rel = v["path"].as_str().unwrap();
+                let name = rel.strip_suffix(".mlpackage").unwrap().to_string();
                 let state = f["state"].as_str().unwrap().to_string();
                 if !out.contains(&(name.clone(), state.clone())) {
                     out.push((name, state));
@@ -81,13 +81,11 @@ fn windows(p: &Program, state: &str) -> BTreeMap<String, Vec<Vec<(i64, i64)>>> {
             if !is_state_write {
                 continue;
             }
-            let w = SliceParams::of(f, id).unwrap();
-            m.entry(f.name.clone()).or_default().push(
-                dims.iter()
-                    .enumerate()
-                    .map(|(i, &d)| w.axis(i, d).unwrap().resolved().unwrap())
-                    .collect(),
-            );
+            // Run-time windows are compared by their bindings, not here.
+            let Some(ranges) = common::const_window(f, id, &dims) else {
+                continue;
+            };
+            m.entry(f.name.clone()).or_default().push(ranges);
         }
     }
     m
@@ -124,7 +122,7 @@ fn files_under(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 fn decode_encode_without_change_is_byte_identical() {
     for (name, _) in h1_packages() {
         let file = common::corpus().join(format!(
-            "packages/{name}.mlpackage/Data/com.apple.CoreML/model.mlmodel"
+            "{name}.mlpackage/Data/com.apple.CoreML/model.mlmodel"
         ));
         let bytes = fs::read(&file).unwrap();
         let spec = decode_model(&bytes, &file).unwrap();
@@ -149,7 +147,7 @@ fn corpus_h1_packages_are_fixed() {
         return;
     }
     for (name, state) in cases {
-        let src = common::corpus().join(format!("packages/{name}.mlpackage"));
+        let src = common::corpus().join(format!("{name}.mlpackage"));
         let before = common::read(&src);
         let originals = files_under(&src);
         let dir = tempfile::tempdir().unwrap();
@@ -157,29 +155,17 @@ fn corpus_h1_packages_are_fixed() {
             state: state.clone(),
             axis: None,
         }];
-        // Without --unsafe-fixes an unsafe fix is held back and nothing is written.
-        let safe = apply(
+        // Every state fix is exact, so safe: applied without --unsafe-fixes.
+        let out = apply(
             &before,
             &req,
             false,
             FixMode::Output(dir.path().to_path_buf()),
         )
         .unwrap();
-        let out = if safe.applied.is_empty() {
-            assert_eq!(safe.held_back.len(), 1, "{name}: {:?}", safe.notes);
-            assert_eq!(safe.held_back[0].applicability, Applicability::Unsafe);
-            assert!(safe.written.is_none());
-            apply(
-                &before,
-                &req,
-                true,
-                FixMode::Output(dir.path().to_path_buf()),
-            )
-            .unwrap()
-        } else {
-            safe
-        };
+        assert!(out.held_back.is_empty(), "{name}: {:?}", out.notes);
         let plan = &out.applied[0];
+        assert_eq!(plan.applicability, Applicability::Safe);
         let root = out.written.clone().unwrap();
         // The input is untouched; in the copy only model.mlmodel changed.
         assert_eq!(files_under(&src), originals, "{name}: input changed");
@@ -211,7 +197,11 @@ fn corpus_h1_packages_are_fixed() {
         // Every value keeps its type except the state's content.
         let (tb, ta) = (types(&before.program), types(&after.program));
         for ((f, v), ty) in &tb {
-            let now = &ta[&(f.clone(), v.clone())];
+            let Some(now) = ta.get(&(f.clone(), v.clone())) else {
+                // Only removed full-window wrappers may vanish.
+                assert!(!plan.unwrapped.is_empty(), "{name}: {f}/{v} vanished");
+                continue;
+            };
             let was_state =
                 ty.tensor().and_then(|t| t.known_dims()) == Some(plan.old_shape.clone());
             if !was_state {
@@ -232,7 +222,12 @@ fn corpus_h1_packages_are_fixed() {
             windows(&after.program, &state),
         );
         for (f, ws) in &wb {
-            for w in ws {
+            // A removed wrapper's whole-state window goes with it.
+            let whole: Vec<(i64, i64)> = plan.old_shape.iter().map(|&d| (0, d as i64)).collect();
+            for w in ws
+                .iter()
+                .filter(|w| plan.unwrapped.is_empty() || **w != whole)
+            {
                 assert!(
                     wa[f].contains(w),
                     "{name}/{f}: window {w:?} moved: {:?}",

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use coreml_lint::discover::Discovered;
 use coreml_lint::finding::Applicability;
-use coreml_lint::fix::window::SliceParams;
 use coreml_lint::fix::{apply, apply_with_writer, plan_pad, FixError, FixMode, PadRequest};
 use coreml_lint::ir::{Function, Model, ModelKind, Program, ValueType};
 use coreml_lint::read::{read_model, ReadOutcome};
@@ -133,12 +132,10 @@ fn windows(p: &Program, state: &str) -> BTreeMap<(String, String), Vec<(i64, i64
             if op.op_type != "slice_update" {
                 continue;
             }
-            let w = SliceParams::of(f, id).unwrap();
-            let ranges = dims
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| w.axis(i, d).unwrap().resolved().unwrap())
-                .collect();
+            // Run-time windows are compared by their bindings, not here.
+            let Some(ranges) = common::const_window(f, id, &dims) else {
+                continue;
+            };
             m.insert((f.name.clone(), op.outputs[0].name.clone()), ranges);
         }
     }
@@ -301,7 +298,7 @@ fn negative_indices_are_pinned() {
 }
 
 #[test]
-fn blend_write_is_unsafe() {
+fn blend_write_is_fixed_safely() {
     let dir = tempfile::tempdir().unwrap();
     let mil = format!(
         "{HEAD}    func main<ios18>(state<{T}> s, {T} k, {T} u) {{\n            {T} old = read_state(input = s)[name = string(\"old\")];\n            {T} keep = mul(x = old, y = k)[name = string(\"keep\")];\n            {T} blend = add(x = keep, y = u)[name = string(\"blend\")];\n            write_state(data = blend, input = s)[name = string(\"w\")];\n        }} -> (blend);\n}}"
@@ -309,12 +306,13 @@ fn blend_write_is_unsafe() {
     let root = write_mlmodelc(dir.path(), "blend", &mil);
     let model = read(&root);
     let original = fs::read(root.join("model.mil")).unwrap();
-    let held = apply(&model, &req("s"), false, FixMode::InPlace).unwrap();
-    assert!(held.applied.is_empty());
-    assert_eq!(held.held_back.len(), 1);
-    assert_eq!(held.held_back[0].applicability, Applicability::Unsafe);
+    // Writing the blend into [0, N) of the padded state is exact: a safe fix, applied by --fix.
+    let planned = apply(&model, &req("s"), false, FixMode::DiffOnly).unwrap();
+    assert!(planned.held_back.is_empty());
+    assert_eq!(planned.applied.len(), 1);
+    assert_eq!(planned.applied[0].applicability, Applicability::Safe);
     assert_eq!(fs::read(root.join("model.mil")).unwrap(), original);
-    let after = fix_and_check(&root, "s", true, &["old"]);
+    let after = fix_and_check(&root, "s", false, &["old"]);
     let f = &after.program.functions[0];
     let (_, w) = f.ops().find(|(_, o)| o.op_type == "write_state").unwrap();
     let data = w.arg_name("data").unwrap();
@@ -378,19 +376,44 @@ fn assert_untouched(root: &Path, mil: &str) {
 }
 
 #[test]
-fn dynamic_begin_is_refused() {
+fn window_from_a_shape_is_refused() {
     let dir = tempfile::tempdir().unwrap();
+    // begin = shape(old) - [1, 8, 4] is [0, 0, 0] now, [0, 1, 0] once the state has 9 rows.
+    let mil = format!(
+        "{HEAD}    func main<ios18>(state<{T}> s, {T} u) {{\n{}{}            {T} old = read_state(input = s)[name = string(\"old\")];\n            tensor<int32, [3]> sx = shape(x = old)[name = string(\"sx\")];\n            tensor<int32, [3]> b = sub(x = sx, y = d)[name = string(\"b\")];\n            {T} new = slice_update(begin = b, end = e, update = u, x = old)[name = string(\"upd\")];\n            write_state(data = new, input = s)[name = string(\"w\")];\n        }} -> (u);\n}}",
+        c3("d", [1, 8, 4]),
+        c3("e", [1, 8, 4])
+    );
+    let root = write_mlmodelc(dir.path(), "shaped", &mil);
+    let model = read(&root);
+    match apply(&model, &req("s"), true, FixMode::InPlace) {
+        Err(FixError::Refused(r, _)) => {
+            assert!(r.reason.contains("computed from a shape"), "{r}");
+            assert!(r.reason.contains("`upd`"), "the refusal names the op: {r}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_untouched(&root, &mil);
+}
+
+#[test]
+fn run_time_begin_with_explicit_bounds_is_padded() {
+    let dir = tempfile::tempdir().unwrap();
+    // begin = pos (an input), end = [1, 8, 4]: explicit bounds name the same rows in 9 rows.
     let mil = format!(
         "{HEAD}    func main<ios18>(tensor<int32, [3]> pos, state<{T}> s, {T} u) {{\n{}            {T} old = read_state(input = s)[name = string(\"old\")];\n            {T} new = slice_update(begin = pos, end = e, update = u, x = old)[name = string(\"upd\")];\n            write_state(data = new, input = s)[name = string(\"w\")];\n        }} -> (u);\n}}",
         c3("e", [1, 8, 4])
     );
     let root = write_mlmodelc(dir.path(), "dynamic", &mil);
-    let model = read(&root);
-    match apply(&model, &req("s"), true, FixMode::InPlace) {
-        Err(FixError::Refused(r, _)) => assert!(r.reason.contains("not constant"), "{r}"),
-        other => panic!("expected a refusal, got {other:?}"),
-    }
-    assert_untouched(&root, &mil);
+    let after = fix_and_check(&root, "s", false, &["old", "new"]);
+    let f = &after.program.functions[0];
+    let (_, su) = f.ops().find(|(_, o)| o.op_type == "slice_update").unwrap();
+    assert_eq!(
+        su.arg_name("begin"),
+        Some("pos"),
+        "the run-time begin is kept"
+    );
+    assert_eq!(su.arg_name("end"), Some("e"), "the explicit end is kept");
 }
 
 #[test]
@@ -479,4 +502,46 @@ fn corpus_compiled_fixtures() {
         let again = apply(&fixed, &req("kv_cache"), false, FixMode::DiffOnly).unwrap();
         assert!(again.applied.is_empty() && again.diff.is_empty(), "{name}");
     }
+}
+
+#[test]
+fn hand_written_layout_is_kept_and_only_changed_spans_move() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2-space indentation, no spaces around `=`, arguments in the author's order, a final newline.
+    let mil = "program(1.3)\n{\n  func main<ios18>(state<tensor<fp16, [2,6,4]>> s, tensor<fp16, [2,6,4]> u) {\n    tensor<int32, [3]> e = const()[name=string(\"e\"), val=tensor<int32, [3]>([2,6,4])];\n    tensor<int32, [3]> b = const()[name=string(\"b\"), val=tensor<int32, [3]>([0,0,0])];\n    tensor<fp16, [2,6,4]> old = read_state(input=s)[name=string(\"old\")];\n    tensor<fp16, [2,6,4]> new = slice_update(x=old, update=u, end=e, begin=b)[name=string(\"upd\")];\n    write_state(input=s, data=new)[name=string(\"w\")];\n    tensor<fp16, [2,6,4]> cur = read_state(input=s)[name=string(\"cur\")];\n    tensor<fp16, [2,6,4]> y = add(x=cur, y=old)[name=string(\"y\")];\n  } -> (y);\n}\n";
+    let file = dir.path().join("odd.mil");
+    fs::write(&file, mil).unwrap();
+    let model = read(&file);
+    let out = apply(&model, &req("s"), false, FixMode::InPlace).unwrap();
+    assert!(
+        out.notes.iter().all(|n| !n.contains("re-rendered")),
+        "{:?}",
+        out.notes
+    );
+    let fixed = fs::read_to_string(&file).unwrap();
+    assert!(fixed.ends_with("}\n"), "the final newline is kept");
+    let kept = |line: &str| fixed.lines().any(|l| l == line);
+    // Untouched statements are byte-identical; changed ones change only their spans.
+    for line in mil
+        .lines()
+        .filter(|l| !l.contains("[2,6,4]") || l.contains("const()"))
+    {
+        assert!(kept(line), "{line:?} changed:\n{fixed}");
+    }
+    assert!(kept("    tensor<fp16, [2,7,4]> new = slice_update(x=old, update=u, end=e, begin=b)[name=string(\"upd\")];"), "{fixed}");
+    assert!(
+        kept("  func main<ios18>(state<tensor<fp16, [2,7,4]>> s, tensor<fp16, [2,6,4]> u) {"),
+        "{fixed}"
+    );
+    assert!(kept("    tensor<fp16, [2,6,4]> y = add(x=cur_unpadded, y=old_unpadded)[name=string(\"y\")];"), "{fixed}");
+    // The diff names only the changed lines.
+    assert_eq!(
+        out.diff
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+            .count(),
+        5,
+        "{}",
+        out.diff
+    );
 }

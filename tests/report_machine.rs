@@ -90,6 +90,7 @@ fn findings_for(model: &Model, message: &str) -> Vec<Finding> {
                         kind: "pad-state".into(),
                         title: "pad the state by one row".into(),
                         applicability: Applicability::Unsafe,
+                        plan: None,
                     }),
                     ..base
                 }),

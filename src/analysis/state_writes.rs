@@ -4,14 +4,21 @@
 //! strip `identity`/`cast` from `D`; when what remains is `slice_update(x = R, …)` with `R` a read of
 //! `S` (`read_state(input = S)`, or the result of an earlier `coreml_update_state` of `S`), the write
 //! window is the slice, resolved per axis. Anything else writes the whole state: an element-wise blend
-//! of the old content, or a fresh tensor.
+//! of the old content, a scatter, a concat or a fresh tensor.
+//!
+//! A `slice_update` whose window covers all of its `x` returns its `update` unchanged. `torch.export`
+//! wraps the real write in one such full-window `slice_update` per sliced axis (HAZARDS.md H4b), so
+//! the chain is followed down through them: each level is recorded with its window and the
+//! dependence of its bounds. The written extent is the outermost level's; the window the author
+//! wrote is the innermost's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use super::consteval::{slice_indices, ConstEnv};
 use super::dependence::{Dependence, DependenceMap};
-use crate::ir::{Arg, Function, NodeId, Op, TensorType};
+use super::facts::Fact;
+use crate::ir::{Arg, Function, Model, NodeId, Op, TensorType, ValueType};
 
 /// Ops through which a written value is followed unchanged.
 const PASS_THROUGH: &[&str] = &["identity", "cast"];
@@ -54,18 +61,115 @@ pub enum WriteKind {
     SliceUpdate,
     /// An element-wise combination of the state's old content: the whole state is rewritten.
     Blend,
-    /// Any other tensor (concat, a fresh value, a `slice_update` of something else): whole state.
+    /// A `scatter` / `scatter_nd` / `scatter_along_axis` result: the whole state is rewritten.
+    Scatter,
+    /// A `concat` result (e.g. a shift): the whole state is rewritten.
+    Concat,
+    /// Any other tensor (a fresh value, a `slice_update` of something else): whole state.
     Fresh,
 }
 
 impl WriteKind {
-    /// `slice-update`, `blend` or `fresh`.
+    /// Every kind, as rules name them.
+    pub const ALL: [WriteKind; 5] = [
+        WriteKind::SliceUpdate,
+        WriteKind::Blend,
+        WriteKind::Scatter,
+        WriteKind::Concat,
+        WriteKind::Fresh,
+    ];
+
+    /// `slice-update`, `blend`, `scatter`, `concat` or `fresh`.
     pub fn as_str(self) -> &'static str {
         match self {
             WriteKind::SliceUpdate => "slice-update",
             WriteKind::Blend => "blend",
+            WriteKind::Scatter => "scatter",
+            WriteKind::Concat => "concat",
             WriteKind::Fresh => "fresh",
         }
+    }
+
+    /// The kind named `name` in a rule.
+    pub fn parse(name: &str) -> Option<WriteKind> {
+        WriteKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// Where one bound (`begin` or `end`) of a window on one axis comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// An explicit index: a constant (`Some`, possibly negative: counted from the end) or a value
+    /// computed at run time from data (`None`). A non-negative one names the same index in a longer
+    /// axis.
+    Explicit(Option<i64>),
+    /// Ignored through a mask: the start of the axis (begin) or its length (end).
+    Masked,
+    /// Computed from a shape: it changes with the axis length.
+    FromShape,
+    /// Not known (a mask or the parameter itself cannot be read).
+    Unknown,
+}
+
+/// The bounds of one level's window on one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AxisBounds {
+    pub begin: Bound,
+    pub end: Bound,
+    /// `None` when the stride is not constant.
+    pub stride: Option<i64>,
+    /// True when the axis takes the single index `begin` (squeeze mask).
+    pub squeeze: bool,
+}
+
+impl AxisBounds {
+    /// Why this axis names other indices once the axis grows by one (`None`: it does not).
+    /// `Ok` cases that only need the constant pinned are not reasons: see [`AxisBounds::pin`].
+    pub fn growth_hazard(&self) -> Option<&'static str> {
+        let bad = |b: Bound| match b {
+            Bound::FromShape => Some("is computed from a shape"),
+            Bound::Unknown => Some("is not known"),
+            _ => None,
+        };
+        if let Some(r) = bad(self.begin) {
+            return Some(r);
+        }
+        if self.squeeze {
+            return None;
+        }
+        bad(self.end)
+    }
+
+    /// Constant bounds to substitute so that the window names the same indices in an axis one
+    /// longer than `dim`: `(new begin, new end, clear end mask)`, each `None` when unchanged.
+    /// `Err` when a bound depends on the axis length and cannot be pinned.
+    #[allow(clippy::type_complexity)]
+    pub fn pin(&self, dim: u64) -> Result<(Option<i64>, Option<i64>, bool), &'static str> {
+        let d = i64::try_from(dim).map_err(|_| "the axis is too long")?;
+        if let Some(r) = self.growth_hazard() {
+            return Err(r);
+        }
+        let resolve = |v: i64| {
+            let v = if v < 0 { v.saturating_add(d) } else { v };
+            v.clamp(0, d)
+        };
+        let begin = match self.begin {
+            Bound::Explicit(Some(v)) if v < 0 || v > d => Some(resolve(v)),
+            _ => None,
+        };
+        if self.squeeze {
+            return Ok((begin, None, false));
+        }
+        let unit = self.stride == Some(1);
+        let (end, clear) = match self.end {
+            Bound::Explicit(Some(v)) if v < 0 || v > d => (Some(resolve(v)), false),
+            Bound::Masked => (Some(d), true),
+            _ => (None, false),
+        };
+        if (begin.is_some() || end.is_some()) && !unit {
+            return Err("needs a pinned bound with a stride other than 1");
+        }
+        Ok((begin, end, clear))
     }
 }
 
@@ -181,6 +285,32 @@ impl fmt::Display for Window {
     }
 }
 
+/// One `slice_update` of a read of the state in a write chain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WriteLevel {
+    pub slice_update: NodeId,
+    /// The read of the state that is its `x`.
+    pub read_op: NodeId,
+    /// `identity` / `cast` ops between its `x` and the read.
+    pub x_through: Vec<NodeId>,
+    /// `identity` / `cast` ops between its result and the level above (empty for the outermost:
+    /// those are the write's [`StateWrite::through`]).
+    pub through: Vec<NodeId>,
+    /// Per-axis window (`None` when the state's rank is unknown).
+    pub window: Option<Window>,
+    /// Per-axis origin of the bounds (empty when the state's rank is unknown).
+    pub bounds: Vec<AxisBounds>,
+    pub begin_dep: Option<Dependence>,
+    pub end_dep: Option<Dependence>,
+}
+
+impl WriteLevel {
+    /// True when the window covers all of `x`: the result is the `update` unchanged.
+    pub fn is_full_window(&self) -> bool {
+        self.window.as_ref().and_then(Window::covers_all) == Some(true)
+    }
+}
+
 /// One write into a state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateWrite {
@@ -204,6 +334,61 @@ pub struct StateWrite {
     pub rmw_ops: Vec<NodeId>,
     /// 1-based position among the writes into the same state in this function, in program order.
     pub nth: usize,
+    /// The `slice_update` chain, outermost (written) first; empty unless `kind` is `SliceUpdate`.
+    /// Every level but the last is a full-window wrapper around the one below.
+    pub levels: Vec<WriteLevel>,
+}
+
+impl StateWrite {
+    /// The innermost level: the window the author wrote.
+    pub fn inner(&self) -> Option<&WriteLevel> {
+        self.levels.last()
+    }
+
+    /// The full-window wrappers above the innermost level, outermost first.
+    pub fn wrappers(&self) -> &[WriteLevel] {
+        match self.levels.split_last() {
+            Some((_, rest)) => rest,
+            None => &[],
+        }
+    }
+
+    /// The window that changes the state's content: the innermost level's, else the written one.
+    pub fn inner_window(&self) -> Option<&Window> {
+        self.inner()
+            .and_then(|l| l.window.as_ref())
+            .or(self.window.as_ref())
+    }
+
+    /// Whether the written data covers the whole state once the wrappers are removed.
+    pub fn inner_covers_all(&self) -> Option<bool> {
+        match self.kind {
+            WriteKind::SliceUpdate => self.inner_window().and_then(Window::covers_all),
+            _ => Some(true),
+        }
+    }
+}
+
+/// The axis to pad: among the axes some write leaves partial, the longest that is not the last
+/// (the last axis is the one alignment rules judge), else the longest axis other than the last;
+/// ties go to the later axis. A rank-1 state pads axis 0.
+pub fn choose_pad_axis(dims: &[Option<u64>], partial: &[usize]) -> Option<usize> {
+    let n = dims.len();
+    let dim = |i: usize| dims.get(i).copied().flatten().unwrap_or(0);
+    let best = |cands: &mut dyn Iterator<Item = usize>| {
+        cands.fold(None, |best: Option<usize>, i| match best {
+            Some(b) if dim(b) > dim(i) => Some(b),
+            _ => Some(i),
+        })
+    };
+    if let Some(a) = best(&mut partial.iter().copied().filter(|&a| a + 1 < n)) {
+        return Some(a);
+    }
+    match n {
+        0 => None,
+        1 => Some(0),
+        _ => best(&mut (0..n - 1)),
+    }
 }
 
 /// The states of one function and every write into them, in program order.
@@ -237,33 +422,17 @@ impl StateWrites {
             .find(|(_, w)| w.write_op == id)
     }
 
-    /// The axis to pad when the state is written whole: the axis other writes into the same state
-    /// leave partial (the position axis), else the largest axis other than the last one; ties go to
-    /// the later axis.
+    /// The axis to pad, judged from this function's writes alone (see [`choose_pad_axis`]; the fix
+    /// plan judges from every function of the model).
     pub fn pad_axis(&self, index: usize) -> Option<usize> {
         let st = self.state(index)?;
-        let dims = st.ty.shape.as_ref()?;
-        let dim = |i: usize| dims.get(i).and_then(|d| d.known()).unwrap_or(0);
+        let dims: Vec<Option<u64>> = st.ty.shape.as_ref()?.iter().map(|d| d.known()).collect();
         let partial: Vec<usize> = self
             .writes_to(index)
-            .filter_map(|w| w.window.as_ref())
+            .filter_map(StateWrite::inner_window)
             .flat_map(Window::partial_axes)
             .collect();
-        let best = |cands: &mut dyn Iterator<Item = usize>| {
-            cands.fold(None, |best: Option<usize>, i| match best {
-                Some(b) if dim(b) > dim(i) => Some(b),
-                _ => Some(i),
-            })
-        };
-        if let Some(a) = best(&mut partial.iter().copied()) {
-            return Some(a);
-        }
-        let n = dims.len();
-        match n {
-            0 => None,
-            1 => Some(0),
-            _ => best(&mut (0..n - 1)),
-        }
+        choose_pad_axis(&dims, &partial)
     }
 }
 
@@ -503,6 +672,142 @@ fn slice_window(f: &Function, consts: &ConstEnv, su: &Op, dims: &[Option<u64>]) 
     }
 }
 
+/// The window of the `slice_update` (or `slice_by_index`) op `id` over a tensor with dimensions
+/// `dims`, resolved per axis as far as constants tell.
+pub fn window_of(
+    f: &Function,
+    consts: &ConstEnv,
+    id: NodeId,
+    dims: &[Option<u64>],
+) -> Option<Window> {
+    Some(slice_window(f, consts, f.op(id)?, dims))
+}
+
+/// True when `value` is computed (within a few ops) from a `shape` op: of a run-time shape, or of a
+/// value shaped like the state (`state_dims`), whose length changes when the state is padded.
+fn from_shape(f: &Function, value: &str, state_dims: &[Option<u64>], dynamic: bool) -> bool {
+    let Some(start) = f.def(value).map(|d| d.node) else {
+        return false;
+    };
+    let mut stack = vec![start];
+    let mut seen = HashSet::new();
+    while let Some(node) = stack.pop() {
+        if !seen.insert(node) || seen.len() > BLEND_SEARCH_LIMIT {
+            continue;
+        }
+        let Some(op) = f.op(node) else { continue };
+        if op.op_type == "shape" {
+            let shaped = op
+                .arg_name("x")
+                .and_then(|x| f.value_type(x))
+                .and_then(ValueType::tensor)
+                .and_then(|t| t.shape.as_ref())
+                .map(|s| s.iter().map(|d| d.known()).collect::<Vec<_>>());
+            if dynamic || shaped.as_deref() == Some(state_dims) {
+                return true;
+            }
+        }
+        stack.extend(f.producers(node).into_iter().map(|(p, _)| p));
+    }
+    false
+}
+
+/// The origin of every bound of `slice_update` op `su` over a state with dimensions `dims`.
+fn slice_bounds(
+    f: &Function,
+    consts: &ConstEnv,
+    deps: &DependenceMap,
+    su: &Op,
+    dims: &[Option<u64>],
+) -> Vec<AxisBounds> {
+    let rank = dims.len();
+    let flags = |name: &str| -> Vec<Option<bool>> {
+        if su.param(name).is_none() {
+            return vec![Some(false); rank];
+        }
+        match consts.param(su, name).and_then(|v| v.data.bools()) {
+            Some(v) if v.len() == rank => v.into_iter().map(Some).collect(),
+            _ => vec![None; rank],
+        }
+    };
+    let stride: Vec<Option<i64>> = if su.param("stride").is_none() {
+        vec![Some(1); rank]
+    } else {
+        consts.partial_ints(f, su, "stride", rank)
+    };
+    let (bm, em, sm) = (
+        flags("begin_mask"),
+        flags("end_mask"),
+        flags("squeeze_mask"),
+    );
+    let bound = |param: &str, mask: &[Option<bool>]| -> Vec<Bound> {
+        let values = consts.partial_ints(f, su, param, rank);
+        let name = su.arg_name(param);
+        let dep = name.and_then(|n| deps.get(n)).filter(|d| d.runtime());
+        let shaped = name.is_some_and(|n| from_shape(f, n, dims, dep.is_some_and(|d| d.shape)));
+        (0..rank)
+            .map(|i| match mask.get(i).copied().flatten() {
+                Some(true) => Bound::Masked,
+                None => Bound::Unknown,
+                Some(false) if shaped => Bound::FromShape,
+                Some(false) => match values.get(i).copied().flatten() {
+                    Some(v) => Bound::Explicit(Some(v)),
+                    None if dep.is_some() => Bound::Explicit(None),
+                    None => Bound::Unknown,
+                },
+            })
+            .collect()
+    };
+    let begins = bound("begin", &bm);
+    let ends = bound("end", &em);
+    (0..rank)
+        .map(|i| AxisBounds {
+            begin: begins[i],
+            end: ends[i],
+            stride: stride.get(i).copied().flatten(),
+            squeeze: sm.get(i).copied().flatten().unwrap_or(false),
+        })
+        .collect()
+}
+
+/// The level of a write chain at `node` when it is a `slice_update` of a read of the state.
+fn level_at(
+    f: &Function,
+    consts: &ConstEnv,
+    deps: &DependenceMap,
+    node: NodeId,
+    state_node: NodeId,
+    dims: Option<&[Option<u64>]>,
+) -> Option<WriteLevel> {
+    let su = f.op(node).filter(|o| o.op_type == "slice_update")?;
+    let (read, x_through) = su
+        .arg_name("x")
+        .and_then(|x| strip(f, x))
+        .filter(|(x, _)| is_read_of(f, *x, state_node))?;
+    Some(WriteLevel {
+        slice_update: node,
+        read_op: read,
+        x_through,
+        through: Vec::new(),
+        window: dims.map(|d| slice_window(f, consts, su, d)),
+        bounds: dims.map_or_else(Vec::new, |d| slice_bounds(f, consts, deps, su, d)),
+        begin_dep: arg_dependence(deps, su, "begin"),
+        end_dep: arg_dependence(deps, su, "end"),
+    })
+}
+
+/// How many full-window wrappers are followed at most.
+const MAX_LEVELS: usize = 16;
+
+/// The kind of a whole-state write of `data` (not a `slice_update` of the state).
+fn whole_kind(f: &Function, data: NodeId) -> WriteKind {
+    match f.op(data).map(|o| o.op_type.as_str()) {
+        Some("scatter" | "scatter_nd" | "scatter_along_axis") => WriteKind::Scatter,
+        Some("concat") => WriteKind::Concat,
+        _ => WriteKind::Fresh,
+    }
+}
+
 /// Finds every state and every write into one, in program order.
 pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWrites {
     let states: Vec<StateDecl> = f
@@ -546,33 +851,55 @@ pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWr
             end_dep: None,
             rmw_ops: Vec::new(),
             nth: 0,
+            levels: Vec::new(),
         };
         if let Some((data, through)) = op.arg_name(data_param).and_then(|d| strip(f, d)) {
             w.through = through;
-            let su = f.op(data).filter(|o| o.op_type == "slice_update");
-            let su_read = su
-                .and_then(|o| o.arg_name("x"))
-                .and_then(|x| strip(f, x))
-                .filter(|(x, _)| is_read_of(f, *x, st.node));
-            if let (Some(su), Some((read, inner))) = (su, su_read) {
+            let mut node = data;
+            let mut above: Vec<NodeId> = Vec::new();
+            while let Some(mut level) = level_at(f, consts, deps, node, st.node, dims.as_deref()) {
+                level.through = std::mem::take(&mut above);
+                let full = level.is_full_window();
+                w.levels.push(level);
+                if !full || w.levels.len() >= MAX_LEVELS {
+                    break;
+                }
+                let Some((n, th)) = f
+                    .op(node)
+                    .and_then(|o| o.arg_name("update"))
+                    .and_then(|u| strip(f, u))
+                else {
+                    break;
+                };
+                node = n;
+                above = th;
+            }
+            if let (Some(outer), Some(inner)) = (w.levels.first(), w.levels.last()) {
                 w.kind = WriteKind::SliceUpdate;
-                w.slice_update = Some(data);
-                w.read_op = Some(read);
-                w.through.extend(inner);
-                w.window = dims.as_deref().map(|d| slice_window(f, consts, su, d));
-                w.begin_dep = arg_dependence(deps, su, "begin");
-                w.end_dep = arg_dependence(deps, su, "end");
-                if let Some(upd) = su.arg_name("update").and_then(|u| f.def(u)) {
+                w.slice_update = Some(outer.slice_update);
+                w.read_op = Some(outer.read_op);
+                w.through.extend(outer.x_through.iter().copied());
+                w.window = outer.window.clone();
+                // A run-time bound at any level is a run-time bound of the write.
+                w.begin_dep = w.levels.iter().rev().find_map(|l| l.begin_dep.clone());
+                w.end_dep = w.levels.iter().rev().find_map(|l| l.end_dep.clone());
+                let inner_su = f.op(inner.slice_update);
+                if let Some(upd) = inner_su
+                    .and_then(|o| o.arg_name("update"))
+                    .and_then(|u| f.def(u))
+                {
                     if let Some((_, ops)) = find_rmw(f, upd.node, st.node, true) {
                         w.rmw_ops = ops;
                     }
                 }
-            } else if let Some((read, ops)) = find_rmw(f, data, st.node, false) {
-                if !ops.is_empty() {
-                    w.kind = WriteKind::Blend;
-                    w.read_op = Some(read);
-                    w.rmw_ops = ops;
-                }
+            } else if let Some((read, ops)) =
+                find_rmw(f, data, st.node, false).filter(|(_, o)| !o.is_empty())
+            {
+                w.kind = WriteKind::Blend;
+                w.read_op = Some(read);
+                w.rmw_ops = ops;
+            } else {
+                w.kind = whole_kind(f, data);
             }
         }
         if let Some(n) = seen.get_mut(si) {
@@ -582,6 +909,64 @@ pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWr
         writes.push(w);
     }
     StateWrites { states, writes }
+}
+
+/// Fact kind of a state that some function reads and no function writes (HAZARDS.md H4b).
+pub const NEVER_WRITTEN: &str = "state-never-written";
+
+/// One fact per state that some function of `model` reads and no function writes, on the first
+/// read. `torch.jit.trace` of an in-place cache update can drop the write this way.
+pub fn never_written_facts(model: &Model) -> Vec<Fact> {
+    let mut written: HashSet<&str> = HashSet::new();
+    let mut first_read: BTreeMap<&str, (&Function, &Op)> = BTreeMap::new();
+    for f in &model.program.functions {
+        for (_, op) in f.ops() {
+            let (param, writes) = match op.op_type.as_str() {
+                "read_state" => ("input", false),
+                "write_state" => ("input", true),
+                "coreml_update_state" => ("state", true),
+                _ => continue,
+            };
+            let Some(state) = op.arg_name(param) else {
+                continue;
+            };
+            let is_state = f
+                .def(state)
+                .and_then(|d| f.input(d.node))
+                .is_some_and(|i| i.ty.is_state());
+            if !is_state {
+                continue;
+            }
+            if writes {
+                written.insert(state);
+            } else {
+                first_read.entry(state).or_insert((f, op));
+            }
+        }
+    }
+    first_read
+        .into_iter()
+        .filter(|(s, _)| !written.contains(s))
+        .map(|(s, (f, op))| {
+            let readers: Vec<String> = model
+                .program
+                .functions
+                .iter()
+                .filter(|g| {
+                    g.ops()
+                        .any(|(_, o)| o.op_type == "read_state" && o.arg_name("input") == Some(s))
+                })
+                .map(|g| format!("`{}`", g.name))
+                .collect();
+            let mut x = Fact::new(NEVER_WRITTEN).with("READERS", readers.join(", "));
+            x.function = Some(f.name.clone());
+            x.op = Some(op.display_name().to_string());
+            x.op_order = Some(op.order);
+            x.state = Some(s.to_string());
+            x.span = Some(op.span);
+            x
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -781,5 +1166,148 @@ mod tests {
         assert_eq!(fresh.kind, WriteKind::Fresh);
         assert_eq!(fresh.nth, 2);
         assert_eq!(sw.count(0), 2);
+    }
+
+    /// torch.export's chain: an inner one-row write at a run-time row, wrapped in a full-window
+    /// `slice_update` of the same read, written.
+    fn wrapped(rows: u64) -> Function {
+        let t = |r: u64| tensor(DType::Fp16, &[1, r, 4]);
+        func(
+            vec![
+                input("s", state(DType::Fp16, &[1, rows, 4])),
+                input("u", t(1)),
+                input("pos", tensor(DType::Int32, &[3])),
+            ],
+            vec![
+                konst("one", ints(&[3], &[1, 1, 4])),
+                konst("zero", ints(&[3], &[0, 0, 0])),
+                konst("all", ints(&[3], &[1, rows as i64, 4])),
+                op(
+                    "add",
+                    "end",
+                    &[("x", "pos"), ("y", "one")],
+                    tensor(DType::Int32, &[3]),
+                ),
+                op("read_state", "old", &[("input", "s")], t(rows)),
+                op(
+                    "slice_update",
+                    "inner",
+                    &[
+                        ("x", "old"),
+                        ("update", "u"),
+                        ("begin", "pos"),
+                        ("end", "end"),
+                    ],
+                    t(rows),
+                ),
+                op(
+                    "slice_update",
+                    "outer",
+                    &[
+                        ("x", "old"),
+                        ("update", "inner"),
+                        ("begin", "zero"),
+                        ("end", "all"),
+                    ],
+                    t(rows),
+                ),
+                op0("write_state", "w", &[("data", "outer"), ("input", "s")]),
+            ],
+        )
+    }
+
+    #[test]
+    fn wrapper_chain_is_followed_to_the_inner_window() {
+        let f = wrapped(9);
+        let sw = writes(&f);
+        let w = &sw.writes[0];
+        assert_eq!(w.kind, WriteKind::SliceUpdate);
+        assert_eq!(w.levels.len(), 2, "{:?}", w.levels);
+        assert_eq!(w.wrappers().len(), 1);
+        // The written op covers the whole state; the inner window is one run-time row.
+        assert_eq!(w.window.as_ref().and_then(Window::covers_all), Some(true));
+        assert_eq!(w.inner_covers_all(), Some(false));
+        assert_eq!(
+            w.inner_window().map(|x| x.axis_text(1)).as_deref(),
+            Some("[?, ?+1)")
+        );
+        // The inner level's run-time begin is the write's.
+        assert_eq!(
+            w.begin_dep.as_ref().and_then(|d| d.source.as_deref()),
+            Some("pos")
+        );
+        let inner = w.inner().expect("inner level");
+        assert_eq!(inner.bounds[1].begin, Bound::Explicit(None));
+        assert_eq!(inner.bounds[1].end, Bound::Explicit(None));
+        assert_eq!(inner.bounds[1].pin(9), Ok((None, None, false)));
+        assert_eq!(sw.pad_axis(0), Some(1));
+    }
+
+    #[test]
+    fn bounds_that_grow_with_the_axis_are_pinned_or_refused() {
+        let b = |begin, end| AxisBounds {
+            begin,
+            end,
+            stride: Some(1),
+            squeeze: false,
+        };
+        use Bound::*;
+        assert_eq!(
+            b(Explicit(Some(0)), Explicit(Some(8))).pin(8),
+            Ok((None, None, false))
+        );
+        assert_eq!(
+            b(Explicit(Some(-8)), Explicit(Some(-1))).pin(8),
+            Ok((Some(0), Some(7), false))
+        );
+        assert_eq!(b(Masked, Masked).pin(8), Ok((None, Some(8), true)));
+        assert_eq!(
+            b(Explicit(Some(0)), Explicit(Some(99))).pin(8),
+            Ok((None, Some(8), false))
+        );
+        assert!(b(FromShape, Explicit(Some(8))).pin(8).is_err());
+        assert!(b(Explicit(None), Unknown).pin(8).is_err());
+    }
+
+    #[test]
+    fn scatter_and_concat_writes_are_named() {
+        let t = tensor(DType::Fp16, &[1, 8, 4]);
+        let f = func(
+            vec![
+                input("s", state(DType::Fp16, &[1, 8, 4])),
+                input("u", t.clone()),
+            ],
+            vec![
+                konst("ax", scalar_int(1)),
+                op("read_state", "old", &[("input", "s")], t.clone()),
+                op(
+                    "concat",
+                    "c",
+                    &[("values", "old"), ("axis", "ax")],
+                    t.clone(),
+                ),
+                op0("write_state", "w", &[("data", "c"), ("input", "s")]),
+            ],
+        );
+        let sw = writes(&f);
+        assert_eq!(sw.writes[0].kind, WriteKind::Concat);
+        assert_eq!(sw.writes[0].inner_covers_all(), Some(true));
+    }
+
+    #[test]
+    fn a_state_read_and_never_written_is_a_fact() {
+        let mil = |write: &str| {
+            format!(
+                "program(1.3)\n{{\n    func main<ios18>(state<tensor<fp16, [1, 8, 4]>> s, tensor<fp16, [1, 8, 4]> u) {{\n            tensor<fp16, [1, 8, 4]> old = read_state(input = s)[name = string(\"old\")];\n{write}        }} -> (old);\n}}\n"
+            )
+        };
+        let model = crate::rules::testing::snippet_model("t.mil", &mil("")).expect("parses");
+        let facts = never_written_facts(&model);
+        assert_eq!(facts.len(), 1);
+        assert_eq!(facts[0].state.as_deref(), Some("s"));
+        assert_eq!(facts[0].op.as_deref(), Some("old"));
+        let written = mil("            write_state(data = u, input = s)[name = string(\"w\")];\n");
+        let model = crate::rules::testing::snippet_model("t.mil", &written).expect("parses");
+        assert!(never_written_facts(&model).is_empty());
     }
 }

@@ -1,88 +1,128 @@
 //! Applies a [`PadPlan`] to an IR [`Program`] and re-renders it (the text write-back, and the
 //! "after" side of `--diff`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::ir::render::render_to_string;
 use crate::ir::{
-    Arg, FeatureKind, FunctionDesc, ModelDesc, Node, NodeId, Op, Output, Param, Program, Span,
-    ValueType, BODY,
+    Arg, FeatureKind, Function, FunctionDesc, ModelDesc, Node, NodeId, Op, Output, Param, Program,
+    Span, ValueType, BODY,
 };
 use crate::read::miltext::parse_program;
 
-use super::plan::{with_rows, Anchor, NewOp, OpRef, PadPlan};
+use super::plan::{with_rows, Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
 
-/// Applies `plan` to `program` and returns the program re-read from its rendered text (so its
-/// graph, value map, op order and spans are consistent again), with that text.
-pub fn apply_to_program(program: &Program, plan: &PadPlan) -> Result<(Program, String), String> {
+/// Applies `plans` (of distinct states, all computed on `program`) to `program` and returns the
+/// program re-read from its rendered text (so its graph, value map, op order and spans are
+/// consistent again), with that text.
+pub fn apply_to_program(
+    program: &Program,
+    plans: &[&PadPlan],
+) -> Result<(Program, String), String> {
     let mut p = program.clone();
-    edit_program(&mut p, plan)?;
+    for f in &mut p.functions {
+        let edits: Vec<(&PadPlan, &FunctionEdit)> = plans
+            .iter()
+            .flat_map(|plan| {
+                plan.functions
+                    .iter()
+                    .filter(|fe| fe.function == f.name)
+                    .map(move |fe| (*plan, fe))
+            })
+            .collect();
+        if !edits.is_empty() {
+            edit_function(f, &edits)?;
+        }
+    }
+    for plan in plans {
+        if !p
+            .functions
+            .iter()
+            .any(|f| plan.functions.iter().any(|fe| fe.function == f.name))
+            && !plan.functions.is_empty()
+        {
+            return Err(format!(
+                "no function of the plan for `{}` is in the program",
+                plan.state
+            ));
+        }
+    }
     let text = render_to_string(&p);
     let reread = parse_program(&text, Path::new("fixed model.mil"))
         .map_err(|e| format!("internal: the padded program does not re-read: {e}"))?;
     Ok((reread, text))
 }
 
-/// Edits `program` in place. The graph's edges, value map and op order are left stale: render it.
-fn edit_program(program: &mut Program, plan: &PadPlan) -> Result<(), String> {
-    let rows = plan.padded_rows()?;
-    for fe in &plan.functions {
-        let f = program
-            .functions
-            .iter_mut()
-            .find(|f| f.name == fe.function)
-            .ok_or_else(|| format!("function `{}` is not in the program", fe.function))?;
-        let inputs = f
-            .blocks
-            .first()
-            .map(|b| b.inputs.clone())
-            .unwrap_or_default();
-        let mut found = false;
-        for id in inputs {
-            if let Some(inp) = f.input_mut(id) {
-                if inp.name == plan.state {
-                    inp.ty = ValueType::State(Box::new(ValueType::Tensor(plan.new_type())));
-                    found = true;
-                }
-            }
-        }
-        if !found {
+/// Edits one function in place, every op named by its position in the original program. The
+/// graph's edges, value map and op order are left stale: render it.
+fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Result<(), String> {
+    let by_order: HashMap<u32, NodeId> = f.ops().map(|(id, o)| (o.order, id)).collect();
+    let resolve = |r: &OpRef, f: &Function| -> Result<NodeId, String> {
+        let id = by_order
+            .get(&r.order)
+            .copied()
+            .ok_or_else(|| format!("op #{} (`{}`) not found", r.order, r.label))?;
+        let op = f.op(id).ok_or("internal: not an op")?;
+        if op.op_type != r.op_type || op.display_name() != r.label {
             return Err(format!(
-                "function `{}` does not declare state `{}`",
-                fe.function, plan.state
+                "op #{} is `{}` ({}), the plan expected `{}` ({})",
+                r.order,
+                op.display_name(),
+                op.op_type,
+                r.label,
+                r.op_type
             ));
         }
-        let by_order: HashMap<u32, NodeId> = f.ops().map(|(id, o)| (o.order, id)).collect();
-        let resolve = |r: &OpRef, f: &crate::ir::Function| -> Result<NodeId, String> {
-            let id = by_order
-                .get(&r.order)
-                .copied()
-                .ok_or_else(|| format!("op #{} (`{}`) not found", r.order, r.label))?;
-            let op = f.op(id).ok_or("internal: not an op")?;
-            if op.op_type != r.op_type || op.display_name() != r.label {
+        Ok(id)
+    };
+    let mut before: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    let mut after: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    let mut removed: HashSet<NodeId> = HashSet::new();
+    for &(plan, fe) in edits {
+        if plan.pads() {
+            let rows = plan.padded_rows()?;
+            let inputs = f
+                .blocks
+                .first()
+                .map(|b| b.inputs.clone())
+                .unwrap_or_default();
+            let mut found = false;
+            for id in inputs {
+                if let Some(inp) = f.input_mut(id) {
+                    if inp.name == plan.state {
+                        inp.ty = ValueType::State(Box::new(ValueType::Tensor(plan.new_type())));
+                        found = true;
+                    }
+                }
+            }
+            if !found {
                 return Err(format!(
-                    "op #{} is `{}` ({}), the plan expected `{}` ({})",
-                    r.order,
-                    op.display_name(),
-                    op.op_type,
-                    r.label,
-                    r.op_type
+                    "function `{}` does not declare state `{}`",
+                    fe.function, plan.state
                 ));
             }
-            Ok(id)
-        };
-        let ids: Vec<NodeId> = by_order.values().copied().collect();
-        for id in ids {
-            if let Some(op) = f.op_mut(id) {
-                for out in &mut op.outputs {
-                    if fe.retype.contains(&out.name) {
-                        let t = out
-                            .ty
-                            .tensor()
-                            .and_then(|t| with_rows(t, plan.axis, rows))
-                            .ok_or_else(|| format!("cannot retype `{}`", out.name))?;
-                        out.ty = ValueType::Tensor(t);
+            for rn in &fe.renames {
+                let id = resolve(&rn.op, f)?;
+                let out = f
+                    .op_mut(id)
+                    .and_then(|o| o.outputs.first_mut())
+                    .filter(|o| o.name == rn.from)
+                    .ok_or_else(|| format!("`{}` has no output `{}`", rn.op.label, rn.from))?;
+                out.name = rn.to.clone();
+            }
+            let ids: Vec<NodeId> = by_order.values().copied().collect();
+            for id in ids {
+                if let Some(op) = f.op_mut(id) {
+                    for out in &mut op.outputs {
+                        if fe.retype.contains(&out.name) {
+                            let t = out
+                                .ty
+                                .tensor()
+                                .and_then(|t| with_rows(t, plan.axis, rows))
+                                .ok_or_else(|| format!("cannot retype `{}`", out.name))?;
+                            out.ty = ValueType::Tensor(t);
+                        }
                     }
                 }
             }
@@ -109,8 +149,9 @@ fn edit_program(program: &mut Program, plan: &PadPlan) -> Result<(), String> {
             }
             *arg = Arg::Name(rb.to.clone());
         }
-        let mut before: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
-        let mut after: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+        for r in &fe.removes {
+            removed.insert(resolve(r, f)?);
+        }
         for ins in &fe.inserts {
             let (anchor, list) = match &ins.anchor {
                 Anchor::After(r) => (resolve(r, f)?, &mut after),
@@ -122,18 +163,20 @@ fn edit_program(program: &mut Program, plan: &PadPlan) -> Result<(), String> {
             let node = NodeId(f.graph.add_node(Node::Op(ir_op(&ins.op))));
             list.entry(anchor).or_default().push(node);
         }
-        let body = f
-            .blocks
-            .first_mut()
-            .ok_or("internal: function has no body")?;
-        let mut ops = Vec::with_capacity(body.ops.len() + fe.inserts.len());
-        for &id in &body.ops {
-            ops.extend(before.get(&id).into_iter().flatten().copied());
-            ops.push(id);
-            ops.extend(after.get(&id).into_iter().flatten().copied());
-        }
-        body.ops = ops;
     }
+    let body = f
+        .blocks
+        .first_mut()
+        .ok_or("internal: function has no body")?;
+    let mut ops = Vec::with_capacity(body.ops.len());
+    for &id in &body.ops {
+        ops.extend(before.get(&id).into_iter().flatten().copied());
+        if !removed.contains(&id) {
+            ops.push(id);
+        }
+        ops.extend(after.get(&id).into_iter().flatten().copied());
+    }
+    body.ops = ops;
     Ok(())
 }
 
@@ -141,7 +184,7 @@ fn edit_program(program: &mut Program, plan: &PadPlan) -> Result<(), String> {
 pub fn ir_op(new: &NewOp) -> Op {
     Op {
         op_type: new.op_type.clone(),
-        name: Some(new.name.clone()),
+        name: Some(new.op_name.clone().unwrap_or_else(|| new.name.clone())),
         inputs: new
             .inputs
             .iter()

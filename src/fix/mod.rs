@@ -1,8 +1,9 @@
 //! Fixes: graph rewrites, write-back (protobuf / text) and atomic file replacement.
 //!
-//! The one fix is the one-row state pad of `state-full-extent-write` (HAZARDS.md H1):
-//! [`plan::plan_pad`] computes the edits from the IR, [`apply`] applies them to the model on disk
-//! (or only renders the diff) through the write-back of its container.
+//! The one fix is the state fix of `state-full-extent-write` (HAZARDS.md H1, H4b): remove
+//! full-window wrappers, then pad the state one row. [`plan::plan_model`] computes each state's plan
+//! once from the analysis; findings carry it; [`apply_plans`] applies exactly those plans to the model
+//! on disk (or only renders the diff) through the write-back of its container.
 
 pub mod diff;
 pub mod edit;
@@ -10,7 +11,7 @@ pub mod metadata_json;
 pub mod plan;
 pub mod proto_edit;
 pub mod run;
-pub mod window;
+pub mod text_edit;
 pub mod write;
 
 use std::fs;
@@ -18,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use crate::finding::Applicability;
 use crate::ir::render::render_to_string;
-use crate::ir::{Model, ModelKind, Program};
+use crate::ir::{Model, ModelKind};
 
-pub use plan::{plan_pad, FixRefusal, PadPlan, PadRequest};
+pub use plan::{plan_model, plan_pad, plan_state, FixRefusal, ModelPlans, PadPlan, PadRequest};
 pub use write::{replace_atomically, WriteError};
 
 /// Where the fixed model goes.
@@ -83,18 +84,33 @@ pub fn not_ml_program(path: &Path, what: &str) -> FixError {
     }
 }
 
-/// Applies the pad of each requested state to `model`, per `mode`. All plans are computed before
-/// anything is written; a refusal of any of them writes nothing. Idempotent: a state that no write
-/// covers whole is left alone.
+/// Plans the requested states of `model` (each on its requested axis). A refusal of any of them
+/// refuses all.
+pub fn plan_requests(model: &Model, requests: &[PadRequest]) -> Result<Vec<PadPlan>, FixError> {
+    let facts: Vec<_> = model
+        .program
+        .functions
+        .iter()
+        .map(crate::analysis::analyze)
+        .collect();
+    requests
+        .iter()
+        .map(|r| {
+            plan_state(model, &facts, &r.state, r.axis)
+                .map_err(|e| FixError::Refused(e, model.path.clone()))
+        })
+        .collect()
+}
+
+/// Plans and applies the fix of each requested state (see [`apply_plans`]).
 pub fn apply(
     model: &Model,
     requests: &[PadRequest],
     allow_unsafe: bool,
     mode: FixMode,
 ) -> Result<FixOutcome, FixError> {
-    apply_with_writer(model, requests, allow_unsafe, mode, &mut |f, b| {
-        std::io::Write::write_all(f, b)
-    })
+    let plans = plan_requests(model, requests)?;
+    apply_plans(model, &plans, allow_unsafe, mode)
 }
 
 /// [`apply`] with the writer of staged files replaced (fault-injection tests).
@@ -105,57 +121,71 @@ pub fn apply_with_writer(
     mode: FixMode,
     writer: write::Writer<'_>,
 ) -> Result<FixOutcome, FixError> {
+    let plans = plan_requests(model, requests)?;
+    apply_plans_with_writer(model, &plans, allow_unsafe, mode, writer)
+}
+
+/// Applies `plans` (one per state, computed on `model`) per `mode`, all in one edit: nothing is
+/// written unless every plan applies. Idempotent: a plan with nothing to do is left out.
+pub fn apply_plans(
+    model: &Model,
+    plans: &[PadPlan],
+    allow_unsafe: bool,
+    mode: FixMode,
+) -> Result<FixOutcome, FixError> {
+    apply_plans_with_writer(model, plans, allow_unsafe, mode, &mut |f, b| {
+        std::io::Write::write_all(f, b)
+    })
+}
+
+/// [`apply_plans`] with the writer of staged files replaced.
+pub fn apply_plans_with_writer(
+    model: &Model,
+    plans: &[PadPlan],
+    allow_unsafe: bool,
+    mode: FixMode,
+    writer: write::Writer<'_>,
+) -> Result<FixOutcome, FixError> {
     let internal = |message: String| FixError::Internal {
         path: model.path.clone(),
         message,
     };
     let mut outcome = FixOutcome::default();
-    let mut current: Program = model.program.clone();
-    let mut text = None;
-    for req in requests {
-        let step = Model {
-            program: current.clone(),
-            ..model.clone()
-        };
-        let plan = plan_pad(&step, &req.state, req.axis)
-            .map_err(|r| FixError::Refused(r, model.path.clone()))?;
+    for plan in plans {
         if plan.is_noop() {
-            outcome.noops.push(plan);
-            continue;
-        }
-        if plan.applicability == Applicability::Unsafe && !allow_unsafe {
+            outcome.noops.push(plan.clone());
+        } else if plan.applicability == Applicability::Unsafe && !allow_unsafe {
             outcome.notes.push(format!(
-                "state `{}`: the fix rewrites a whole-state write and is unsafe; pass --unsafe-fixes to apply it",
+                "state `{}`: the fix is unsafe; pass --unsafe-fixes to apply it",
                 plan.state
             ));
-            outcome.held_back.push(plan);
-            continue;
+            outcome.held_back.push(plan.clone());
+        } else {
+            outcome.applied.push(plan.clone());
         }
-        let (next, t) = edit::apply_to_program(&current, &plan).map_err(internal)?;
-        current = next;
-        text = Some(t);
-        outcome.applied.push(plan);
     }
-    let Some(after) = text else {
+    if outcome.applied.is_empty() {
         return Ok(outcome);
-    };
-    let before = render_to_string(&model.program);
-    outcome.diff = diff::unified(&before, &after, &model.source.name);
-    outcome.after = Some(after.clone());
-
-    let files = match model.kind {
-        ModelKind::MlModelc | ModelKind::MilText => text_files(model, &after, &outcome)?,
-        ModelKind::MlPackage | ModelKind::MlModel => protobuf_files(model, &after, &outcome)?,
-    };
-    if let (ModelKind::MlModelc | ModelKind::MilText, true) = (
-        model.kind,
-        model.source.is_file && *model.source.text != *before,
-    ) {
-        outcome.notes.push(format!(
-            "{} was re-rendered in the compiler's layout",
-            model.source.file.display()
-        ));
     }
+    let refs: Vec<&PadPlan> = outcome.applied.iter().collect();
+    let (edited, rendered) = edit::apply_to_program(&model.program, &refs).map_err(internal)?;
+    let before = render_to_string(&model.program);
+    let text_model = matches!(model.kind, ModelKind::MlModelc | ModelKind::MilText);
+    let files = if text_model {
+        let after = text_after(model, &refs, &edited, &rendered, &mut outcome.notes);
+        let base = if model.source.is_file {
+            &*model.source.text
+        } else {
+            before.as_str()
+        };
+        outcome.diff = diff::unified(base, &after, &model.source.name);
+        outcome.after = Some(after.clone());
+        text_files(model, &after, &outcome)?
+    } else {
+        outcome.diff = diff::unified(&before, &rendered, &model.source.name);
+        outcome.after = Some(rendered.clone());
+        protobuf_files(model, &rendered, &outcome)?
+    };
     let root = match &mode {
         FixMode::DiffOnly => return Ok(outcome),
         FixMode::InPlace => {
@@ -173,6 +203,7 @@ pub fn apply_with_writer(
                     message: "the model path has no file name to copy under --output".into(),
                 })?;
             let dst = dir.join(name);
+            write::create_output_dir(dir)?;
             write::copy_model(&model.path, &dst)?;
             dst
         }
@@ -200,6 +231,37 @@ pub fn apply_with_writer(
     outcome.files = targets.into_iter().map(|(p, _)| p).collect();
     outcome.written = Some(root);
     Ok(outcome)
+}
+
+/// The fixed `model.mil` of a text model: span edits of the author's file when they read back as
+/// the edited program, else the edited program in the compiler's layout (with a note).
+fn text_after(
+    model: &Model,
+    plans: &[&PadPlan],
+    edited: &crate::ir::Program,
+    rendered: &str,
+    notes: &mut Vec<String>,
+) -> String {
+    if model.source.is_file {
+        let source = &*model.source.text;
+        let edits = text_edit::edit_source(source, &model.program, plans, edited, rendered);
+        let reads_back = |t: &str| {
+            crate::read::miltext::parse_program(t, &model.source.file)
+                .is_ok_and(|p| render_to_string(&p) == rendered)
+        };
+        match edits {
+            Ok(t) if reads_back(&t) => return t,
+            Ok(_) => notes.push(format!(
+                "{}: the span edits did not read back as the fixed program; re-rendered in the compiler's layout",
+                model.source.file.display()
+            )),
+            Err(e) => notes.push(format!(
+                "{}: {e}; re-rendered in the compiler's layout",
+                model.source.file.display()
+            )),
+        }
+    }
+    rendered.to_string()
 }
 
 /// `path` (inside `from`) moved under `to`.
@@ -235,7 +297,7 @@ fn text_files(
             message: format!("cannot read: {e}"),
         })?;
         let mut changed = false;
-        for plan in &outcome.applied {
+        for plan in outcome.applied.iter().filter(|p| p.pads()) {
             match metadata_json::pad_state_schema(
                 &text,
                 &plan.state,
@@ -283,8 +345,9 @@ fn protobuf_files(
         let Some(proto::model::Type::MlProgram(program)) = spec.r#type.as_mut() else {
             return Err(not_ml_program(&model.path, "this model"));
         };
+        let refs: Vec<&PadPlan> = outcome.applied.iter().collect();
+        proto_edit::pad_program(program, &refs).map_err(&internal)?;
         for plan in &outcome.applied {
-            proto_edit::pad_program(program, plan).map_err(&internal)?;
             if let Some(d) = desc.as_mut() {
                 desc_changed +=
                     proto_edit::pad_description(d, plan).map_err(|m| FixError::Unsupported {

@@ -2,7 +2,7 @@
 //! the program's state inputs, op output types, bindings and inserted ops, and the state features of
 //! the model description. Everything else is left to `encode_model_preserving`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::ir::{Literal, Payload, TensorData, TensorType, ValueType};
 use crate::read::proto::{
@@ -10,22 +10,49 @@ use crate::read::proto::{
     value, value_type,
 };
 
-use super::plan::{Anchor, NewOp, OpRef, PadPlan};
+use super::plan::{Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
 
-/// Pads the state in every function of the program the plan names. Nothing is checked against
-/// the description here; see [`pad_description`].
-pub fn pad_program(program: &mut proto::Program, plan: &PadPlan) -> Result<(), String> {
-    let rows = plan.padded_rows()?;
-    for fe in &plan.functions {
+/// Applies `plans` (of distinct states, all computed on the same program) to every function they
+/// name, in one pass: ops are named by their position in the original program. Nothing is checked
+/// against the description here; see [`pad_description`].
+pub fn pad_program(program: &mut proto::Program, plans: &[&PadPlan]) -> Result<(), String> {
+    let mut names: Vec<&str> = plans
+        .iter()
+        .flat_map(|p| p.functions.iter().map(|fe| fe.function.as_str()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
         let f = program
             .functions
-            .get_mut(&fe.function)
-            .ok_or_else(|| format!("function `{}` is not in the program", fe.function))?;
+            .get_mut(name)
+            .ok_or_else(|| format!("function `{name}` is not in the program"))?;
+        let edits: Vec<(&PadPlan, &FunctionEdit)> = plans
+            .iter()
+            .flat_map(|plan| {
+                plan.functions
+                    .iter()
+                    .filter(|fe| fe.function == name)
+                    .map(move |fe| (*plan, fe))
+            })
+            .collect();
+        edit_function(f, name, &edits)?;
+    }
+    Ok(())
+}
+
+fn edit_function(
+    f: &mut proto::Function,
+    name: &str,
+    edits: &[(&PadPlan, &FunctionEdit)],
+) -> Result<(), String> {
+    for &(plan, _) in edits.iter().filter(|(p, _)| p.pads()) {
+        let rows = plan.padded_rows()?;
         let input = f
             .inputs
             .iter_mut()
             .find(|i| i.name == plan.state)
-            .ok_or_else(|| format!("function `{}` has no input `{}`", fe.function, plan.state))?;
+            .ok_or_else(|| format!("function `{name}` has no input `{}`", plan.state))?;
         let wrapped = match input.r#type.as_mut().and_then(|t| t.r#type.as_mut()) {
             Some(value_type::Type::StateType(s)) => s
                 .wrapped_type
@@ -39,60 +66,72 @@ pub fn pad_program(program: &mut proto::Program, plan: &PadPlan) -> Result<(), S
         }
         .ok_or_else(|| format!("input `{}` is not a state of a tensor", plan.state))?;
         set_rows(wrapped, plan.axis, &plan.old_shape, rows)?;
-
-        let opset = f.opset.clone();
-        let only = f.block_specializations.len() == 1;
-        let body = match f.block_specializations.get_mut(&opset) {
-            Some(b) => b,
-            None if only => f
-                .block_specializations
-                .values_mut()
-                .next()
-                .ok_or("internal: no block")?,
-            None => {
-                return Err(format!(
-                    "function `{}` has no block for its opset",
-                    fe.function
-                ))
-            }
-        };
-        // Program order as the IR numbers it: depth-first through nested blocks.
-        let mut index_of: HashMap<u32, usize> = HashMap::new();
-        let mut order: u32 = 0;
-        for (i, op) in body.operations.iter().enumerate() {
-            index_of.insert(order, i);
-            order = order
-                .checked_add(1 + nested_count(&op.blocks))
-                .ok_or("too many ops")?;
+    }
+    let opset = f.opset.clone();
+    let only = f.block_specializations.len() == 1;
+    let body = match f.block_specializations.get_mut(&opset) {
+        Some(b) => b,
+        None if only => f
+            .block_specializations
+            .values_mut()
+            .next()
+            .ok_or("internal: no block")?,
+        None => return Err(format!("function `{name}` has no block for its opset")),
+    };
+    // Program order as the IR numbers it: depth-first through nested blocks.
+    let mut index_of: HashMap<u32, usize> = HashMap::new();
+    let mut order: u32 = 0;
+    for (i, op) in body.operations.iter().enumerate() {
+        index_of.insert(order, i);
+        order = order
+            .checked_add(1 + nested_count(&op.blocks))
+            .ok_or("too many ops")?;
+    }
+    let resolve = |r: &OpRef, ops: &[proto::Operation]| -> Result<usize, String> {
+        let i = *index_of.get(&r.order).ok_or_else(|| {
+            format!(
+                "op #{} (`{}`) is not in the function body",
+                r.order, r.label
+            )
+        })?;
+        let op = ops.get(i).ok_or("internal: index out of range")?;
+        if op.r#type != r.op_type || label(op) != r.label {
+            return Err(format!(
+                "op #{} is `{}` ({}), the plan expected `{}` ({})",
+                r.order,
+                label(op),
+                op.r#type,
+                r.label,
+                r.op_type
+            ));
         }
-        let resolve = |r: &OpRef, ops: &[proto::Operation]| -> Result<usize, String> {
-            let i = *index_of.get(&r.order).ok_or_else(|| {
-                format!(
-                    "op #{} (`{}`) is not in the function body",
-                    r.order, r.label
-                )
-            })?;
-            let op = ops.get(i).ok_or("internal: index out of range")?;
-            if op.r#type != r.op_type || label(op) != r.label {
-                return Err(format!(
-                    "op #{} is `{}` ({}), the plan expected `{}` ({})",
-                    r.order,
-                    label(op),
-                    op.r#type,
-                    r.label,
-                    r.op_type
-                ));
-            }
-            Ok(i)
-        };
-        for op in &mut body.operations {
-            for out in &mut op.outputs {
-                if fe.retype.contains(&out.name) {
-                    let t = match out.r#type.as_mut().and_then(|t| t.r#type.as_mut()) {
-                        Some(value_type::Type::TensorType(t)) => t,
-                        _ => return Err(format!("`{}` is not a tensor", out.name)),
-                    };
-                    set_rows(t, plan.axis, &plan.old_shape, rows)?;
+        Ok(i)
+    };
+    let mut before: HashMap<usize, Vec<proto::Operation>> = HashMap::new();
+    let mut after: HashMap<usize, Vec<proto::Operation>> = HashMap::new();
+    let mut removed: HashSet<usize> = HashSet::new();
+    for &(plan, fe) in edits {
+        for rn in &fe.renames {
+            let i = resolve(&rn.op, &body.operations)?;
+            let out = body
+                .operations
+                .get_mut(i)
+                .and_then(|o| o.outputs.first_mut())
+                .filter(|o| o.name == rn.from)
+                .ok_or_else(|| format!("`{}` has no output `{}`", rn.op.label, rn.from))?;
+            out.name = rn.to.clone();
+        }
+        if plan.pads() {
+            let rows = plan.padded_rows()?;
+            for op in &mut body.operations {
+                for out in &mut op.outputs {
+                    if fe.retype.contains(&out.name) {
+                        let t = match out.r#type.as_mut().and_then(|t| t.r#type.as_mut()) {
+                            Some(value_type::Type::TensorType(t)) => t,
+                            _ => return Err(format!("`{}` is not a tensor", out.name)),
+                        };
+                        set_rows(t, plan.axis, &plan.old_shape, rows)?;
+                    }
                 }
             }
         }
@@ -117,8 +156,9 @@ pub fn pad_program(program: &mut proto::Program, plan: &PadPlan) -> Result<(), S
             }
             binding.binding = Some(argument::binding::Binding::Name(rb.to.clone()));
         }
-        let mut before: HashMap<usize, Vec<proto::Operation>> = HashMap::new();
-        let mut after: HashMap<usize, Vec<proto::Operation>> = HashMap::new();
+        for r in &fe.removes {
+            removed.insert(resolve(r, &body.operations)?);
+        }
         for ins in &fe.inserts {
             let (i, list) = match &ins.anchor {
                 Anchor::After(r) => (resolve(r, &body.operations)?, &mut after),
@@ -126,13 +166,15 @@ pub fn pad_program(program: &mut proto::Program, plan: &PadPlan) -> Result<(), S
             };
             list.entry(i).or_default().push(operation(&ins.op)?);
         }
-        let old = std::mem::take(&mut body.operations);
-        for (i, op) in old.into_iter().enumerate() {
-            body.operations
-                .extend(before.remove(&i).unwrap_or_default());
+    }
+    let old = std::mem::take(&mut body.operations);
+    for (i, op) in old.into_iter().enumerate() {
+        body.operations
+            .extend(before.remove(&i).unwrap_or_default());
+        if !removed.contains(&i) {
             body.operations.push(op);
-            body.operations.extend(after.remove(&i).unwrap_or_default());
         }
+        body.operations.extend(after.remove(&i).unwrap_or_default());
     }
     Ok(())
 }
@@ -247,7 +289,7 @@ fn operation(new: &NewOp) -> Result<proto::Operation, String> {
         immediate(
             &TensorType::scalar(crate::ir::DType::String),
             tensor_value::Value::Strings(tensor_value::RepeatedStrings {
-                values: vec![new.name.clone()],
+                values: vec![new.op_name.clone().unwrap_or_else(|| new.name.clone())],
             }),
         )?,
     );
@@ -285,6 +327,9 @@ pub fn pad_description(
     desc: &mut proto::ModelDescription,
     plan: &PadPlan,
 ) -> Result<usize, String> {
+    if !plan.pads() {
+        return Ok(0);
+    }
     let old: Vec<i64> = plan
         .old_shape
         .iter()

@@ -1,11 +1,12 @@
 //! `check --fix` / `--unsafe-fixes` / `--diff` / `--output`: applies the fixes the findings of a
 //! check offer, model by model, and says what it did.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use super::{apply, FixError, FixMode, PadRequest};
+use super::{apply_plans, plan_requests, FixError, FixMode, PadPlan, PadRequest};
+use crate::ir::Model;
 use crate::report::{CheckRun, ModelOutcome};
 
 /// How `check` was asked to fix.
@@ -35,9 +36,6 @@ pub struct FixRun {
     pub failures: usize,
 }
 
-/// The fix primitive the pad belongs to (offered by `state-full-extent-write` and `state-blend-rmw`).
-const PAD_STATE: &str = "pad-state";
-
 /// Applies every offered fix of every checked model in `run`.
 pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
     let mut out = FixRun::default();
@@ -45,32 +43,40 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
         let ModelOutcome::Checked { model, findings } = &m.outcome else {
             continue;
         };
-        let requests = pad_requests(findings, opts.pad_axis);
-        if requests.is_empty() {
-            continue;
-        }
         let mode = match (&opts.output, opts.diff_only) {
             (_, true) => FixMode::DiffOnly,
             (Some(dir), false) => FixMode::Output(dir.clone()),
             (None, false) => FixMode::InPlace,
         };
-        match apply(model, &requests, opts.allow_unsafe, mode) {
-            Ok(outcome) => {
+        let applied = offered_plans(model, findings, opts.pad_axis).and_then(|plans| {
+            match plans.is_empty() {
+                true => Ok(None),
+                false => apply_plans(model, &plans, opts.allow_unsafe, mode).map(Some),
+            }
+        });
+        match applied {
+            Ok(None) => {}
+            Ok(Some(outcome)) => {
                 out.diff.push_str(&outcome.diff);
                 for plan in &outcome.applied {
-                    let verb = if opts.diff_only {
-                        "would pad"
-                    } else {
-                        "padded"
+                    let (pad, unwrap) = match opts.diff_only {
+                        true => ("would pad", "would remove"),
+                        false => ("padded", "removed"),
                     };
-                    out.messages.push(format!(
-                        "{}: {verb} state `{}` {:?} → {:?} on axis {}",
-                        model.path.display(),
-                        plan.state,
-                        plan.old_shape,
-                        plan.new_shape,
-                        plan.axis
-                    ));
+                    let path = model.path.display();
+                    if !plan.unwrapped.is_empty() {
+                        out.messages.push(format!(
+                            "{path}: {unwrap} the full-window wrappers {} of state `{}`",
+                            plan.unwrapped.join(", "),
+                            plan.state
+                        ));
+                    }
+                    if plan.pads() {
+                        out.messages.push(format!(
+                            "{path}: {pad} state `{}` {:?} → {:?} on axis {}",
+                            plan.state, plan.old_shape, plan.new_shape, plan.axis
+                        ));
+                    }
                 }
                 out.messages.extend(
                     outcome
@@ -97,8 +103,9 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
     out
 }
 
-/// For each text model (`model.mil` on disk) with offered pad fixes, the whole fixed `model.mil`:
-/// what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF says which).
+/// For each text model (`model.mil` on disk) with offered state fixes, the whole fixed
+/// `model.mil`: what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF
+/// says which).
 pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
     for m in &run.models {
@@ -108,11 +115,13 @@ pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf,
         if !model.source.is_file {
             continue;
         }
-        let requests = pad_requests(findings, pad_axis);
-        if requests.is_empty() {
+        let Ok(plans) = offered_plans(model, findings, pad_axis) else {
+            continue;
+        };
+        if plans.is_empty() {
             continue;
         }
-        if let Ok(outcome) = apply(model, &requests, true, FixMode::DiffOnly) {
+        if let Ok(outcome) = apply_plans(model, &plans, true, FixMode::DiffOnly) {
             if let Some(after) = outcome.after {
                 out.insert(model.source.file.clone(), after);
             }
@@ -121,19 +130,32 @@ pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf,
     out
 }
 
-fn pad_requests(findings: &[crate::finding::Finding], pad_axis: Option<usize>) -> Vec<PadRequest> {
-    let states: BTreeSet<&str> = findings
-        .iter()
-        .filter(|f| f.fix.as_ref().is_some_and(|x| x.kind == PAD_STATE))
-        .filter_map(|f| f.state.as_deref())
-        .collect();
-    states
-        .into_iter()
-        .map(|s| PadRequest {
-            state: s.to_string(),
-            axis: pad_axis,
-        })
-        .collect()
+/// The plans the findings offer, one per state, exactly as offered; with `--pad-axis` the offered
+/// states are planned again on that axis.
+fn offered_plans(
+    model: &Model,
+    findings: &[crate::finding::Finding],
+    pad_axis: Option<usize>,
+) -> Result<Vec<PadPlan>, FixError> {
+    let mut plans: BTreeMap<&str, &PadPlan> = BTreeMap::new();
+    for f in findings {
+        if let Some(plan) = f.fix.as_ref().and_then(|x| x.plan.as_deref()) {
+            plans.entry(plan.state.as_str()).or_insert(plan);
+        }
+    }
+    match pad_axis {
+        None => Ok(plans.into_values().cloned().collect()),
+        Some(axis) => {
+            let requests: Vec<PadRequest> = plans
+                .into_keys()
+                .map(|s| PadRequest {
+                    state: s.to_string(),
+                    axis: Some(axis),
+                })
+                .collect();
+            plan_requests(model, &requests)
+        }
+    }
 }
 
 impl FixRun {

@@ -258,6 +258,11 @@ pub fn check_writable(path: &Path) -> Result<(), WriteError> {
     }
 }
 
+/// Creates the `--output` folder (and its parents) when it does not exist yet.
+pub fn create_output_dir(dir: &Path) -> Result<(), WriteError> {
+    fs::create_dir_all(dir).map_err(|e| err(dir, "cannot create the output folder", e))
+}
+
 /// Copies the model at `src` (a folder or a file) to `dst`, which must not exist.
 /// Symlinks are not followed (a package must not point outside itself).
 pub fn copy_model(src: &Path, dst: &Path) -> Result<(), WriteError> {

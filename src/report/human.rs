@@ -103,7 +103,7 @@ fn applicability(a: crate::finding::Applicability) -> &'static str {
 
 fn primary_label(f: &Finding) -> String {
     match (&f.op, &f.state) {
-        (Some(op), Some(state)) => format!("`{op}` writes state `{state}`"),
+        (Some(op), Some(state)) => format!("`{op}` on state `{state}`"),
         (Some(op), None) => format!("`{op}`"),
         _ => "here".into(),
     }

@@ -18,7 +18,19 @@ fn finding(f: &Finding) -> Value {
         "state": f.state,
         "message": f.message,
         "help": f.help,
-        "fix": f.fix.as_ref().map(|x| json!({"kind": x.kind, "title": x.title, "applicability": x.applicability})),
+        "fix": f.fix.as_ref().map(|x| {
+            let mut fix = json!({"kind": x.kind, "title": x.title, "applicability": x.applicability});
+            if let Some(p) = &x.plan {
+                fix["plan"] = json!({
+                    "state": p.state,
+                    "axis": p.axis,
+                    "shape": p.old_shape,
+                    "fixed_shape": p.new_shape,
+                    "removed_wrappers": p.unwrapped,
+                });
+            }
+            fix
+        }),
         "covered": f.covered.as_ref().map(|c| json!({"count": c.count(), "ops": c.names.iter().take(COVERED_NAMES).collect::<Vec<_>>()})),
     })
 }

@@ -342,13 +342,13 @@ impl Compiler {
             if let Some(k) = &s.kind {
                 let mut kinds = Vec::new();
                 for w in k.to_vec() {
-                    match w.as_str() {
-                        "slice-update" => kinds.push(WriteKind::SliceUpdate),
-                        "blend" => kinds.push(WriteKind::Blend),
-                        "fresh" => kinds.push(WriteKind::Fresh),
-                        other => c.error(
+                    match WriteKind::parse(&w) {
+                        Some(kind) => kinds.push(kind),
+                        None => c.error(
                             "kind",
-                            format!("`{other}`: expected slice-update, blend or fresh"),
+                            format!(
+                                "`{w}`: expected slice-update, blend, scatter, concat or fresh"
+                            ),
                         ),
                     }
                 }

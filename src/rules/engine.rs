@@ -14,7 +14,9 @@ use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
 use crate::analysis::{analyze, FunctionFacts};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
+use crate::fix::{plan_model, ModelPlans};
 use crate::ir::{Function, Model, Node, NodeId, Span};
+use crate::rules::fixes::PAD_STATE;
 
 /// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
 pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
@@ -25,15 +27,24 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
         .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
-        // Functions are independent: analysed and matched in parallel, each with its own reader
-        // of weight values.
+        // Functions are analysed in parallel; the state fix plans need every function's analysis;
+        // then functions are matched in parallel, each with its own reader of weight values.
+        let facts: Vec<FunctionFacts> = model.program.functions.par_iter().map(analyze).collect();
+        let plans = plan_model(model, &facts);
         let per_function: Vec<Vec<Finding>> = model
             .program
             .functions
             .par_iter()
-            .map(|f| {
-                let facts = analyze(f);
-                check_function_with(model, f, &facts, &node_rules, &BlobValues::new(model))
+            .zip(facts.par_iter())
+            .map(|(f, facts)| {
+                check_function_with(
+                    model,
+                    f,
+                    facts,
+                    &node_rules,
+                    &BlobValues::new(model),
+                    Some(&plans),
+                )
             })
             .collect();
         out.extend(per_function.into_iter().flatten());
@@ -57,7 +68,7 @@ pub fn check_function(
     facts: &FunctionFacts,
     rules: &[&Rule],
 ) -> Vec<Finding> {
-    check_function_with(model, f, facts, rules, &BlobValues::new(model))
+    check_function_with(model, f, facts, rules, &BlobValues::new(model), None)
 }
 
 fn check_function_with(
@@ -66,12 +77,14 @@ fn check_function_with(
     facts: &FunctionFacts,
     rules: &[&Rule],
     blobs: &BlobValues<'_>,
+    plans: Option<&ModelPlans>,
 ) -> Vec<Finding> {
     let cx = Ctx {
         f,
         facts,
         model: Some(model),
         blobs: Some(blobs),
+        plans,
     };
     let inputs: Vec<NodeId> = f.inputs().map(|(id, _)| id).collect();
     let ops: Vec<(NodeId, &str)> = f.ops().map(|(id, op)| (id, op.op_type.as_str())).collect();
@@ -222,8 +235,23 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
     if let Some(w) = write {
         let sname = sw.state(w.state).map_or("?", |s| s.name.as_str());
         label(w.read_op, format!("reads state `{sname}`"));
-        if let Some(win) = &w.window {
-            label(w.slice_update, format!("window {win}"));
+        match (w.wrappers(), w.inner()) {
+            ([], _) | (_, None) => {
+                if let Some(win) = &w.window {
+                    label(w.slice_update, format!("window {win}"));
+                }
+            }
+            (wrappers, Some(inner)) => {
+                for l in wrappers {
+                    label(
+                        Some(l.slice_update),
+                        "full-window wrapper: passes its update on unchanged".to_string(),
+                    );
+                }
+                if let Some(win) = &inner.window {
+                    label(Some(inner.slice_update), format!("inner window {win}"));
+                }
+            }
         }
         for &t in &w.through {
             label(Some(t), "passes the new content on".to_string());
@@ -238,6 +266,32 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
     }
     labels.sort_by_key(|l| l.span.start);
     let severity = severity_at(rule, cx, id, b);
+    let fix = rule
+        .fix
+        .as_ref()
+        .filter(|fx| {
+            fx.when
+                .as_ref()
+                .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
+        })
+        .and_then(|fx| {
+            // A state fix is offered only when the plan exists, with the plan's applicability.
+            let plan = match fx.kind.as_str() {
+                PAD_STATE => Some(
+                    cx.plans
+                        .zip(state.as_deref())
+                        .and_then(|(p, s)| p.offer(s))?
+                        .clone(),
+                ),
+                _ => None,
+            };
+            Some(FixOffer {
+                kind: fx.kind.clone(),
+                title: fx.title.render(cx, id, b),
+                applicability: plan.as_ref().map_or(fx.applicability, |p| p.applicability),
+                plan,
+            })
+        });
     Finding {
         rule: rule.id.clone(),
         severity,
@@ -247,19 +301,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         state,
         message: rule.message.render(cx, id, b),
         help: rule.help.as_ref().map(|h| h.render(cx, id, b)),
-        fix: rule
-            .fix
-            .as_ref()
-            .filter(|fx| {
-                fx.when
-                    .as_ref()
-                    .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
-            })
-            .map(|fx| FixOffer {
-                kind: fx.kind.clone(),
-                title: fx.title.render(cx, id, b),
-                applicability: fx.applicability,
-            }),
+        fix,
         span: primary,
         labels,
         order,
@@ -281,6 +323,7 @@ fn fact_finding(model: &Model, rule: &Rule, fact: &Fact) -> Finding {
             kind: fx.kind.clone(),
             title: fx.title.render_fact(fact),
             applicability: fx.applicability,
+            plan: None,
         }),
         span: fact.span,
         labels: Vec::new(),

@@ -18,11 +18,14 @@ pub struct FixKind {
     pub needs: &'static [VarKind],
 }
 
+/// The state fix: remove full-window wrappers, pad the state one row (`crate::fix::plan`).
+pub const PAD_STATE: &str = "pad-state";
+
 /// Every fix primitive.
 pub const FIX_KINDS: &[FixKind] = &[FixKind {
-    name: "pad-state",
+    name: PAD_STATE,
     default_title: "allocate the state one row deeper on its position axis and keep the window",
-    default_applicability: Applicability::Unsafe,
+    default_applicability: Applicability::Safe,
     needs: &[VarKind::State, VarKind::Write],
 }];
 

@@ -284,6 +284,8 @@ pub struct Ctx<'a> {
     pub model: Option<&'a Model>,
     /// Reader of small file-backed constants (for `const:` / `value:` on weight-file values).
     pub blobs: Option<&'a BlobValues<'a>>,
+    /// The model's state fix plans (for fix offers and `{S.pad_axis}`-style accessors).
+    pub plans: Option<&'a crate::fix::ModelPlans>,
 }
 
 /// A value reference: a named value or an inline literal.

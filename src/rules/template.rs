@@ -37,18 +37,30 @@ pub const STATE_ACCESSORS: &[(&str, &str)] = &[
     ("padded_rows", "size of the pad axis plus one"),
     ("padded_shape", "shape with one more row on the pad axis"),
     ("writes", "number of writes into the state in this function"),
+    (
+        "fix",
+        "what the state fix does, or why there is none (from the model's fix plan)",
+    ),
 ];
 /// Accessors of a state write capture (`window: $W`).
 pub const WRITE_ACCESSORS: &[(&str, &str)] = &[
-    ("", "the window, one half-open range per axis"),
-    ("kind", "slice-update, blend or fresh"),
+    ("", "the written window, one half-open range per axis"),
+    (
+        "inner",
+        "the window the innermost slice_update writes (below full-window wrappers)",
+    ),
+    (
+        "wrapped",
+        "empty, or a sentence naming the full-window wrappers and the inner window",
+    ),
+    ("kind", "slice-update, blend, scatter, concat or fresh"),
     ("op", "name of the write op"),
     ("state", "name of the state"),
     ("read", "name of the read_state op"),
     ("slice_update", "name of the slice_update op"),
     (
         "pad_range",
-        "the window on the state's pad axis, e.g. [0, 256)",
+        "the inner window on the state's pad axis, e.g. [0, 256)",
     ),
     ("partial_axes", "axes the window leaves partial"),
     ("uncovered", "most indices left out on one axis"),
@@ -368,7 +380,11 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
         Binding::Region(r) => region_accessor(cx, r, acc),
         Binding::State(i) => {
             let st = sw.state(*i)?;
-            let pad = sw.pad_axis(*i);
+            let plan = cx
+                .plans
+                .and_then(|p| p.offer(&st.name))
+                .filter(|p| p.pads());
+            let pad = plan.map(|p| p.axis).or_else(|| sw.pad_axis(*i));
             let dims = st.dims();
             match acc {
                 "" => Some(st.name.clone()),
@@ -391,6 +407,14 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
                             .join(", ")
                     ))
                 }
+                "fix" => Some(match cx.plans {
+                    Some(p) => match (p.offer(&st.name), p.refusal(&st.name)) {
+                        (Some(plan), _) => plan.summary(),
+                        (None, Some(r)) => format!("no automatic fix: {}", r.reason),
+                        (None, None) => "nothing to fix automatically".to_string(),
+                    },
+                    None => "no fix plan was computed".to_string(),
+                }),
                 "writes" => Some(sw.count(*i).to_string()),
                 _ => None,
             }
@@ -398,14 +422,43 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
         Binding::Write(i) => {
             let w = sw.writes.get(*i)?;
             let window = w.window.as_ref();
+            let inner = w.inner_window();
+            let pad_axis = cx
+                .plans
+                .and_then(|p| p.offer(sw.state(w.state)?.name.as_str()))
+                .filter(|p| p.pads())
+                .map(|p| p.axis)
+                .or_else(|| sw.pad_axis(w.state));
             match acc {
                 "" => window.map(ToString::to_string),
+                "inner" => inner.map(ToString::to_string),
+                "wrapped" => Some(match (w.wrappers(), w.inner()) {
+                    ([], _) | (_, None) => String::new(),
+                    (wrappers, Some(level)) => {
+                        let inner = op_name(cx, Some(level.slice_update)).unwrap_or_default();
+                        format!(
+                            "; the full-window slice_update{} {} pass{} `{inner}` on unchanged, and `{inner}` writes window {}",
+                            if wrappers.len() == 1 { "" } else { "s" },
+                            wrappers
+                                .iter()
+                                .filter_map(|l| op_name(cx, Some(l.slice_update)))
+                                .map(|n| format!("`{n}`"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            if wrappers.len() == 1 { "es" } else { "" },
+                            level
+                                .window
+                                .as_ref()
+                                .map_or_else(|| "?".to_string(), ToString::to_string)
+                        )
+                    }
+                }),
                 "kind" => Some(w.kind.as_str().to_string()),
                 "op" => op_name(cx, Some(w.write_op)),
                 "state" => sw.state(w.state).map(|s| s.name.clone()),
                 "read" => op_name(cx, w.read_op),
                 "slice_update" => op_name(cx, w.slice_update),
-                "pad_range" => window.map(|win| win.axis_text(sw.pad_axis(w.state).unwrap_or(0))),
+                "pad_range" => inner.map(|win| win.axis_text(pad_axis.unwrap_or(0))),
                 "partial_axes" => window.map(|win| format!("{:?}", win.partial_axes())),
                 "uncovered" => window
                     .and_then(|win| win.max_uncovered())

@@ -63,12 +63,11 @@ fn full_extent_finding_says_what_to_do() {
     let help = f.help.as_deref().unwrap_or_default();
     assert!(
         help.contains(
-            "allocate `kv_cache` as [4, 2, 257, 32] (one more row on axis 2) and keep the window at\n[0, 256)"
-        ) || help.contains(
-            "allocate `kv_cache` as [4, 2, 257, 32] (one more row on axis 2) and keep the window at [0, 256)"
+            "allocate `kv_cache` as [4, 2, 257, 32] (one more row on axis 2) and keep every window"
         ),
         "{help}"
     );
+    assert!(help.contains("`[0, N)` of an `N + 1`-row state"), "{help}");
     assert!(help.contains("coreml-lint check --fix"));
     assert!(help.contains("E5RT"));
     assert!(help.contains("MLComputePlan"));
@@ -115,8 +114,10 @@ fn blend_fix_is_offered_only_for_a_whole_state_write() {
     assert_eq!(whole.len(), 1);
     assert_eq!(
         whole[0].fix.as_ref().map(|f| f.applicability),
-        Some(Applicability::Unsafe)
+        Some(Applicability::Safe),
+        "the rewrite into [0, N) of the padded state is exact"
     );
+    assert!(whole[0].fix.as_ref().is_some_and(|f| f.plan.is_some()));
     // `keep = 1 - mask` does not read the state; `old * keep` and the `add` do.
     assert!(
         whole[0].message.contains("(`kept` (mul), `new` (add))"),
@@ -655,5 +656,40 @@ fn all_members_may_be_negative_when_one_is_positive() {
     assert!(
         format!("{:?}", miette::Report::new(err)).contains("at least one positive member"),
         "refused for the wrong reason"
+    );
+}
+
+#[test]
+fn wrapped_write_names_the_wrapper_and_offers_the_unwrap() {
+    let rules = only(&builtin(), "state-full-extent-write");
+    let rule = rules.get("state-full-extent-write").expect("rule");
+    let case = rule.tests.invalid.last().expect("the wrapper case");
+    let findings = check(&case.mil, &rules);
+    let [f] = findings.as_slice() else {
+        panic!("one finding expected, got {findings:?}")
+    };
+    assert!(
+        f.message
+            .contains("the full-window slice_update `new` passes `inner` on unchanged"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.message.contains("[0, 2) × [0, 256) × [0, 4)"),
+        "{}",
+        f.message
+    );
+    let fix = f.fix.as_ref().expect("the unwrap is offered");
+    let plan = fix.plan.as_ref().expect("with its plan");
+    assert_eq!(
+        plan.new_shape, plan.old_shape,
+        "a hand-padded cache keeps its rows"
+    );
+    assert_eq!(plan.unwrapped, ["main/new"]);
+    assert_eq!(fix.applicability, Applicability::Safe);
+    assert!(
+        fix.title.contains("keeps its shape [2, 257, 4]"),
+        "{}",
+        fix.title
     );
 }

@@ -84,3 +84,23 @@ pub fn one_fp16_blob_file() -> Vec<u8> {
     weights.resize(130, 0);
     weights
 }
+
+/// The constant window `[lo, hi)` per axis of the slice op `id` of `f` over a tensor of `dims`
+/// (from the analysis), `None` when some axis is not constant.
+pub fn const_window(
+    f: &coreml_lint::ir::Function,
+    id: coreml_lint::ir::NodeId,
+    dims: &[u64],
+) -> Option<Vec<(i64, i64)>> {
+    use coreml_lint::analysis::AxisWindow;
+    let dims: Vec<Option<u64>> = dims.iter().map(|&d| Some(d)).collect();
+    let consts = coreml_lint::analysis::consteval::evaluate(f);
+    let w = coreml_lint::analysis::state_writes::window_of(f, &consts, id, &dims)?;
+    w.axes
+        .iter()
+        .map(|a| match *a {
+            AxisWindow::Known { lo, hi, .. } => Some((lo as i64, hi as i64)),
+            AxisWindow::Runtime { .. } => None,
+        })
+        .collect()
+}

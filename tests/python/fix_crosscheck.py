@@ -1,13 +1,15 @@
 """Checks coreml-lint's one-row state pad with coremltools, independently of our own reader.
 
-For every corpus package whose expected findings include `state-full-extent-write`, the fixed copy
-in FIXED_DIR must:
+For every corpus package (MIL Builder or converter-made, `corpus/packages` and `corpus/torch`) whose
+expected findings include `state-full-extent-write`, the fixed copy in FIXED_DIR must:
   1. load with `ct.models.MLModel(path, skip_model_load=True)`;
   2. be accepted by coremltools' type-checking MIL re-load (`milproto.load`);
   3. differ from the original spec (protobuf -> dict) only by the intended changes: the state's
      shape (MIL inputs and description), the types of the state's values, inserted ops, and
-     bindings renamed to inserted values;
-  4. have the state padded in every function and every description;
+     bindings renamed to inserted values, and removed full-window `slice_update` wrappers whose
+     consumers now take the wrapper's `update`;
+  4. have the state padded by one row (or, when only wrappers were removed, unchanged) in every
+     function and every description;
   5. keep `Manifest.json` and `weights/` byte-identical;
   6. where coremltools made a padded reference (`corpus/reference/`), match its state shapes,
      write windows and function output types.
@@ -49,7 +51,7 @@ def h1_packages(corpus):
             {f["state"] for f in rec["findings"] if f["rule"] == "state-full-extent-write"}
         )
         if states:
-            out.append((fn[: -len(".json")], states))
+            out.append((fn[: -len(".json")], states, rec["path"]))
     return out
 
 
@@ -153,6 +155,8 @@ def windows(d, state):
                 continue
             begin = arg_values(op, "begin", consts)
             end = arg_values(op, "end", consts)
+            if begin is None or end is None:
+                continue  # a run-time window: its bindings are compared by check_spec_diff
             bm = arg_values(op, "begin_mask", consts) or [0] * len(sdims)
             em = arg_values(op, "end_mask", consts) or [0] * len(sdims)
             win = []
@@ -160,8 +164,28 @@ def windows(d, state):
                 b = 0 if bm[ax] else (begin[ax] + n if begin[ax] < 0 else begin[ax])
                 e = n if em[ax] else (end[ax] + n if end[ax] < 0 else end[ax])
                 win.append((max(0, min(b, n)), max(0, min(e, n))))
-            out.setdefault(fname, []).append(win)
+            out.setdefault(fname, []).append((op_name(op), win))
     return out
+
+
+def full_window_wrappers(d):
+    """{function: {op name: its `update` binding}} of every slice_update whose constant window is
+    all of its output (begin 0, end = the output's dims, no masks): the ops the fix may remove."""
+    out = {}
+    for fname, fn in d["mlProgram"]["functions"].items():
+        ops = body(fn)["operations"]
+        consts = const_values(ops)
+        for op in ops:
+            if op["type"] != "slice_update" or "begin_mask" in op.get("inputs", {}) or "end_mask" in op.get("inputs", {}):
+                continue
+            dims = dims_of_value_type(op["outputs"][0]["type"])
+            if arg_values(op, "begin", consts) == [0] * len(dims) and arg_values(op, "end", consts) == dims:
+                out.setdefault(fname, {})[op_name(op)] = op["inputs"]["update"]["arguments"][0].get("name")
+    return out
+
+
+def win_list(ws, skip=()):
+    return [w for n, w in ws if n not in skip]
 
 
 def output_types(d):
@@ -206,8 +230,15 @@ def check_spec_diff(name, state, before, after, old, new):
         for ib, ia in zip(fb.get("inputs", []), fa.get("inputs", [])):
             if ib != ia and not (ib["name"] == state and dims_of_value_type(ia["type"]) == new):
                 fail(name, f"{fname}: input {ib['name']} changed")
-        ob = body(fb)["operations"]
         oa = body(fa)["operations"]
+        after_names = {op_name(op) for op in oa}
+        wrappers = full_window_wrappers(before).get(fname, {})
+        removed = {op_name(op) for op in body(fb)["operations"]} - after_names
+        for r in removed - set(wrappers):
+            fail(name, f"{fname}: op {r} removed, and it is not a full-window wrapper")
+        # Consumers of a removed wrapper take what it passed on: its `update`.
+        passed_on = {wrappers[r] for r in removed if r in wrappers}
+        ob = [op for op in body(fb)["operations"] if op_name(op) not in removed]
         original_names = {op_name(op) for op in ob}
         kept = [op for op in oa if not is_inserted(op, original_names)]
         inserted = {o["name"] for op in oa if is_inserted(op, original_names) for o in op["outputs"]}
@@ -227,7 +258,7 @@ def check_spec_diff(name, state, before, after, old, new):
                 if arg == arg2:
                     continue
                 for bx, by in zip(arg["arguments"], arg2["arguments"] if arg2 else []):
-                    if bx != by and by.get("name") not in inserted:
+                    if bx != by and by.get("name") not in inserted | passed_on:
                         fail(name, f"{fname}: {op_name(x)}.{param} rebound to {by}")
 
 
@@ -236,9 +267,9 @@ def main():
     cases = h1_packages(corpus)
     if not cases:
         fail("corpus", "no package with state-full-extent-write")
-    for name, states in cases:
+    for name, states, rel in cases:
         failed_before = len(failures)
-        orig = os.path.join(corpus, "packages", f"{name}.mlpackage")
+        orig = os.path.join(corpus, rel)
         fixed = os.path.join(fixed_dir, f"{name}.mlpackage")
         if not os.path.isdir(fixed):
             fail(name, f"no fixed package at {fixed}")
@@ -265,8 +296,18 @@ def main():
             mil_a, desc_a = state_shapes(after, state)
             old = next(iter(mil_b.values()))
             new = next(iter(mil_a.values()))
-            if sum(1 for x, y in zip(old, new) if x != y) != 1 or sum(new) != sum(old) + 1:
-                fail(name, f"{state}: {old} -> {new} is not a one-row pad")
+            removed_ops = {
+                op_name(op)
+                for fn in before["mlProgram"]["functions"].values()
+                for op in body(fn)["operations"]
+            } - {
+                op_name(op)
+                for fn in after["mlProgram"]["functions"].values()
+                for op in body(fn)["operations"]
+            }
+            unwrap_only = old == new and removed_ops
+            if not unwrap_only and (sum(1 for x, y in zip(old, new) if x != y) != 1 or sum(new) != sum(old) + 1):
+                fail(name, f"{state}: {old} -> {new} is not a one-row pad (nor a wrapper removal)")
             for fname, dims in mil_a.items():
                 if dims != new:
                     fail(name, f"{state}: function {fname} has {dims}, not {new}")
@@ -274,8 +315,8 @@ def main():
                 fail(name, f"{state}: descriptions {desc_a}, expected all {new}")
             wb_, wa_ = windows(before, state), windows(after, state)
             for fname, ws in wb_.items():
-                for w in ws:
-                    if w not in wa_.get(fname, []):
+                for w in win_list(ws, removed_ops):
+                    if w not in win_list(wa_.get(fname, [])):
                         fail(name, f"{fname}: window {w} moved ({wa_.get(fname)})")
             check_spec_diff(name, state, before, after, old, new)
         if output_types(before) != output_types(after):
@@ -286,7 +327,9 @@ def main():
             for state in states:
                 if state_shapes(refd, state) != state_shapes(after, state):
                     fail(name, f"state shapes differ from {ref}: {state_shapes(refd, state)} vs {state_shapes(after, state)}")
-                if windows(refd, state) != windows(after, state):
+                wr = {f: win_list(w) for f, w in windows(refd, state).items()}
+                wf = {f: win_list(w) for f, w in windows(after, state).items()}
+                if wr != wf:
                     fail(name, f"windows differ from {ref}: {windows(refd, state)} vs {windows(after, state)}")
             if output_types(refd) != output_types(after):
                 fail(name, f"output types differ from {ref}")
