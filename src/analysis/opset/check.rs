@@ -7,6 +7,7 @@ use super::table::{opset_position, OpTable, OpVersion, OpsetPos, ParamKind, Para
 use crate::analysis::consteval::{self, product};
 use crate::analysis::dependence::{self, DependenceMap};
 use crate::analysis::facts::Fact;
+use crate::ir::render::text_opset;
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, ValueType};
 
 /// A parameter binding as the checks see it: a named value or a literal (inline argument, or an
@@ -39,6 +40,7 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
             return vec![x];
         }
     };
+    let old_opset_with_states = at + 1 < OPSETS.len() && f.inputs().any(|(_, i)| i.ty.is_state());
     let consts = consteval::evaluate(f);
     let deps = dependence::analyze(f);
     let cx = InferCx { f, consts: &consts };
@@ -57,24 +59,34 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
             out.push(fact("mil-update-state-in-text"));
         }
         if !table.knows(&op.op_type) {
-            out.push(fact("mil-unknown-op").with(
-                "SUGGESTION",
-                suggest(&op.op_type, table.op_names()).map_or(
-                    "no op of that name exists in any opset".to_string(),
-                    |s| format!("did you mean `{s}`?"),
+            out.push(
+                fact("mil-unknown-op").with(
+                    "SUGGESTION",
+                    suggest(&op.op_type, table.op_names())
+                        .map_or("no op of that name exists in any opset".to_string(), |s| {
+                            format!("did you mean `{s}`?")
+                        }),
                 ),
-            ));
+            );
             continue;
         }
         let Some(version) = table.version(&op.op_type, at) else {
+            let since = table.first_opset(&op.op_type).unwrap_or("?");
+            if old_opset_with_states && Some(since) == OPSETS.last().copied() {
+                // `opset-too-old-for-states` reports the function's opset at its state; declaring
+                // iOS18 brings every iOS18 op with it.
+                continue;
+            }
             out.push(
                 fact("mil-op-too-new")
-                    .with("SINCE", table.first_opset(&op.op_type).unwrap_or("?"))
-                    .with("OPSET", &f.opset),
+                    .with("SINCE", since)
+                    .with("SINCE_TARGET", target_name(since))
+                    .with("OPSET", &f.opset)
+                    .with("OPSET_TARGET", target_name(text_opset(&f.opset))),
             );
             continue;
         };
-        check_params(f, op, version, &deps, &fact, &mut out);
+        check_params(table, f, op, version, &deps, &fact, &mut out);
         if let Some(how) = table.inference(&op.op_type) {
             output_type(&cx, op, how, &fact, &mut out);
         }
@@ -130,6 +142,7 @@ fn describe(ty: &ValueType) -> String {
 }
 
 fn check_params<'a>(
+    table: &OpTable,
     f: &Function,
     op: &'a Op,
     version: &'a OpVersion,
@@ -138,34 +151,56 @@ fn check_params<'a>(
     out: &mut Vec<Fact>,
 ) {
     let bound = bindings(op);
+    let missing: Vec<&str> = version
+        .params
+        .iter()
+        .filter(|(name, spec)| !spec.optional && !bound.iter().any(|(n, _)| n == name))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let unknown: Vec<&str> = bound
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !version.params.contains_key(*n))
+        .collect();
+    // A misspelled parameter is one problem: reported where it is written, with the parameter it
+    // stands for (the closest name, or the one required parameter left out), not again as missing.
+    let mut meant: Vec<&str> = Vec::new();
+    for name in &unknown {
+        let known: Vec<&str> = version.params.keys().map(String::as_str).collect();
+        let guess = suggest(name, known.iter().copied()).or(
+            match (unknown.as_slice(), missing.as_slice()) {
+                ([_], [only]) => Some(*only),
+                _ => None,
+            },
+        );
+        let hint = match guess {
+            Some(s) => format!("did you mean `{s}`?"),
+            None if known.is_empty() => format!("`{}` takes no parameters", op.op_type),
+            None => format!("`{}` takes {}", op.op_type, known.join(", ")),
+        };
+        meant.extend(guess);
+        out.push(
+            fact("mil-unknown-param")
+                .with("PARAM", name)
+                .with("SUGGESTION", hint),
+        );
+    }
     let mut groups = BTreeMap::new();
     for (name, args) in &bound {
-        let Some(spec) = version.params.get(*name) else {
-            let known: Vec<&str> = version.params.keys().map(String::as_str).collect();
-            let hint = match suggest(name, known.iter().copied()) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None if known.is_empty() => format!("`{}` takes no parameters", op.op_type),
-                None => format!("`{}` takes {}", op.op_type, known.join(", ")),
-            };
-            out.push(
-                fact("mil-unknown-param")
-                    .with("PARAM", name)
-                    .with("SUGGESTION", hint),
-            );
-            continue;
-        };
-        check_binding(f, name, args, spec, deps, fact, &mut groups, out);
-    }
-    for (name, spec) in &version.params {
-        if !spec.optional && !bound.iter().any(|(n, _)| n == name) {
-            out.push(fact("mil-missing-param").with("PARAM", name));
+        if let Some(spec) = version.params.get(*name) {
+            check_binding(table, f, op, name, args, spec, deps, fact, &mut groups, out);
         }
+    }
+    for name in missing.into_iter().filter(|m| !meant.contains(m)) {
+        out.push(fact("mil-missing-param").with("PARAM", name));
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn check_binding<'a>(
+    table: &OpTable,
     f: &Function,
+    op: &Op,
     name: &'a str,
     args: &[Bound<'_>],
     spec: &'a ParamSpec,
@@ -216,6 +251,9 @@ fn check_binding<'a>(
         return;
     };
     if !spec.accepts(t.dtype) {
+        if table.deferred(&op.op_type, name, t.dtype).is_some() {
+            return;
+        }
         out.push(
             fact("mil-param-dtype")
                 .with("PARAM", name)
@@ -256,9 +294,7 @@ fn output_type(
         return;
     };
     let found = match infer(cx, op, how) {
-        Ok(Some(t)) => t
-            .contradiction(declared)
-            .map(|why| (t.to_string(), why)),
+        Ok(Some(t)) => t.contradiction(declared).map(|why| (t.to_string(), why)),
         Ok(None) => None,
         Err(why) => Some(("no valid type".to_string(), why)),
     };
@@ -336,6 +372,14 @@ fn literal_counts(op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<Fact>) {
                 );
             }
         }
+    }
+}
+
+/// coremltools' spelling of an opset (`ios18` → `iOS18`).
+fn target_name(opset: &str) -> String {
+    match opset.strip_prefix("ios") {
+        Some(n) => format!("iOS{n}"),
+        None => opset.to_string(),
     }
 }
 

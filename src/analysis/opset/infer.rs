@@ -103,14 +103,24 @@ impl InferCx<'_> {
     fn const_int(&self, op: &Op, param: &str) -> Result<Option<i64>, ()> {
         match op.param(param) {
             None => Ok(None),
-            Some(_) => self.consts.param(op, param).and_then(|v| v.as_int()).map(Some).ok_or(()),
+            Some(_) => self
+                .consts
+                .param(op, param)
+                .and_then(|v| v.as_int())
+                .map(Some)
+                .ok_or(()),
         }
     }
 
     fn const_bool(&self, op: &Op, param: &str) -> Result<bool, ()> {
         match op.param(param) {
             None => Ok(false),
-            Some(_) => match self.consts.param(op, param).and_then(|v| v.data.bools()).as_deref() {
+            Some(_) => match self
+                .consts
+                .param(op, param)
+                .and_then(|v| v.data.bools())
+                .as_deref()
+            {
                 Some([b]) => Ok(*b),
                 _ => Err(()),
             },
@@ -204,8 +214,10 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
             let (Ok(a), Ok(b)) = (cx.const_int(op, "axis"), cx.const_int(op, "batch_dims")) else {
                 return Ok(None);
             };
-            let (Some(a), Ok(b)) = (axis(a.unwrap_or(0), xs.len()), usize::try_from(b.unwrap_or(0)))
-            else {
+            let (Some(a), Ok(b)) = (
+                axis(a.unwrap_or(0), xs.len()),
+                usize::try_from(b.unwrap_or(0)),
+            ) else {
                 return Ok(None);
             };
             if b > is.len() {
@@ -301,9 +313,7 @@ fn broadcast(a: &[Option<u64>], b: &[Option<u64>]) -> Result<Shape, String> {
             (Some(1), Some(y)) => Some(y),
             (Some(x), Some(1)) => Some(x),
             (Some(x), Some(y)) => {
-                return Err(format!(
-                    "axis {i} of the broadcast has sizes {x} and {y}"
-                ))
+                return Err(format!("axis {i} of the broadcast has sizes {x} and {y}"))
             }
             _ => None,
         };
@@ -318,7 +328,10 @@ fn matmul(cx: &InferCx<'_>, op: &Op) -> Result<Option<Inferred>, String> {
     let (Some(mut xs), Some(mut ys)) = (dims(&x), dims(&y)) else {
         return Ok(None);
     };
-    let (Ok(tx), Ok(ty)) = (cx.const_bool(op, "transpose_x"), cx.const_bool(op, "transpose_y")) else {
+    let (Ok(tx), Ok(ty)) = (
+        cx.const_bool(op, "transpose_x"),
+        cx.const_bool(op, "transpose_y"),
+    ) else {
         return Ok(None);
     };
     let (x1, y1) = (xs.len() == 1, ys.len() == 1);
@@ -453,10 +466,19 @@ fn slice_by_index(cx: &InferCx<'_>, op: &Op) -> Option<Inferred> {
     let mask = |name: &str| -> Option<Vec<bool>> {
         match op.param(name) {
             None => Some(vec![false; r]),
-            Some(_) => cx.consts.param(op, name)?.data.bools().filter(|v| v.len() == r),
+            Some(_) => cx
+                .consts
+                .param(op, name)?
+                .data
+                .bools()
+                .filter(|v| v.len() == r),
         }
     };
-    let (bm, em, sq) = (mask("begin_mask")?, mask("end_mask")?, mask("squeeze_mask")?);
+    let (bm, em, sq) = (
+        mask("begin_mask")?,
+        mask("end_mask")?,
+        mask("squeeze_mask")?,
+    );
     let mut shape = Vec::new();
     for i in 0..r {
         if sq[i] {

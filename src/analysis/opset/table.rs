@@ -89,9 +89,35 @@ pub struct OpVersion {
     pub params: BTreeMap<String, ParamSpec>,
 }
 
+/// An element-type defect that a more specific rule reports (`defer:` in ops.yaml).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deferred {
+    /// The rule that reports it.
+    pub rule: String,
+    pub ops: Vec<String>,
+    pub param: String,
+    /// A dtype name, or `float` / `int` for the family.
+    pub dtype: String,
+}
+
+impl Deferred {
+    fn covers(&self, op: &str, param: &str, dtype: DType) -> bool {
+        self.param == param
+            && self.ops.iter().any(|o| o == op)
+            && match self.dtype.as_str() {
+                "float" => dtype.is_float(),
+                "int" => dtype.is_int(),
+                name => dtype.known_name() == Some(name),
+            }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct OpsFile {
+    #[serde(default)]
+    defer: Vec<Deferred>,
     ops: BTreeMap<String, Vec<OpVersion>>,
 }
 
@@ -151,6 +177,7 @@ impl Inference {
 #[derive(Clone, Debug, Default)]
 pub struct OpTable {
     ops: BTreeMap<String, Vec<OpVersion>>,
+    defer: Vec<Deferred>,
     inference: BTreeMap<String, Inference>,
 }
 
@@ -172,7 +199,8 @@ impl OpTable {
                 }
             }
         }
-        let inf: InferenceFile = crate::rules::yaml::from_str(inference).map_err(|e| e.to_string())?;
+        let inf: InferenceFile =
+            crate::rules::yaml::from_str(inference).map_err(|e| e.to_string())?;
         let mut inference = BTreeMap::new();
         for (kind, names) in inf.infer {
             let k = Inference::from_name(&kind).ok_or(format!("unknown inference `{kind}`"))?;
@@ -185,6 +213,7 @@ impl OpTable {
         }
         Ok(OpTable {
             ops: ops.ops,
+            defer: ops.defer,
             inference,
         })
     }
@@ -221,6 +250,14 @@ impl OpTable {
     /// How the op's output type is inferred, when it is modelled.
     pub fn inference(&self, op: &str) -> Option<Inference> {
         self.inference.get(op).copied()
+    }
+
+    /// The rule that reports `dtype` for `op`'s `param` in place of `mil-param-dtype`, if any.
+    pub fn deferred(&self, op: &str, param: &str, dtype: DType) -> Option<&str> {
+        self.defer
+            .iter()
+            .find(|d| d.covers(op, param, dtype))
+            .map(|d| d.rule.as_str())
     }
 
     /// Every op name.
