@@ -1,5 +1,6 @@
 """Writes ML programs with coremltools' own builder and converter, one per opset (iOS15 … iOS18) and
-precision, using the ops whose output types coreml-lint infers (and a few more), into OUT. The CI
+precision, using the ops whose output types coreml-lint infers (and a few more), plus their
+weight-compressed forms (palettized, quantized, pruned, iOS18 blockwise), into OUT. The CI
 then lints them with `--select mil`: what coremltools writes must give no `mil-*` finding.
 
     python opset_programs.py OUT
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import coremltools as ct
+import coremltools.optimize.coreml as cto
 from coremltools.converters.mil import Builder as mb
 from coremltools.converters.mil.mil import types
 
@@ -76,6 +78,27 @@ def state_program():
     return prog
 
 
+def compressed(model, out, name):
+    """The weight-compression forms coremltools writes for the opset (constexpr_* ops)."""
+    configs = {
+        "palettized": cto.OpPalettizerConfig(mode="uniform", nbits=4, weight_threshold=32),
+        "quantized": cto.OpLinearQuantizerConfig(weight_threshold=32),
+        "pruned": cto.OpMagnitudePrunerConfig(target_sparsity=0.5, weight_threshold=32),
+    }
+    if name == "ios18":
+        configs["blockwise"] = cto.OpLinearQuantizerConfig(
+            dtype="int4", granularity="per_block", block_size=4, weight_threshold=32
+        )
+    for kind, config in configs.items():
+        optimize = {
+            cto.OpPalettizerConfig: cto.palettize_weights,
+            cto.OpLinearQuantizerConfig: cto.linear_quantize_weights,
+            cto.OpMagnitudePrunerConfig: cto.prune_weights,
+        }[type(config)]
+        small = optimize(model, cto.OptimizationConfig(global_config=config))
+        small.save(str(out / f"ops-{name}-{kind}.mlpackage"))
+
+
 def main(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -88,6 +111,8 @@ def main(out):
                 compute_precision=precision,
             )
             model.save(str(out / f"ops-{name}-{precision.value}.mlpackage"))
+            if precision == ct.precision.FLOAT16 and name != "ios15":
+                compressed(model, out, name)
     model = ct.convert(
         state_program(),
         convert_to="mlprogram",
