@@ -493,7 +493,7 @@ fn slice_by_index(cx: &InferCx<'_>, op: &Op) -> Option<Inferred> {
             let clamp = |v: i64| if v < 0 { (v + d).max(0) } else { v.min(d) };
             let b = if bm[i] { 0 } else { clamp(begin[i]?) };
             let e = if em[i] { d } else { clamp(end[i]?) };
-            u64::try_from(((e - b).max(0) + s - 1) / s).ok()
+            u64::try_from((e - b).max(0).checked_add(s - 1)? / s).ok()
         })();
         shape.push(len);
     }
