@@ -54,7 +54,8 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
             x.span = Some(op.span);
             x
         };
-        literal_counts(op, &fact, &mut out);
+        let bound = bindings(op);
+        literal_counts(&bound, &fact, &mut out);
         if text && op.op_type == "coreml_update_state" {
             out.push(fact("mil-update-state-in-text"));
         }
@@ -86,7 +87,7 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
             );
             continue;
         };
-        check_params(table, f, op, version, &deps, &fact, &mut out);
+        check_params(table, f, op, &bound, version, &deps, &fact, &mut out);
         if let Some(how) = table.inference(&op.op_type) {
             output_type(&cx, op, how, &fact, &mut out);
         }
@@ -141,16 +142,17 @@ fn describe(ty: &ValueType) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_params<'a>(
     table: &OpTable,
     f: &Function,
-    op: &'a Op,
+    op: &Op,
+    bound: &[(&'a str, Vec<Bound<'_>>)],
     version: &'a OpVersion,
     deps: &DependenceMap,
     fact: &dyn Fn(&str) -> Fact,
     out: &mut Vec<Fact>,
 ) {
-    let bound = bindings(op);
     let missing: Vec<&str> = version
         .params
         .iter()
@@ -186,7 +188,7 @@ fn check_params<'a>(
         );
     }
     let mut groups = BTreeMap::new();
-    for (name, args) in &bound {
+    for (name, args) in bound {
         if let Some(spec) = version.params.get(*name) {
             check_binding(table, f, op, name, args, spec, deps, fact, &mut groups, out);
         }
@@ -349,8 +351,12 @@ fn write_type(f: &Function, op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<
 }
 
 /// Literals (inline arguments and attributes) whose element count disagrees with their shape.
-fn literal_counts(op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<Fact>) {
-    for (name, args) in bindings(op) {
+fn literal_counts(
+    bound: &[(&str, Vec<Bound<'_>>)],
+    fact: &dyn Fn(&str) -> Fact,
+    out: &mut Vec<Fact>,
+) {
+    for (name, args) in bound {
         for b in args {
             let Bound::Literal(lit) = b else { continue };
             let (ValueType::Tensor(t), Payload::Tensor(data)) = (&lit.ty, &lit.payload) else {
