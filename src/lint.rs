@@ -3,6 +3,7 @@
 use crate::analysis::blobs::blob_facts;
 use crate::analysis::description::description_facts;
 use crate::analysis::facts::Fact;
+use crate::analysis::opset::opset_facts;
 use crate::finding::Finding;
 use crate::ir::Model;
 use crate::report::RuleInfo;
@@ -54,5 +55,6 @@ pub fn model_facts(model: &Model) -> Vec<Fact> {
     let mut facts = blob_facts(model);
     facts.extend(description_facts(model));
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
+    facts.extend(opset_facts(model));
     facts
 }

@@ -202,6 +202,9 @@ fn user_rule_from_yaml_works_end_to_end() {
             .arg(&rules)
             .arg("--fail-on")
             .arg("warning")
+            // The hand-written lstm has no weights: the op-set check reports its missing parameters.
+            .arg("--ignore")
+            .arg("mil")
             .arg(&pkg),
     );
     assert_eq!(code, 1);

@@ -22,7 +22,7 @@ fn program(n: usize) -> String {
         if i % GATHER_EVERY == GATHER_EVERY / 2 {
             let _ = writeln!(
                 s,
-                "            tensor<fp16, [1, 32]> g{i} = gather(x = {prev}, indices = {prev}, axis = int32(0))[name = string(\"g{i}\")];"
+                "            tensor<fp16, [1, 32, 32]> g{i} = gather(x = {prev}, indices = {prev}, axis = int32(0))[name = string(\"g{i}\")];"
             );
             continue;
         }

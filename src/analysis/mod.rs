@@ -7,6 +7,7 @@ pub mod consteval;
 pub mod dependence;
 pub mod description;
 pub mod facts;
+pub mod opset;
 pub mod state_writes;
 
 #[cfg(test)]

@@ -1,0 +1,242 @@
+use super::check::edit_distance;
+use super::table::{opset_position, OpTable, OpsetPos, INFERENCE_YAML, OPS_YAML};
+
+#[test]
+fn embedded_tables_parse() {
+    let t = OpTable::parse(OPS_YAML, INFERENCE_YAML).expect("tables parse");
+    assert!(t.knows("slice_update") && t.knows("write_state") && t.knows("conv"));
+    assert_eq!(t.first_opset("slice_update"), Some("ios18"));
+    assert!(t.version("slice_update", 2).is_none());
+    assert!(t.version("slice_update", 3).is_some());
+}
+
+#[test]
+fn opsets_in_both_spellings() {
+    assert_eq!(opset_position("ios17"), OpsetPos::Known(2));
+    assert_eq!(opset_position("CoreML8"), OpsetPos::Known(3));
+    assert_eq!(opset_position("CoreML9"), OpsetPos::NotDescribed);
+    assert_eq!(opset_position("ios26"), OpsetPos::NotDescribed);
+}
+
+#[test]
+fn edit_distances() {
+    assert_eq!(edit_distance("updat", "update"), 1);
+    assert_eq!(edit_distance("relu6x", "relu"), 2);
+    assert_eq!(edit_distance("", "abc"), 3);
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+}
+
+use std::path::Path;
+
+use super::check::check_function;
+use crate::read::miltext::parse_program;
+
+/// The op-set fact kinds of a one-function text program.
+fn kinds(opset: &str, sig: &str, body: &[&str]) -> Vec<String> {
+    let text = format!(
+        "program(1.3)\n{{\n    func main<{opset}>({sig}) {{\n{}\n        }} -> (y);\n}}\n",
+        body.join("\n")
+    );
+    let program = parse_program(&text, Path::new("t.mil")).expect("parses");
+    let f = &program.functions[0];
+    check_function(OpTable::builtin(), f, true)
+        .into_iter()
+        .map(|x| x.kind)
+        .collect()
+}
+
+fn output_ok(sig: &str, line: &str) -> bool {
+    kinds("ios18", sig, &[line]).is_empty()
+}
+
+#[test]
+fn broadcast_shapes() {
+    let sig = "tensor<fp16, [2, 1, 4]> a, tensor<fp16, [3, 1]> b";
+    assert!(output_ok(
+        sig,
+        "tensor<fp16, [2, 3, 4]> y = mul(x = a, y = b);"
+    ));
+    assert!(!output_ok(
+        sig,
+        "tensor<fp16, [2, 3, 1]> y = mul(x = a, y = b);"
+    ));
+    assert!(output_ok(
+        sig,
+        "tensor<bool, [2, 3, 4]> y = less(x = a, y = b);"
+    ));
+    assert!(!output_ok(
+        sig,
+        "tensor<fp16, [2, 3, 4]> y = less(x = a, y = b);"
+    ));
+    // Unknown dimensions are never contradicted.
+    let dynamic = "tensor<fp16, [?, 4]> a, tensor<fp16, [1, 4]> b";
+    assert!(output_ok(
+        dynamic,
+        "tensor<fp16, [7, 4]> y = add(x = a, y = b);"
+    ));
+    // Incompatible inputs: no output type exists.
+    let bad = "tensor<fp16, [1, 8]> a, tensor<fp16, [1, 4]> b";
+    assert!(!output_ok(
+        bad,
+        "tensor<fp16, [1, 8]> y = add(x = a, y = b);"
+    ));
+}
+
+#[test]
+fn matmul_and_linear() {
+    let sig = "tensor<fp16, [5, 2, 4]> a, tensor<fp16, [3, 4]> b";
+    let mm = |t: &str, ty: &str| {
+        format!(
+            "{t} y = matmul(transpose_x = bool(false), transpose_y = bool({ty}), x = a, y = b);"
+        )
+    };
+    assert!(output_ok(sig, &mm("tensor<fp16, [5, 2, 3]>", "true")));
+    assert!(!output_ok(sig, &mm("tensor<fp16, [5, 2, 4]>", "true")));
+    assert!(!output_ok(sig, &mm("tensor<fp16, [5, 2, 3]>", "false")));
+    let v = "tensor<fp16, [4]> a, tensor<fp16, [4, 3]> b";
+    assert!(output_ok(
+        v,
+        "tensor<fp16, [3]> y = matmul(transpose_x = bool(false), transpose_y = bool(false), x = a, y = b);"
+    ));
+    let w = "tensor<fp16, [6, 4]> w = const()[name = string(\"w\"), val = tensor<fp16, [6, 4]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];";
+    let lin = |t: &str| {
+        kinds(
+            "ios18",
+            "tensor<fp16, [2, 4]> x",
+            &[w, &format!("{t} y = linear(weight = w, x = x);")],
+        )
+    };
+    assert!(lin("tensor<fp16, [2, 6]>").is_empty());
+    assert_eq!(lin("tensor<fp16, [2, 4]>"), ["mil-output-type"]);
+    // The weight must be a compile-time constant.
+    assert_eq!(
+        kinds(
+            "ios18",
+            "tensor<fp16, [2, 4]> x, tensor<fp16, [6, 4]> w",
+            &["tensor<fp16, [2, 6]> y = linear(weight = w, x = x);"]
+        ),
+        ["mil-param-not-const"]
+    );
+}
+
+#[test]
+fn shape_ops() {
+    let sig = "tensor<fp16, [2, 3, 4]> x";
+    assert!(output_ok(
+        sig,
+        "tensor<fp16, [6, 4]> y = reshape(shape = tensor<int32, [2]>([-1, 4]), x = x);"
+    ));
+    assert!(!output_ok(
+        sig,
+        "tensor<fp16, [4, 6]> y = reshape(shape = tensor<int32, [2]>([-1, 4]), x = x);"
+    ));
+    assert!(output_ok(
+        sig,
+        "tensor<fp16, [4, 2, 3]> y = transpose(perm = tensor<int32, [3]>([2, 0, 1]), x = x);"
+    ));
+    assert!(!output_ok(
+        sig,
+        "tensor<fp16, [2, 3, 4]> y = transpose(perm = tensor<int32, [3]>([2, 0, 1]), x = x);"
+    ));
+    let slice = |t: &str| {
+        format!("{t} y = slice_by_index(begin = tensor<int32, [3]>([0, 1, -3]), end = tensor<int32, [3]>([1, 0, 4]), end_mask = tensor<bool, [3]>([false, true, false]), squeeze_mask = tensor<bool, [3]>([true, false, false]), stride = tensor<int32, [3]>([1, 1, 2]), x = x);")
+    };
+    assert!(output_ok(sig, &slice("tensor<fp16, [2, 2]>")));
+    assert!(!output_ok(sig, &slice("tensor<fp16, [2, 3]>")));
+    let g = "tensor<fp16, [10, 8]> t, tensor<int32, [2, 5]> i";
+    assert!(output_ok(
+        g,
+        "tensor<fp16, [2, 5, 8]> y = gather(axis = int32(0), indices = i, x = t);"
+    ));
+    assert!(!output_ok(
+        g,
+        "tensor<fp16, [5, 8]> y = gather(axis = int32(0), indices = i, x = t);"
+    ));
+    assert!(output_ok(sig, "tensor<fp16, [2, 1, 4]> y = reduce_sum(axes = tensor<int32, [1]>([1]), keep_dims = bool(true), x = x);"));
+    assert!(output_ok(
+        sig,
+        "tensor<fp16, [2, 4]> y = reduce_mean(axes = tensor<int32, [1]>([-2]), x = x);"
+    ));
+    assert!(output_ok(sig, "tensor<fp16, []> y = reduce_max(x = x);"));
+    assert!(!output_ok(
+        sig,
+        "tensor<fp16, [2, 4]> y = reduce_max(x = x);"
+    ));
+    assert!(output_ok(
+        sig,
+        "tensor<int32, [2, 3, 4]> y = cast(dtype = string(\"int32\"), x = x);"
+    ));
+    assert!(!output_ok(
+        sig,
+        "tensor<fp32, [2, 3, 4]> y = cast(dtype = string(\"int32\"), x = x);"
+    ));
+    let cat = "tensor<fp16, [2, 3]> a, tensor<fp16, [2, 5]> b";
+    assert!(output_ok(cat, "tensor<fp16, [2, 8]> y = concat(axis = int32(-1), interleave = bool(false), values = (a, b));"));
+    assert!(!output_ok(cat, "tensor<fp16, [4, 3]> y = concat(axis = int32(0), interleave = bool(false), values = (a, b));"));
+}
+
+#[test]
+fn state_ops_and_literals() {
+    let sig = "state<tensor<fp16, [1, 4]>> s, tensor<fp16, [1, 4]> x";
+    assert!(output_ok(
+        sig,
+        "tensor<fp16, [1, 4]> y = read_state(input = s);"
+    ));
+    assert!(!output_ok(
+        sig,
+        "tensor<fp16, [1, 5]> y = read_state(input = s);"
+    ));
+    assert_eq!(
+        kinds(
+            "ios18",
+            sig,
+            &["tensor<fp16, [1, 4]> y = read_state(input = x);"]
+        ),
+        ["mil-param-kind"]
+    );
+    assert_eq!(
+        kinds(
+            "ios18",
+            "tensor<fp16, [1, 4]> x",
+            &["tensor<fp16, [1, 4]> y = add(x = x, y = tensor<fp16, [1, 4]>([1, 2, 3]));"]
+        ),
+        ["mil-literal-elements"]
+    );
+    // A state declared in an older opset is `opset-too-old-for-states`' finding, not one per op.
+    assert!(kinds(
+        "ios17",
+        sig,
+        &["tensor<fp16, [1, 4]> y = read_state(input = s);"]
+    )
+    .is_empty());
+}
+
+#[test]
+fn newer_opset_is_one_info_and_nothing_else() {
+    let k = kinds(
+        "CoreML9",
+        "tensor<fp16, [1, 4]> x",
+        &["tensor<fp16, [1, 9]> y = nonsense(q = x);"],
+    );
+    assert_eq!(k, ["mil-opset-not-checked"]);
+}
+
+#[test]
+fn float_gather_indices_are_left_to_their_rule() {
+    let sig = "tensor<fp16, [10, 8]> t, tensor<fp16, [5]> i";
+    assert!(kinds(
+        "ios17",
+        sig,
+        &["tensor<fp16, [5, 8]> y = gather(axis = int32(0), indices = i, x = t);"]
+    )
+    .is_empty());
+    let b = "tensor<fp16, [10, 8]> t, tensor<bool, [5]> i";
+    assert_eq!(
+        kinds(
+            "ios17",
+            b,
+            &["tensor<fp16, [5, 8]> y = gather(axis = int32(0), indices = i, x = t);"]
+        ),
+        ["mil-param-dtype"]
+    );
+}
