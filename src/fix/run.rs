@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use super::{apply, FixError, FixMode, PadRequest};
+use super::{apply, moved_to, FixError, FixMode, PadRequest};
 use crate::report::{CheckRun, ModelOutcome};
 
 /// How `check` was asked to fix.
@@ -49,12 +49,25 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
         if requests.is_empty() {
             continue;
         }
-        let mode = match (&opts.output, opts.diff_only) {
-            (_, true) => FixMode::DiffOnly,
-            (Some(dir), false) => FixMode::Output(dir.clone()),
-            (None, false) => FixMode::InPlace,
+        // A second sub-model of a pipeline already copied under --output is fixed in that copy.
+        let copied = out
+            .written_from
+            .iter()
+            .position(|p| *p == model.path)
+            .and_then(|i| out.written.get(i))
+            .filter(|_| opts.output.is_some() && !opts.diff_only)
+            .map(|root| moved_to(model, root));
+        let mode = match (&opts.output, opts.diff_only, copied.is_some()) {
+            (_, true, _) => FixMode::DiffOnly,
+            (Some(dir), false, false) => FixMode::Output(dir.clone()),
+            (_, false, _) => FixMode::InPlace,
         };
-        match apply(model, &requests, opts.allow_unsafe, mode) {
+        let target = copied.as_ref().unwrap_or(model);
+        let who = match &model.sub_model {
+            Some(sub) => format!("{} ({sub})", model.path.display()),
+            None => model.path.display().to_string(),
+        };
+        match apply(target, &requests, opts.allow_unsafe, mode) {
             Ok(outcome) => {
                 out.diff.push_str(&outcome.diff);
                 for plan in &outcome.applied {
@@ -64,28 +77,21 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
                         "padded"
                     };
                     out.messages.push(format!(
-                        "{}: {verb} state `{}` {:?} → {:?} on axis {}",
-                        model.path.display(),
-                        plan.state,
-                        plan.old_shape,
-                        plan.new_shape,
-                        plan.axis
+                        "{who}: {verb} state `{}` {:?} → {:?} on axis {}",
+                        plan.state, plan.old_shape, plan.new_shape, plan.axis
                     ));
                 }
-                out.messages.extend(
-                    outcome
-                        .notes
-                        .iter()
-                        .map(|n| format!("{}: {n}", model.path.display())),
-                );
+                out.messages
+                    .extend(outcome.notes.iter().map(|n| format!("{who}: {n}")));
                 if let Some(root) = outcome.written {
-                    out.written.push(root);
-                    out.written_from.push(model.path.clone());
+                    if !out.written.contains(&root) {
+                        out.written.push(root);
+                        out.written_from.push(model.path.clone());
+                    }
                 }
             }
-            Err(FixError::Refused(refusal, path)) => {
-                out.messages
-                    .push(format!("{}: not fixed: {refusal}", path.display()));
+            Err(FixError::Refused(refusal, _)) => {
+                out.messages.push(format!("{who}: not fixed: {refusal}"));
             }
             Err(e @ FixError::Unsupported { .. }) => out.messages.push(e.to_string()),
             Err(e) => {

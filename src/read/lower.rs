@@ -19,7 +19,8 @@ use crate::ir::literal::f16_to_f64;
 use crate::ir::Function;
 use crate::ir::{
     Arg, Attributes, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc,
-    Literal, ModelDesc, Output, Param, Payload, Program, Span, TensorData, TensorType, ValueType,
+    Literal, ModelDesc, Output, Param, Payload, Program, Span, SubModel, TensorData, TensorType,
+    ValueType,
 };
 
 /// A lowered ML program.
@@ -34,18 +35,124 @@ pub struct LoweredProgram {
 #[derive(Debug)]
 pub enum Lowered {
     Program(Box<LoweredProgram>),
+    /// A pipeline (plain, classifier or regressor) holding at least one ML program: every
+    /// sub-model in order, nested pipelines flattened.
+    Pipeline(Vec<LoweredStage>),
     /// Not an ML program; the string names what it is (e.g. "a neural network").
+    NotMlProgram(String),
+}
+
+/// One sub-model of a pipeline.
+#[derive(Debug)]
+pub struct LoweredStage {
+    pub sub_model: SubModel,
+    pub content: StageContent,
+}
+
+/// What a model that is not a pipeline holds.
+#[derive(Debug)]
+pub enum StageContent {
+    Program(Box<LoweredProgram>),
+    /// Not an ML program; the string names what it is.
     NotMlProgram(String),
 }
 
 /// Decodes the `Model` protobuf in `bytes` (read from `path`) and lowers it. Functions are lowered
 /// and built in parallel; each top-level operation is decoded, lowered and dropped in turn, so the
-/// protobuf tree is never held whole.
+/// protobuf tree is never held whole. A pipeline's sub-models are lowered one after another.
 pub fn lower_bytes(bytes: Bytes, path: &Path) -> Result<Lowered, ReadError> {
-    let outline = proto::decode_outline(bytes.clone(), path)?;
+    let mut outline = proto::decode_outline(bytes.clone(), path)?;
+    if outline.ml_program.is_none() {
+        if let Some(pipeline) = outline.take_pipeline() {
+            return lower_pipeline(pipeline, path);
+        }
+    }
+    Ok(match lower_single(outline, &bytes, path)? {
+        StageContent::Program(p) => Lowered::Program(p),
+        StageContent::NotMlProgram(what) => Lowered::NotMlProgram(what),
+    })
+}
+
+fn lower_pipeline(pipeline: proto::PipelineOutline, path: &Path) -> Result<Lowered, ReadError> {
+    let mut stages = Vec::new();
+    collect_stages(pipeline, &mut Vec::new(), path, &mut stages)?;
+    if stages
+        .iter()
+        .any(|s| matches!(s.content, StageContent::Program(_)))
+    {
+        return Ok(Lowered::Pipeline(stages));
+    }
+    let kinds: Vec<String> = stages
+        .iter()
+        .map(|s| match &s.content {
+            StageContent::NotMlProgram(what) => what.clone(),
+            StageContent::Program(_) => String::new(),
+        })
+        .collect();
+    Ok(Lowered::NotMlProgram(if kinds.is_empty() {
+        "a pipeline with no models".to_string()
+    } else {
+        format!("a pipeline with no ML program ({})", kinds.join(", "))
+    }))
+}
+
+/// Appends the sub-models of `pipeline` (at nesting position `at`) to `out`, depth first.
+fn collect_stages(
+    pipeline: proto::PipelineOutline,
+    at: &mut Vec<usize>,
+    path: &Path,
+    out: &mut Vec<LoweredStage>,
+) -> Result<(), ReadError> {
+    let refuse = |message: String| ReadError::Protobuf {
+        path: path.to_path_buf(),
+        message,
+    };
+    if at.len() >= limits::MAX_PIPELINE_NESTING {
+        return Err(refuse(format!(
+            "pipelines are nested deeper than {} levels",
+            limits::MAX_PIPELINE_NESTING
+        )));
+    }
+    if out.len() + pipeline.models.len() > limits::MAX_PIPELINE_MODELS {
+        return Err(refuse(format!(
+            "the pipeline holds more than {} models",
+            limits::MAX_PIPELINE_MODELS
+        )));
+    }
+    for (i, bytes) in pipeline.models.into_iter().enumerate() {
+        at.push(i);
+        let sub_model = SubModel {
+            position: at.clone(),
+            name: pipeline.names.get(i).filter(|n| !n.is_empty()).cloned(),
+        };
+        let mut outline = proto::decode_outline(bytes.clone(), path)
+            .map_err(|e| e.in_sub_model(&sub_model))?;
+        let nested = match outline.ml_program {
+            None => outline.take_pipeline(),
+            Some(_) => None,
+        };
+        match nested {
+            Some(inner) => collect_stages(inner, at, path, out)?,
+            None => {
+                let content = lower_single(outline, &bytes, path)
+                    .map_err(|e| e.in_sub_model(&sub_model))?;
+                out.push(LoweredStage { sub_model, content });
+            }
+        }
+        at.pop();
+    }
+    Ok(())
+}
+
+/// Lowers a model that is not a pipeline.
+fn lower_single(
+    outline: proto::ModelOutline,
+    bytes: &Bytes,
+    path: &Path,
+) -> Result<StageContent, ReadError> {
     let Some(program) = outline.ml_program else {
-        return match proto::decode_model(&bytes, path)?.r#type {
-            Some(other) => Ok(Lowered::NotMlProgram(other.describe().to_string())),
+        return match proto::decode_model(bytes, path)?.r#type {
+            Some(other) => Ok(StageContent::NotMlProgram(other.describe().to_string())),
             None => Err(ReadError::Protobuf {
                 path: path.to_path_buf(),
                 message: "the Model message names no model kind (empty, or not a Core ML model)"
@@ -78,7 +185,7 @@ pub fn lower_bytes(bytes: Bytes, path: &Path) -> Result<Lowered, ReadError> {
         .collect();
     // The first error in name order, whatever the scheduling.
     let functions = built.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(Lowered::Program(Box::new(LoweredProgram {
+    Ok(StageContent::Program(Box::new(LoweredProgram {
         program: Program {
             // The text dialect the renderer prints: bare scalars from spec 9 (iOS 18) on.
             version: if spec_version >= 9 { "1.3" } else { "1.0" }.to_string(),
