@@ -320,8 +320,8 @@ fn protobuf_files(
         Some(program),
     )
     .map_err(|e| internal(e.to_string()))?;
-    let bytes = proto::replace_sub_model(&whole, position, &edited)
-        .map_err(|e| internal(e.to_string()))?;
+    let bytes =
+        proto::replace_sub_model(&whole, position, &edited).map_err(|e| internal(e.to_string()))?;
     // The protobuf edit and the IR edit must agree before anything is written.
     let lowered = match lower::lower_bytes(bytes.clone().into(), file)
         .map_err(|e| internal(e.to_string()))?

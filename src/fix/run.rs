@@ -93,10 +93,14 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
             Err(FixError::Refused(refusal, _)) => {
                 out.messages.push(format!("{who}: not fixed: {refusal}"));
             }
-            Err(e @ FixError::Unsupported { .. }) => out.messages.push(e.to_string()),
             Err(e) => {
-                out.failures += 1;
-                out.messages.push(e.to_string());
+                if !matches!(e, FixError::Unsupported { .. }) {
+                    out.failures += 1;
+                }
+                out.messages.push(match &model.sub_model {
+                    Some(sub) => format!("{e} (in {sub})"),
+                    None => e.to_string(),
+                });
             }
         }
     }

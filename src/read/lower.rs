@@ -125,8 +125,8 @@ fn collect_stages(
             position: at.clone(),
             name: pipeline.names.get(i).filter(|n| !n.is_empty()).cloned(),
         };
-        let mut outline = proto::decode_outline(bytes.clone(), path)
-            .map_err(|e| e.in_sub_model(&sub_model))?;
+        let mut outline =
+            proto::decode_outline(bytes.clone(), path).map_err(|e| e.in_sub_model(&sub_model))?;
         let nested = match outline.ml_program {
             None => outline.take_pipeline(),
             Some(_) => None,
@@ -134,8 +134,8 @@ fn collect_stages(
         match nested {
             Some(inner) => collect_stages(inner, at, path, out)?,
             None => {
-                let content = lower_single(outline, &bytes, path)
-                    .map_err(|e| e.in_sub_model(&sub_model))?;
+                let content =
+                    lower_single(outline, &bytes, path).map_err(|e| e.in_sub_model(&sub_model))?;
                 out.push(LoweredStage { sub_model, content });
             }
         }

@@ -125,7 +125,8 @@ impl CheckRun {
         let mut s = Summary::default();
         // The sub-models of one pipeline are consecutive results with one path: one model.
         for group in self.models.chunk_by(|a, b| a.path == b.path) {
-            let count = |f: fn(&ModelOutcome) -> bool| group.iter().filter(|m| f(&m.outcome)).count();
+            let count =
+                |f: fn(&ModelOutcome) -> bool| group.iter().filter(|m| f(&m.outcome)).count();
             s.failed += count(|o| matches!(o, ModelOutcome::Failed(_)));
             if count(|o| matches!(o, ModelOutcome::Checked { .. })) > 0 {
                 s.checked += 1;
