@@ -1724,4 +1724,78 @@ mod tests {
             }
         }
     }
+
+    /// `Model.pipelineClassifier` holding a pipeline of `models`, plus an unknown field.
+    fn classifier_of(models: Vec<Model>) -> Vec<u8> {
+        let pipeline = Pipeline {
+            models,
+            names: vec!["a".into(), "b".into()],
+        }
+        .encode_to_vec();
+        let mut holder = Vec::new();
+        write_message_field(&mut holder, 1, &pipeline);
+        let top = Model {
+            specification_version: 9,
+            r#type: Some(model::Type::PipelineClassifier(holder)),
+            ..Model::default()
+        };
+        with_unknown_fields(top.encode_to_vec())
+    }
+
+    #[test]
+    fn sub_models_are_found_and_replaced_keeping_every_other_byte() {
+        let inner = Model {
+            r#type: Some(model::Type::Pipeline(Pipeline {
+                models: vec![sample_model(), sample_model()],
+                names: vec![],
+            })),
+            ..Model::default()
+        };
+        let bytes = classifier_of(vec![sample_model(), inner]);
+        let sub = sub_model_bytes(&bytes, &[1, 0]).unwrap();
+        assert_eq!(Model::decode(sub).unwrap(), sample_model());
+        assert_eq!(sub_model_bytes(&bytes, &[]).unwrap(), bytes.as_slice());
+
+        let mut changed = sample_model();
+        changed.specification_version = 10;
+        let out = replace_sub_model(&bytes, &[1, 0], &changed.encode_to_vec()).unwrap();
+        assert_eq!(
+            Model::decode(sub_model_bytes(&out, &[1, 0]).unwrap()).unwrap(),
+            changed
+        );
+        for untouched in [&[0][..], &[1, 1]] {
+            assert_eq!(
+                sub_model_bytes(&out, untouched).unwrap(),
+                sub_model_bytes(&bytes, untouched).unwrap()
+            );
+        }
+        assert!(out.windows(6).any(|w| w == b"opaque"));
+        // Replacing a sub-model with its own bytes gives the file back unchanged.
+        let same = replace_sub_model(&bytes, &[1, 0], sub).unwrap();
+        assert_eq!(same, bytes);
+    }
+
+    #[test]
+    fn sub_model_positions_that_do_not_exist_are_refused() {
+        let bytes = classifier_of(vec![sample_model()]);
+        assert!(matches!(
+            sub_model_bytes(&bytes, &[3]),
+            Err(SpliceError::Missing { .. })
+        ));
+        assert!(replace_sub_model(&bytes, &[0, 0], b"").is_err());
+        let program = sample_model().encode_to_vec();
+        assert!(sub_model_bytes(&program, &[0]).is_err());
+        // A pipeline field given twice would be merged by a parser: refused, not guessed.
+        let mut twice = bytes.clone();
+        let holder = nth_payload(&bytes, 200, 0).unwrap().to_vec();
+        write_message_field(&mut twice, 200, &holder);
+        assert!(matches!(
+            sub_model_bytes(&twice, &[0]),
+            Err(SpliceError::Malformed { .. })
+        ));
+        for len in 0..bytes.len() {
+            let _ = sub_model_bytes(&bytes[..len], &[0]);
+            let _ = replace_sub_model(&bytes[..len], &[0], b"x");
+        }
+    }
 }
