@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -85,15 +86,25 @@ def drop_conversion_dates(path: Path):
     """`generate.stabilize` drops the top-level conversion date; a pipeline also carries one per
     sub-model."""
     spec = read_spec(path)
-    for m in pipeline_of(spec).models:
+    for _, _, m in leaves(pipeline_of(spec)):
         user = m.description.metadata.userDefined
         if "com.github.apple.coremltools.conversion_date" in user:
             del user["com.github.apple.coremltools.conversion_date"]
     write_spec(path, spec)
 
 
-def sub_record(spec, i, name):
-    m = stage(spec, i)
+def leaves(pipeline, at=()):
+    """(position, name, model) of every sub-model that is not itself a pipeline, depth first."""
+    names = list(pipeline.names)
+    for i, m in enumerate(pipeline.models):
+        kind = m.WhichOneof("Type")
+        if kind in ("pipeline", "pipelineClassifier", "pipelineRegressor"):
+            yield from leaves(pipeline_of(m), at + (i,))
+        else:
+            yield list(at + (i,)), (names[i] if i < len(names) else None), m
+
+
+def sub_record(position, name, m):
     functions = {}
     for fn in sorted(m.mlProgram.functions):
         ops = g.fn_ops(m, fn)
@@ -102,7 +113,7 @@ def sub_record(spec, i, name):
             hist[op.type] = hist.get(op.type, 0) + 1
         functions[fn] = {"op_count": len(ops), "histogram": dict(sorted(hist.items()))}
     return {
-        "position": [i],
+        "position": position,
         "name": name,
         "specification_version": m.specificationVersion,
         "functions": functions,
@@ -115,11 +126,7 @@ def record(path: Path, findings):
     """`expected/<name>.json` of a pipeline: every sub-model as coremltools reads it, and the
     findings, each with the position of its sub-model."""
     spec = read_spec(path)
-    names = list(pipeline_of(spec).names)
-    subs = [
-        sub_record(spec, i, names[i] if i < len(names) else None)
-        for i in range(len(pipeline_of(spec).models))
-    ]
+    subs = [sub_record(*leaf) for leaf in leaves(pipeline_of(spec))]
     findings = sorted(findings, key=lambda f: (f["sub_model"], f["rule"], f["function"] or "",
                                                f["op"] or "", f["state"] or ""))
     g.write_expected(path.name[: -len(".mlpackage")], {
@@ -133,7 +140,9 @@ def record(path: Path, findings):
 
 
 def finding(rule, position, function="main", op=None, state=None):
-    return {"rule": rule, "sub_model": [position], "function": function, "op": op, "state": state}
+    """`position`: the sub-model's index, or its list of indices in nested pipelines."""
+    at = position if isinstance(position, list) else [position]
+    return {"rule": rule, "sub_model": at, "function": function, "op": op, "state": state}
 
 
 def write_of(path: Path, i, state="kv_cache"):
@@ -227,6 +236,20 @@ def build_pipelines():
     p = make([mlp(), g.convert(g.prog_row_step(rows=g.N + 1))],
              pkg("description-signature-mismatch-clean"))
     made.append((p, []))
+
+    # Nested make_pipeline, as coremltools 9 writes it: the inner pipeline was saved with
+    # 0-/1-weight.bin, but the outer save writes only 1-weight.bin (its own second stage), so
+    # sub-model 0.0 names a weight file that does not exist (and 0.1 reads stage 1's weights).
+    tmp = Path(tempfile.mkdtemp(prefix="coreml-lint-pipelines-"))
+    try:
+        inner = make([mlp(), g.convert(g.prog_mlp(seed=11))], tmp / "inner.mlpackage")
+        outer = ct.utils.make_pipeline(g.load(inner), g.convert(g.prog_mlp(seed=11)))
+        p = g.save_model(outer, pkg("nested-blob-missing-file"))
+    finally:
+        shutil.rmtree(tmp)
+    first = g.op_name(first_blob_const(pipeline_of(stage(read_spec(p), 0)).models[0]))
+    assert not (p / "Data/com.apple.CoreML/weights/0-weight.bin").exists(), "coremltools fixed nesting"
+    made.append((p, [finding("blob-missing-file", [0, 0], op=first)]))
 
     for path, findings in made:
         record(path, findings)

@@ -108,6 +108,28 @@ fn corpus_packages_match_coremltools_records() {
     eprintln!("checked {checked} corpus packages");
 }
 
+/// The positions of the ML programs in the model `bytes` (`[]` when it is one), depth first.
+fn program_positions(bytes: &[u8], at: &mut Vec<usize>) -> Vec<Vec<usize>> {
+    use coreml_lint::read::proto::{self, model::Type};
+    use prost::Message;
+    match proto::Model::decode(bytes).unwrap().r#type {
+        Some(Type::MlProgram(_)) => vec![at.clone()],
+        Some(Type::Pipeline(_) | Type::PipelineClassifier(_) | Type::PipelineRegressor(_)) => {
+            let mut out = Vec::new();
+            for i in 0.. {
+                let Ok(sub) = proto::sub_model_bytes(bytes, &[i]) else {
+                    break;
+                };
+                at.push(i);
+                out.extend(program_positions(sub, at));
+                at.pop();
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The wire splice re-encodes every corpus package (states, multifunction descriptions, LUT
 /// constexprs, flexible shapes) to a message that decodes equal and has the original length.
 #[test]
@@ -123,15 +145,8 @@ fn corpus_packages_reencode_losslessly() {
             let file = pkg.join("Data/com.apple.CoreML/model.mlmodel");
             let whole = std::fs::read(&file).unwrap();
             let whole_spec = proto::Model::decode(whole.as_slice()).unwrap();
-            // A pipeline's sub-models are re-encoded one at a time and spliced back.
-            let positions: Vec<Vec<usize>> = match &whole_spec.r#type {
-                Some(Type::Pipeline(p)) => (0..p.models.len()).map(|i| vec![i]).collect(),
-                Some(Type::PipelineRegressor(_) | Type::PipelineClassifier(_)) => (0..)
-                    .map(|i| vec![i])
-                    .take_while(|at| proto::sub_model_bytes(&whole, at).is_ok())
-                    .collect(),
-                _ => vec![vec![]],
-            };
+            // A pipeline's ML-program sub-models are re-encoded one at a time and spliced back.
+            let positions = program_positions(&whole, &mut Vec::new());
             assert!(!positions.is_empty(), "{}", pkg.display());
             for at in positions {
                 let bytes = proto::sub_model_bytes(&whole, &at).unwrap();
