@@ -3,12 +3,10 @@
 
 mod common;
 
-use coreml_lint::discover::Discovered;
 use coreml_lint::ir::compare::same_program;
 use coreml_lint::ir::render::render_to_string;
 use coreml_lint::ir::{Model, ModelKind};
 use coreml_lint::read::miltext::parse_program;
-use coreml_lint::read::{read_model, ReadOutcome, Stage};
 use serde_json::Value;
 
 fn expected() -> Vec<(String, Value)> {
@@ -19,28 +17,7 @@ fn expected() -> Vec<(String, Value)> {
 
 /// The model of a record, or every ML program of a pipeline record.
 fn read(rec: &Value) -> Vec<Model> {
-    let rel = rec["path"].as_str().unwrap();
-    let path = common::corpus().join(rel);
-    let kind = if rel.ends_with(".mlpackage") {
-        ModelKind::MlPackage
-    } else {
-        ModelKind::MlModelc
-    };
-    match read_model(&Discovered {
-        path: path.clone(),
-        kind,
-    }) {
-        Ok(ReadOutcome::Model(m)) => vec![*m],
-        Ok(ReadOutcome::Pipeline(stages)) => stages
-            .into_iter()
-            .map(|s| match s {
-                Stage::Program(m) => *m,
-                Stage::Other { what, .. } => panic!("{rel}: a stage is {what}"),
-            })
-            .collect(),
-        Ok(ReadOutcome::NotMlProgram { what, .. }) => panic!("{rel}: read as {what}"),
-        Err(e) => panic!("{rel}: {:?}", miette::Report::new(e)),
-    }
+    common::read_programs(&common::corpus().join(rec["path"].as_str().unwrap()))
 }
 
 #[test]

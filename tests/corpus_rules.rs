@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use coreml_lint::discover::discover;
 use coreml_lint::lint::model_facts;
-use coreml_lint::read::{read_model, ReadOutcome, Stage};
+use coreml_lint::read::read_model;
 use coreml_lint::rules::{check_model, RuleSet};
 
 type Key = (
@@ -49,20 +49,13 @@ fn corpus_findings_of_every_builtin_rule() {
             other => panic!("{rel}: not discovered: {other:?}"),
         };
         let models = match read_model(&d) {
-            Ok(ReadOutcome::Model(m)) => vec![*m],
-            Ok(ReadOutcome::Pipeline(stages)) => stages
-                .into_iter()
-                .map(|s| match s {
-                    Stage::Program(m) => *m,
-                    Stage::Other { what, .. } => panic!("{rel}: a stage is {what}"),
-                })
-                .collect(),
-            Ok(ReadOutcome::NotMlProgram { what, .. }) => panic!("{rel}: {what}"),
+            Ok(outcome) => outcome.into_programs(),
             Err(e) => {
                 unreadable.push(format!("{rel}: {e}"));
                 continue;
             }
         };
+        assert!(!models.is_empty(), "{rel}: no ML program");
         checked += 1;
         for w in &want {
             assert!(ids.contains(&w.0), "{rel}: expects unknown rule {}", w.0);

@@ -19,6 +19,24 @@ pub enum ReadOutcome {
     NotMlProgram { path: PathBuf, what: String },
 }
 
+impl ReadOutcome {
+    /// The ML programs read: the model itself, or every ML-program sub-model of a pipeline in
+    /// order; none for a model of another kind.
+    pub fn into_programs(self) -> Vec<Model> {
+        match self {
+            ReadOutcome::Model(m) => vec![*m],
+            ReadOutcome::Pipeline(stages) => stages
+                .into_iter()
+                .filter_map(|s| match s {
+                    Stage::Program(m) => Some(*m),
+                    Stage::Other { .. } => None,
+                })
+                .collect(),
+            ReadOutcome::NotMlProgram { .. } => Vec::new(),
+        }
+    }
+}
+
 /// One sub-model of a pipeline.
 #[derive(Debug)]
 pub enum Stage {

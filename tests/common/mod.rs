@@ -58,26 +58,16 @@ pub fn read(path: &std::path::Path) -> coreml_lint::ir::Model {
 
 /// Reads the one model at `path`: the model itself, or every ML program of a pipeline in order.
 pub fn read_programs(path: &std::path::Path) -> Vec<coreml_lint::ir::Model> {
-    use coreml_lint::read::{read_model, ReadOutcome, Stage};
     let found = coreml_lint::discover::discover(&[path.to_path_buf()]);
     let d = match found.as_slice() {
         [Ok(d)] => d.clone(),
         other => panic!("{}: discovery gave {other:?}", path.display()),
     };
-    match read_model(&d) {
-        Ok(ReadOutcome::Model(m)) => vec![*m],
-        Ok(ReadOutcome::Pipeline(stages)) => stages
-            .into_iter()
-            .filter_map(|s| match s {
-                Stage::Program(m) => Some(*m),
-                Stage::Other { .. } => None,
-            })
-            .collect(),
-        Ok(ReadOutcome::NotMlProgram { what, .. }) => {
-            panic!("{}: read as not an ML program ({what})", path.display())
-        }
-        Err(e) => panic!("{}: {:?}", path.display(), miette::Report::new(e)),
-    }
+    let models = coreml_lint::read::read_model(&d)
+        .unwrap_or_else(|e| panic!("{}: {:?}", path.display(), miette::Report::new(e)))
+        .into_programs();
+    assert!(!models.is_empty(), "{}: no ML program", path.display());
+    models
 }
 
 /// The records of `corpus/expected`, sorted by name: `(name, record)`.

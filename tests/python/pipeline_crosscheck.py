@@ -12,37 +12,13 @@ in FIXED_DIR must:
 Usage: pipeline_crosscheck.py CORPUS_DIR FIXED_DIR
 """
 
-import filecmp
 import json
 import os
 import sys
 
-import coremltools as ct
 from coremltools.converters.mil.frontend.milproto.load import load as milproto_load
-from coremltools.proto import Model_pb2
 
-failures = []
-
-
-def fail(name, msg):
-    failures.append(f"{name}: {msg}")
-    print(f"FAIL {name}: {msg}")
-
-
-def model_file(pkg):
-    return os.path.join(pkg, "Data", "com.apple.CoreML", "model.mlmodel")
-
-
-def weights_dir(pkg):
-    return os.path.join(pkg, "Data", "com.apple.CoreML", "weights")
-
-
-def spec_of(pkg):
-    """Parsed from the bytes (MLModel / load_spec rewrite Manifest.json; not on the corpus)."""
-    spec = Model_pb2.Model()
-    with open(model_file(pkg), "rb") as f:
-        spec.ParseFromString(f.read())
-    return spec
+from fix_crosscheck import check_untouched_and_loads, fail, failures, spec_of, weights_dir
 
 
 def sub_models(spec):
@@ -93,22 +69,12 @@ def main():
         if not os.path.isdir(fixed):
             fail(name, f"no fixed package at {fixed}")
             continue
-        if not filecmp.cmp(os.path.join(orig, "Manifest.json"), os.path.join(fixed, "Manifest.json"), shallow=False):
-            fail(name, "Manifest.json changed")
-        wb, wa = weights_dir(orig), weights_dir(fixed)
-        if sorted(os.listdir(wb)) != sorted(os.listdir(wa)):
-            fail(name, "weight files added or removed")
-        for fn in sorted(os.listdir(wb)):
-            if not filecmp.cmp(os.path.join(wb, fn), os.path.join(wa, fn), shallow=False):
-                fail(name, f"weights/{fn} changed")
+        check_untouched_and_loads(name, orig, fixed)
         before, after = sub_models(spec_of(orig)), sub_models(spec_of(fixed))
         if len(before) != len(after):
             fail(name, "sub-models added or removed")
             continue
-        try:
-            ct.models.MLModel(fixed, skip_model_load=True)
-        except Exception as e:  # noqa: BLE001 - report any loader error
-            fail(name, f"MLModel(skip_model_load=True) failed: {e}")
+        wa = weights_dir(fixed)
         touched = {i for i, _ in flagged}
         for i, (b, a) in enumerate(zip(before, after)):
             if a.WhichOneof("Type") == "mlProgram":
