@@ -8,14 +8,18 @@ in FIXED_DIR must:
   3. have each flagged state padded by one row, in its sub-model's program inputs and in that
      sub-model's own description, and every other sub-model unchanged;
   4. keep `Manifest.json` and every file under `weights/` byte-identical.
+Every corpus pipeline must also load as generated.
 
 Usage: pipeline_crosscheck.py CORPUS_DIR FIXED_DIR
 """
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 
+import coremltools as ct
 from coremltools.converters.mil.frontend.milproto.load import load as milproto_load
 
 from fix_crosscheck import check_untouched_and_loads, fail, failures, spec_of, weights_dir
@@ -57,8 +61,26 @@ def cases(corpus):
     return out
 
 
+def check_corpus_pipelines_load(corpus):
+    """Every corpus pipeline, as generated, loads with coremltools (from a copy: MLModel rewrites
+    Manifest.json)."""
+    packages = os.path.join(corpus, "packages")
+    names = sorted(n for n in os.listdir(packages) if n.startswith("pipeline-"))
+    if not names:
+        fail("corpus", "no pipeline packages")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in names:
+            copy = os.path.join(tmp, n)
+            shutil.copytree(os.path.join(packages, n), copy)
+            try:
+                ct.models.MLModel(copy, skip_model_load=True)
+            except Exception as e:  # noqa: BLE001
+                fail(n, f"the corpus package does not load: {e}")
+
+
 def main():
     corpus, fixed_dir = sys.argv[1], sys.argv[2]
+    check_corpus_pipelines_load(corpus)
     todo = cases(corpus)
     if not todo:
         fail("corpus", "no pipeline with state-full-extent-write")
