@@ -231,6 +231,18 @@ def check_spec_diff(name, state, before, after, old, new):
                         fail(name, f"{fname}: {op_name(x)}.{param} rebound to {by}")
 
 
+def fixed_pairs(corpus, fixed_dir, cases):
+    """(name, what, original package, fixed package) of each `(name, what)` case; a case without
+    a fixed copy is a failure."""
+    for name, what in cases:
+        orig = os.path.join(corpus, "packages", f"{name}.mlpackage")
+        fixed = os.path.join(fixed_dir, f"{name}.mlpackage")
+        if os.path.isdir(fixed):
+            yield name, what, orig, fixed
+        else:
+            fail(name, f"no fixed package at {fixed}")
+
+
 def check_untouched_and_loads(name, orig, fixed):
     """`Manifest.json` and every weight file unchanged; the fixed package loads."""
     if not filecmp.cmp(os.path.join(orig, "Manifest.json"), os.path.join(fixed, "Manifest.json"), shallow=False):
@@ -252,13 +264,8 @@ def main():
     cases = h1_packages(corpus)
     if not cases:
         fail("corpus", "no package with state-full-extent-write")
-    for name, states in cases:
+    for name, states, orig, fixed in fixed_pairs(corpus, fixed_dir, cases):
         failed_before = len(failures)
-        orig = os.path.join(corpus, "packages", f"{name}.mlpackage")
-        fixed = os.path.join(fixed_dir, f"{name}.mlpackage")
-        if not os.path.isdir(fixed):
-            fail(name, f"no fixed package at {fixed}")
-            continue
         check_untouched_and_loads(name, orig, fixed)
         spec_fixed = spec_of(fixed)
         try:

@@ -22,7 +22,14 @@ import tempfile
 import coremltools as ct
 from coremltools.converters.mil.frontend.milproto.load import load as milproto_load
 
-from fix_crosscheck import check_untouched_and_loads, fail, failures, spec_of, weights_dir
+from fix_crosscheck import (
+    check_untouched_and_loads,
+    fail,
+    failures,
+    fixed_pairs,
+    spec_of,
+    weights_dir,
+)
 
 
 def sub_models(spec):
@@ -84,13 +91,8 @@ def main():
     todo = cases(corpus)
     if not todo:
         fail("corpus", "no pipeline with state-full-extent-write")
-    for name, flagged in todo:
+    for name, flagged, orig, fixed in fixed_pairs(corpus, fixed_dir, todo):
         failed_before = len(failures)
-        orig = os.path.join(corpus, "packages", f"{name}.mlpackage")
-        fixed = os.path.join(fixed_dir, f"{name}.mlpackage")
-        if not os.path.isdir(fixed):
-            fail(name, f"no fixed package at {fixed}")
-            continue
         check_untouched_and_loads(name, orig, fixed)
         before, after = sub_models(spec_of(orig)), sub_models(spec_of(fixed))
         if len(before) != len(after):
