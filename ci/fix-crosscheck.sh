@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cross-checks the state fix (wrapper removal, one-row pad) with coremltools (tests/python/fix_crosscheck.py): every corpus
 # package with state-full-extent-write is fixed into a temporary folder, then loaded, type-checked,
-# spec-diffed and compared with coremltools' own padded references.
+# spec-diffed and compared with coremltools' own padded references. Pipelines are fixed the same
+# way and checked sub-model by sub-model (tests/python/pipeline_crosscheck.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:?run from .ci/run, which sets VENV}/bin/python"
@@ -12,7 +13,7 @@ cargo build --quiet
 BIN=target/debug/coreml-lint
 for rec in corpus/expected/*.json; do
   grep -q '"state-full-extent-write"' "$rec" || continue
-  grep -q '"kind": "mlpackage"' "$rec" || continue
+  grep -Eq '"kind": "(mlpackage|pipeline)"' "$rec" || continue
   name="$(basename "$rec" .json)"
   rel="$(sed -n 's/^  "path": "\(.*\)",$/\1/p' "$rec")"
   # Exit 1 means findings remain (e.g. the padded blend's warning); 2 or a crash fails the script.
@@ -24,3 +25,4 @@ for rec in corpus/expected/*.json; do
   fi
 done
 "$PY" tests/python/fix_crosscheck.py corpus "$OUT"
+"$PY" tests/python/pipeline_crosscheck.py corpus "$OUT"

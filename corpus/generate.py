@@ -1429,6 +1429,10 @@ def build_compiled():
 def main():
     build_packages()
     build_compiled()
+    # build_packages clears packages/ and expected/, pipelines included: write them again.
+    from generate_pipelines import build_pipelines
+
+    build_pipelines()
     print(f"corpus written to {CORPUS}", file=sys.stderr)
 
 

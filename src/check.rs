@@ -9,7 +9,7 @@ use crate::config::Settings;
 use crate::discover::{discover, Discovered};
 use crate::finding::Finding;
 use crate::ir::Model;
-use crate::read::{read_model, ReadError, ReadOutcome};
+use crate::read::{read_model, ReadError, ReadOutcome, Stage};
 use crate::report::{CheckRun, ModelOutcome, ModelResult};
 
 /// What a run keeps of each checked model once it is linted.
@@ -32,6 +32,7 @@ where
 
 /// Reads every discovered model in parallel and runs `lint` on each; results come back in
 /// discovery order whatever the scheduling, and one unreadable model does not stop the others.
+/// A pipeline gives one result per sub-model, all with the pipeline's path.
 /// `on_done` is called once per model (for progress).
 pub fn run_discovered<F>(
     found: Vec<Result<Discovered, ReadError>>,
@@ -44,39 +45,55 @@ where
     F: Fn(&Model) -> Vec<Finding> + Sync,
 {
     let started = Instant::now();
-    let models: Vec<ModelResult> = found
+    let checked = |mut model: Box<Model>| {
+        let mut findings = settings.apply(lint(&model));
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        if keep == Keep::Reports {
+            release_graphs(&mut model);
+        }
+        ModelOutcome::Checked { model, findings }
+    };
+    let models: Vec<Vec<ModelResult>> = found
         .into_par_iter()
         .map(|d| {
-            let result = match d {
-                Err(e) => ModelResult {
+            let results = match d {
+                Err(e) => vec![ModelResult {
                     path: e.path().to_path_buf(),
                     outcome: ModelOutcome::Failed(e),
-                },
+                }],
                 Ok(d) => {
-                    let outcome = match read_model(&d) {
-                        Ok(ReadOutcome::Model(mut model)) => {
-                            let mut findings = settings.apply(lint(&model));
-                            findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-                            if keep == Keep::Reports {
-                                release_graphs(&mut model);
-                            }
-                            ModelOutcome::Checked { model, findings }
+                    let outcomes = match read_model(&d) {
+                        Ok(ReadOutcome::Model(model)) => vec![checked(model)],
+                        // Each sub-model is linted as a model of its own, in pipeline order.
+                        Ok(ReadOutcome::Pipeline(stages)) => stages
+                            .into_iter()
+                            .map(|s| match s {
+                                Stage::Program(model) => checked(model),
+                                Stage::Other { sub_model, what } => {
+                                    ModelOutcome::Skipped(format!("{sub_model}: {what}"))
+                                }
+                            })
+                            .collect(),
+                        Ok(ReadOutcome::NotMlProgram { what, .. }) => {
+                            vec![ModelOutcome::Skipped(what)]
                         }
-                        Ok(ReadOutcome::NotMlProgram { what, .. }) => ModelOutcome::Skipped(what),
-                        Err(e) => ModelOutcome::Failed(e),
+                        Err(e) => vec![ModelOutcome::Failed(e)],
                     };
-                    ModelResult {
-                        path: d.path,
-                        outcome,
-                    }
+                    outcomes
+                        .into_iter()
+                        .map(|outcome| ModelResult {
+                            path: d.path.clone(),
+                            outcome,
+                        })
+                        .collect()
                 }
             };
             on_done();
-            result
+            results
         })
         .collect();
     CheckRun {
-        models,
+        models: models.into_iter().flatten().collect(),
         elapsed: started.elapsed(),
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::fix::PadPlan;
-use crate::ir::Span;
+use crate::ir::{Span, SubModel};
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -79,6 +79,8 @@ pub struct Finding {
     pub severity: Severity,
     /// The model root as discovered.
     pub path: PathBuf,
+    /// The pipeline sub-model the finding is in (`None` for a model of its own).
+    pub sub_model: Option<SubModel>,
     pub function: Option<String>,
     /// The op's `name` attribute (or its first output's name).
     pub op: Option<String>,
@@ -103,10 +105,12 @@ impl Finding {
 }
 
 impl Finding {
-    /// The key findings are sorted by: path, function, op order, rule, op, state, message.
+    /// The key findings are sorted by: path, sub-model, function, op order, rule, op, state,
+    /// message.
     pub fn sort_key(&self) -> impl Ord + '_ {
         (
             &self.path,
+            &self.sub_model,
             &self.function,
             self.order.unwrap_or(u32::MAX),
             &self.rule,
@@ -125,6 +129,7 @@ impl Finding {
             rule: rule.into(),
             severity: Severity::Warning,
             path: path.into(),
+            sub_model: None,
             function: None,
             op: None,
             state: None,

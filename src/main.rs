@@ -315,33 +315,46 @@ fn check(args: CheckArgs) -> u8 {
     }
 }
 
-/// The run with each fixed model's result replaced by the result of re-checking what was written
-/// for it (`written[i]` came from `written_from[i]`).
+/// The run with each fixed model's results replaced by the results of re-checking what was
+/// written for it (`written[i]` came from `written_from[i]`); the results of a pipeline's
+/// sub-models are replaced together.
 fn merge_fixed(
-    mut run: CheckRun,
+    run: CheckRun,
     rerun: CheckRun,
     written: &[PathBuf],
     written_from: &[PathBuf],
 ) -> CheckRun {
-    let mut fresh: std::collections::BTreeMap<PathBuf, report::ModelResult> = rerun
-        .models
-        .into_iter()
-        .map(|m| (m.path.clone(), m))
-        .collect();
-    for m in &mut run.models {
-        let Some(i) = written_from.iter().position(|p| *p == m.path) else {
+    let mut fresh: Vec<Option<report::ModelResult>> = rerun.models.into_iter().map(Some).collect();
+    let mut replaced: Vec<PathBuf> = Vec::new();
+    let mut models = Vec::with_capacity(run.models.len());
+    for m in run.models {
+        let Some(w) = written_from
+            .iter()
+            .position(|p| *p == m.path)
+            .and_then(|i| written.get(i))
+        else {
+            models.push(m);
             continue;
         };
-        let new = written.get(i).and_then(|w| {
-            let key = fresh.keys().find(|k| same_path(k, w)).cloned()?;
-            fresh.remove(&key)
-        });
-        if let Some(new) = new {
-            *m = new;
+        if replaced.contains(&m.path) {
+            continue;
+        }
+        let new: Vec<report::ModelResult> = fresh
+            .iter_mut()
+            .filter(|r| r.as_ref().is_some_and(|r| same_path(&r.path, w)))
+            .filter_map(Option::take)
+            .collect();
+        if new.is_empty() {
+            models.push(m);
+        } else {
+            replaced.push(m.path.clone());
+            models.extend(new);
         }
     }
-    run.elapsed += rerun.elapsed;
-    run
+    CheckRun {
+        models,
+        elapsed: run.elapsed + rerun.elapsed,
+    }
 }
 
 /// Two spellings of one path (discovery drops `./` components).
@@ -403,20 +416,38 @@ fn exit_code(run: &CheckRun, settings: &Settings, exit_zero: bool) -> u8 {
 }
 
 fn dump(paths: &[PathBuf]) -> u8 {
-    use coreml_lint::read::{read_model, ReadOutcome};
+    use coreml_lint::read::{read_model, ReadOutcome, Stage};
     let mut code = 0;
     let found = coreml_lint::discover::discover(paths);
     let many = found.len() > 1;
+    let program = |m: &coreml_lint::ir::Model| {
+        // A pipeline's sub-models are told apart by a heading even when only one model is dumped.
+        let heading = match (many, &m.sub_model) {
+            (true, Some(sub)) => Some(format!("// {} {sub}\n", m.path.display())),
+            (true, None) => Some(format!("// {}\n", m.path.display())),
+            (false, Some(sub)) => Some(format!("// {sub}\n")),
+            (false, None) => None,
+        };
+        emit(&heading.unwrap_or_default());
+        emit(&coreml_lint::ir::render::render_to_string(&m.program));
+        emit("\n");
+    };
     for d in found {
-        match d.and_then(|d| read_model(&d)) {
-            Ok(ReadOutcome::Model(m)) => {
-                if many {
-                    emit(&format!("// {}\n", m.path.display()));
+        let read = d.and_then(|d| read_model(&d).map(|o| (d.path, o)));
+        match read {
+            Ok((_, ReadOutcome::Model(m))) => program(&m),
+            Ok((path, ReadOutcome::Pipeline(stages))) => {
+                for stage in stages {
+                    match stage {
+                        Stage::Program(m) => program(&m),
+                        Stage::Other { sub_model, what } => eprintln!(
+                            "{}: {sub_model}: {what}: not an ML Program, not checked",
+                            path.display()
+                        ),
+                    }
                 }
-                emit(&coreml_lint::ir::render::render_to_string(&m.program));
-                emit("\n");
             }
-            Ok(ReadOutcome::NotMlProgram { path, what }) => {
+            Ok((_, ReadOutcome::NotMlProgram { path, what })) => {
                 eprintln!("{}: {what}: not an ML Program, not checked", path.display())
             }
             Err(e) => {

@@ -7,10 +7,16 @@ use std::collections::BTreeSet;
 
 use coreml_lint::discover::discover;
 use coreml_lint::lint::model_facts;
-use coreml_lint::read::{read_model, ReadOutcome};
+use coreml_lint::read::read_model;
 use coreml_lint::rules::{check_model, RuleSet};
 
-type Key = (String, Option<String>, Option<String>, Option<String>);
+type Key = (
+    String,
+    Option<Vec<usize>>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
 
 #[test]
 fn corpus_findings_of_every_builtin_rule() {
@@ -18,17 +24,9 @@ fn corpus_findings_of_every_builtin_rule() {
     let ids: BTreeSet<String> = rules.rules().iter().map(|r| r.id.clone()).collect();
     let mut fired: BTreeSet<String> = BTreeSet::new();
     let corpus = common::corpus();
-    let mut expected_files: Vec<_> = std::fs::read_dir(corpus.join("expected"))
-        .expect("corpus/expected exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    expected_files.sort();
     let (mut checked, mut unreadable) = (0, Vec::new());
     let mut mismatches = Vec::new();
-    for file in expected_files {
-        let text = std::fs::read_to_string(&file).expect("readable");
-        let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    for (_, v) in common::expected_records() {
         let rel = v["path"].as_str().expect("path");
         let path = corpus.join(rel);
         let s = |x: &serde_json::Value| x.as_str().map(str::to_string);
@@ -39,6 +37,7 @@ fn corpus_findings_of_every_builtin_rule() {
             .map(|f| {
                 (
                     s(&f["rule"]).unwrap_or_default(),
+                    serde_json::from_value(f["sub_model"].clone()).expect("sub_model"),
                     s(&f["function"]),
                     s(&f["op"]),
                     s(&f["state"]),
@@ -49,25 +48,26 @@ fn corpus_findings_of_every_builtin_rule() {
             Some(Ok(d)) => d,
             other => panic!("{rel}: not discovered: {other:?}"),
         };
-        let model = match read_model(&d) {
-            Ok(ReadOutcome::Model(m)) => m,
-            Ok(ReadOutcome::NotMlProgram { what, .. }) => panic!("{rel}: {what}"),
+        let models = match read_model(&d) {
+            Ok(outcome) => outcome.into_programs(),
             Err(e) => {
                 unreadable.push(format!("{rel}: {e}"));
                 continue;
             }
         };
+        assert!(!models.is_empty(), "{rel}: no ML program");
         checked += 1;
         for w in &want {
             assert!(ids.contains(&w.0), "{rel}: expects unknown rule {}", w.0);
             fired.insert(w.0.clone());
         }
-        let findings = check_model(&model, &rules, &model_facts(&model));
-        let got: Vec<Key> = findings
+        let got: Vec<Key> = models
             .iter()
+            .flat_map(|model| check_model(model, &rules, &model_facts(model)))
             .map(|f| {
                 (
                     f.rule.clone(),
+                    f.sub_model.map(|s| s.position),
                     f.function.clone(),
                     f.op.clone(),
                     f.state.clone(),

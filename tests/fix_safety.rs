@@ -44,6 +44,7 @@ fn read(root: &Path) -> Model {
     let d = discover(&[root.to_path_buf()]).pop().unwrap().unwrap();
     match read_model(&d).unwrap() {
         ReadOutcome::Model(m) => *m,
+        ReadOutcome::Pipeline(_) => panic!("a pipeline"),
         ReadOutcome::NotMlProgram { what, .. } => panic!("{what}"),
     }
 }

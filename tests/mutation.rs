@@ -396,16 +396,22 @@ type Ending = usize;
 /// The library pipeline on one model root; panics propagate.
 fn library(root: &Path, linter: &Linter, settings: &Settings) -> Ending {
     let run = coreml_lint::check::run(&[root.to_path_buf()], settings, |m| linter.lint(m));
-    assert_eq!(run.models.len(), 1);
-    let ending = match &run.models[0].outcome {
-        ModelOutcome::Failed(e) => {
-            // A clean error names a file.
-            assert!(!e.path().as_os_str().is_empty(), "{e}");
-            2
-        }
-        ModelOutcome::Checked { findings, .. } => usize::from(!findings.is_empty()),
-        _ => 2,
-    };
+    // One result, or one per sub-model of a pipeline.
+    assert!(!run.models.is_empty());
+    let ending = run
+        .models
+        .iter()
+        .map(|m| match &m.outcome {
+            ModelOutcome::Failed(e) => {
+                // A clean error names a file.
+                assert!(!e.path().as_os_str().is_empty(), "{e}");
+                2
+            }
+            ModelOutcome::Checked { findings, .. } => usize::from(!findings.is_empty()),
+            _ => 2,
+        })
+        .max()
+        .unwrap_or(2);
     let opts = FixOptions {
         allow_unsafe: true,
         diff_only: true,

@@ -79,24 +79,55 @@ fn corpus_packages_match_coremltools_records() {
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
         let path = corpus.join(expected["path"].as_str().unwrap());
-        let m = common::read(&path);
         let name = path.display();
-        assert_eq!(
-            json!(m.spec_version),
-            expected["specification_version"],
-            "{name}"
-        );
-        assert_eq!(functions(&m), expected["functions"], "{name}");
-        assert_eq!(program_states(&m), expected["states"], "{name}");
-        assert_eq!(
-            description_states(&m),
-            expected["description_states"],
-            "{name}"
-        );
+        // A pipeline's record holds one entry per sub-model, in order.
+        let (models, records) = if expected["kind"] == "pipeline" {
+            let subs = expected["sub_models"].as_array().unwrap().clone();
+            (common::read_programs(&path), subs)
+        } else {
+            (vec![common::read(&path)], vec![expected.clone()])
+        };
+        assert_eq!(models.len(), records.len(), "{name}");
+        for (m, rec) in models.iter().zip(&records) {
+            if let Some(sub) = &m.sub_model {
+                assert_eq!(json!(sub.position), rec["position"], "{name}");
+                assert_eq!(json!(sub.name), rec["name"], "{name}");
+            }
+            assert_eq!(
+                json!(m.spec_version),
+                rec["specification_version"],
+                "{name}"
+            );
+            assert_eq!(functions(m), rec["functions"], "{name}");
+            assert_eq!(program_states(m), rec["states"], "{name}");
+            assert_eq!(description_states(m), rec["description_states"], "{name}");
+        }
         checked += 1;
     }
     assert!(checked > 0, "no records in corpus/expected");
     eprintln!("checked {checked} corpus packages");
+}
+
+/// The positions of the ML programs in the model `bytes` (`[]` when it is one), depth first.
+fn program_positions(bytes: &[u8], at: &mut Vec<usize>) -> Vec<Vec<usize>> {
+    use coreml_lint::read::proto::{self, model::Type};
+    use prost::Message;
+    match proto::Model::decode(bytes).unwrap().r#type {
+        Some(Type::MlProgram(_)) => vec![at.clone()],
+        Some(Type::Pipeline(_) | Type::PipelineClassifier(_) | Type::PipelineRegressor(_)) => {
+            let mut out = Vec::new();
+            for i in 0.. {
+                let Ok(sub) = proto::sub_model_bytes(bytes, &[i]) else {
+                    break;
+                };
+                at.push(i);
+                out.extend(program_positions(sub, at));
+                at.pop();
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The wire splice re-encodes every corpus package (states, multifunction descriptions, LUT
@@ -112,21 +143,36 @@ fn corpus_packages_reencode_losslessly() {
         };
         for pkg in entries.filter_map(Result::ok).map(|e| e.path()) {
             let file = pkg.join("Data/com.apple.CoreML/model.mlmodel");
-            let bytes = std::fs::read(&file).unwrap();
-            let spec = proto::Model::decode(bytes.as_slice()).unwrap();
-            let Some(Type::MlProgram(program)) = &spec.r#type else {
-                panic!("{}: not an ML program", pkg.display())
-            };
-            let out =
-                proto::encode_model_preserving(&bytes, spec.description.as_ref(), Some(program))
-                    .unwrap();
-            assert_eq!(
-                proto::Model::decode(out.as_slice()).unwrap(),
-                spec,
-                "{}",
-                pkg.display()
-            );
-            assert_eq!(out.len(), bytes.len(), "{}", pkg.display());
+            let whole = std::fs::read(&file).unwrap();
+            let whole_spec = proto::Model::decode(whole.as_slice()).unwrap();
+            // A pipeline's ML-program sub-models are re-encoded one at a time and spliced back.
+            let positions = program_positions(&whole, &mut Vec::new());
+            assert!(!positions.is_empty(), "{}", pkg.display());
+            for at in positions {
+                let bytes = proto::sub_model_bytes(&whole, &at).unwrap();
+                let spec = proto::Model::decode(bytes).unwrap();
+                let Some(Type::MlProgram(program)) = &spec.r#type else {
+                    panic!("{} {at:?}: not an ML program", pkg.display())
+                };
+                let out =
+                    proto::encode_model_preserving(bytes, spec.description.as_ref(), Some(program))
+                        .unwrap();
+                assert_eq!(
+                    proto::Model::decode(out.as_slice()).unwrap(),
+                    spec,
+                    "{}",
+                    pkg.display()
+                );
+                assert_eq!(out.len(), bytes.len(), "{}", pkg.display());
+                let spliced = proto::replace_sub_model(&whole, &at, &out).unwrap();
+                assert_eq!(
+                    proto::Model::decode(spliced.as_slice()).unwrap(),
+                    whole_spec,
+                    "{} {at:?}",
+                    pkg.display()
+                );
+                assert_eq!(spliced.len(), whole.len(), "{}", pkg.display());
+            }
             checked += 1;
         }
     }

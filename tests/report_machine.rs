@@ -10,7 +10,7 @@ use coreml_lint::discover::discover;
 use coreml_lint::finding::{Applicability, Finding, FixOffer, Label, Severity};
 use coreml_lint::ir::render::render_to_string;
 use coreml_lint::ir::{Model, ModelKind};
-use coreml_lint::read::{read_model, ReadOutcome};
+use coreml_lint::read::{read_model, ReadOutcome, Stage};
 use coreml_lint::report::{github, sarif, CheckRun, ModelOutcome, ModelResult, RuleInfo};
 use serde_json::Value;
 
@@ -70,6 +70,7 @@ fn findings_for(model: &Model, message: &str) -> Vec<Finding> {
                 rule: String::new(),
                 severity: Severity::Error,
                 path: model.path.clone(),
+                sub_model: model.sub_model.clone(),
                 function: Some(func.name.clone()),
                 op: Some(op.display_name().to_string()),
                 state: None,
@@ -121,24 +122,35 @@ fn findings_for(model: &Model, message: &str) -> Vec<Finding> {
 
 /// Discovers and reads `paths` and attaches hand-made findings, as `check` would.
 fn check(paths: &[PathBuf], message: &str) -> CheckRun {
+    let checked = |path: &Path, model: Box<Model>| ModelResult {
+        path: path.to_path_buf(),
+        outcome: ModelOutcome::Checked {
+            findings: findings_for(&model, message),
+            model,
+        },
+    };
     let models = discover(paths)
         .into_iter()
-        .map(|d| match d.and_then(|d| read_model(&d).map(|o| (d, o))) {
-            Ok((d, ReadOutcome::Model(model))) => ModelResult {
-                path: d.path,
-                outcome: ModelOutcome::Checked {
-                    findings: findings_for(&model, message),
-                    model,
-                },
-            },
-            Ok((d, ReadOutcome::NotMlProgram { what, .. })) => ModelResult {
+        .flat_map(|d| match d.and_then(|d| read_model(&d).map(|o| (d, o))) {
+            Ok((d, ReadOutcome::Model(model))) => vec![checked(&d.path, model)],
+            Ok((d, ReadOutcome::Pipeline(stages))) => stages
+                .into_iter()
+                .map(|s| match s {
+                    Stage::Program(model) => checked(&d.path, model),
+                    Stage::Other { sub_model, what } => ModelResult {
+                        path: d.path.clone(),
+                        outcome: ModelOutcome::Skipped(format!("{sub_model}: {what}")),
+                    },
+                })
+                .collect(),
+            Ok((d, ReadOutcome::NotMlProgram { what, .. })) => vec![ModelResult {
                 path: d.path,
                 outcome: ModelOutcome::Skipped(what),
-            },
-            Err(e) => ModelResult {
+            }],
+            Err(e) => vec![ModelResult {
                 path: e.path().to_path_buf(),
                 outcome: ModelOutcome::Failed(e),
-            },
+            }],
         })
         .collect();
     CheckRun {

@@ -264,6 +264,16 @@ fn text_after(
     rendered.to_string()
 }
 
+/// `model` as read from its copy at `root` (a fixed copy written under `--output`).
+pub fn moved_to(model: &Model, root: &Path) -> Model {
+    let mut moved = model.clone();
+    moved.path = root.to_path_buf();
+    moved.source.file = retarget(&model.source.file, &model.path, root);
+    moved.model_path = retarget(&model.model_path, &model.path, root);
+    moved.root = retarget(&model.root, &model.path, root);
+    moved
+}
+
 /// `path` (inside `from`) moved under `to`.
 fn retarget(path: &Path, from: &Path, to: &Path) -> PathBuf {
     match path.strip_prefix(from) {
@@ -326,6 +336,7 @@ fn text_files(
 
 /// The new `model.mlmodel`: the decoded protobuf edited by every applied plan, re-encoded keeping
 /// every field the fix does not change, and checked to lower to the same program as the IR edit.
+/// A pipeline sub-model is edited in place: every byte of the file outside it is kept.
 fn protobuf_files(
     model: &Model,
     after: &str,
@@ -337,8 +348,13 @@ fn protobuf_files(
         path: file.clone(),
         message,
     };
-    let original = limits::read_capped(file).map_err(|e| internal(e.to_string()))?;
-    let mut spec = proto::decode_model(&original, file).map_err(|e| internal(e.to_string()))?;
+    let position = model
+        .sub_model
+        .as_ref()
+        .map_or(&[][..], |s| s.position.as_slice());
+    let whole = limits::read_capped(file).map_err(|e| internal(e.to_string()))?;
+    let original = proto::sub_model_bytes(&whole, position).map_err(|e| internal(e.to_string()))?;
+    let mut spec = proto::decode_model(original, file).map_err(|e| internal(e.to_string()))?;
     let mut desc = spec.description.clone();
     let mut desc_changed = 0;
     {
@@ -361,20 +377,30 @@ fn protobuf_files(
         Some(proto::model::Type::MlProgram(p)) => p,
         _ => return Err(not_ml_program(&model.path, "this model")),
     };
-    let bytes = proto::encode_model_preserving(
-        &original,
+    let edited = proto::encode_model_preserving(
+        original,
         desc.as_ref().filter(|_| desc_changed > 0),
         Some(program),
     )
     .map_err(|e| internal(e.to_string()))?;
+    let bytes =
+        proto::replace_sub_model(&whole, position, &edited).map_err(|e| internal(e.to_string()))?;
     // The protobuf edit and the IR edit must agree before anything is written.
     let lowered = match lower::lower_bytes(bytes.clone().into(), file)
         .map_err(|e| internal(e.to_string()))?
     {
-        lower::Lowered::Program(p) => p,
+        lower::Lowered::Program(p) if model.sub_model.is_none() => Some(p),
+        lower::Lowered::Pipeline(stages) => stages
+            .into_iter()
+            .find(|s| model.sub_model.as_ref() == Some(&s.sub_model))
+            .and_then(|s| match s.content {
+                lower::StageContent::Program(p) => Some(p),
+                lower::StageContent::NotMlProgram(_) => None,
+            }),
         lower::Lowered::NotMlProgram(what) => return Err(not_ml_program(&model.path, &what)),
+        lower::Lowered::Program(_) => None,
     };
-    if render_to_string(&lowered.program) != after {
+    if lowered.is_none_or(|p| render_to_string(&p.program) != after) {
         return Err(internal(
             "the edited protobuf does not lower to the program the plan describes".into(),
         ));

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use super::{apply_plans, plan_requests, FixError, FixMode, PadPlan, PadRequest};
+use super::{apply_plans, moved_to, plan_requests, FixError, FixMode, PadPlan, PadRequest};
 use crate::ir::Model;
 use crate::report::{CheckRun, ModelOutcome};
 
@@ -43,60 +43,70 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
         let ModelOutcome::Checked { model, findings } = &m.outcome else {
             continue;
         };
-        let mode = match (&opts.output, opts.diff_only) {
-            (_, true) => FixMode::DiffOnly,
-            (Some(dir), false) => FixMode::Output(dir.clone()),
-            (None, false) => FixMode::InPlace,
+        let plans = offered_plans(model, findings, opts.pad_axis);
+        if plans.as_ref().is_ok_and(Vec::is_empty) {
+            continue;
+        }
+        // A second sub-model of a pipeline already copied under --output is fixed in that copy.
+        let copied = out
+            .written_from
+            .iter()
+            .position(|p| *p == model.path)
+            .and_then(|i| out.written.get(i))
+            .filter(|_| opts.output.is_some() && !opts.diff_only)
+            .map(|root| moved_to(model, root));
+        let mode = match (&opts.output, opts.diff_only, copied.is_some()) {
+            (_, true, _) => FixMode::DiffOnly,
+            (Some(dir), false, false) => FixMode::Output(dir.clone()),
+            (_, false, _) => FixMode::InPlace,
         };
-        let applied = offered_plans(model, findings, opts.pad_axis).and_then(|plans| {
-            match plans.is_empty() {
-                true => Ok(None),
-                false => apply_plans(model, &plans, opts.allow_unsafe, mode).map(Some),
-            }
-        });
-        match applied {
-            Ok(None) => {}
-            Ok(Some(outcome)) => {
+        let target = copied.as_ref().unwrap_or(model);
+        let who = match &model.sub_model {
+            Some(sub) => format!("{} ({sub})", model.path.display()),
+            None => model.path.display().to_string(),
+        };
+        match plans.and_then(|plans| apply_plans(target, &plans, opts.allow_unsafe, mode)) {
+            Ok(outcome) => {
                 out.diff.push_str(&outcome.diff);
                 for plan in &outcome.applied {
                     let (pad, unwrap) = match opts.diff_only {
                         true => ("would pad", "would remove"),
                         false => ("padded", "removed"),
                     };
-                    let path = model.path.display();
                     if !plan.unwrapped.is_empty() {
                         out.messages.push(format!(
-                            "{path}: {unwrap} the full-window wrappers {} of state `{}`",
+                            "{who}: {unwrap} the full-window wrappers {} of state `{}`",
                             plan.unwrapped.join(", "),
                             plan.state
                         ));
                     }
                     if plan.pads() {
                         out.messages.push(format!(
-                            "{path}: {pad} state `{}` {:?} → {:?} on axis {}",
+                            "{who}: {pad} state `{}` {:?} → {:?} on axis {}",
                             plan.state, plan.old_shape, plan.new_shape, plan.axis
                         ));
                     }
                 }
-                out.messages.extend(
-                    outcome
-                        .notes
-                        .iter()
-                        .map(|n| format!("{}: {n}", model.path.display())),
-                );
+                out.messages
+                    .extend(outcome.notes.iter().map(|n| format!("{who}: {n}")));
                 if let Some(root) = outcome.written {
-                    out.written.push(root);
-                    out.written_from.push(model.path.clone());
+                    if !out.written.contains(&root) {
+                        out.written.push(root);
+                        out.written_from.push(model.path.clone());
+                    }
                 }
             }
-            Err(FixError::Refused(refusal, path)) => {
-                out.messages
-                    .push(format!("{}: not fixed: {refusal}", path.display()));
+            Err(FixError::Refused(refusal, _)) => {
+                out.messages.push(format!("{who}: not fixed: {refusal}"));
             }
-            Err(e @ FixError::Unsupported { .. }) => out.messages.push(e.to_string()),
             Err(e) => {
-                out.failures += 1;
-                out.messages.push(e.to_string());
+                if !matches!(e, FixError::Unsupported { .. }) {
+                    out.failures += 1;
+                }
+                out.messages.push(match &model.sub_model {
+                    Some(sub) => format!("{e} (in {sub})"),
+                    None => e.to_string(),
+                });
             }
         }
     }

@@ -18,6 +18,7 @@ pub use graph::{
 pub use literal::{BlobRef, Literal, Payload, TensorData};
 pub use model::{
     FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Model, ModelDesc, ModelKind, SourceText,
+    SubModel,
 };
 pub use span::Span;
 pub use types::{DType, Dim, TensorType, ValueType};

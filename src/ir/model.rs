@@ -1,5 +1,6 @@
 //! A model as read from disk: where it came from, its description and its program.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -131,4 +132,35 @@ pub struct Model {
     pub model_path: PathBuf,
     /// Root that no file access may leave (the package folder, or the bare file's folder).
     pub root: PathBuf,
+    /// Where the program sits when the file is a pipeline; `None` for a model of its own.
+    pub sub_model: Option<SubModel>,
+}
+
+/// Where a sub-model sits inside a pipeline (`Pipeline`, `PipelineClassifier`, `PipelineRegressor`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SubModel {
+    /// Its position at each level of nesting, outermost first: `[1]` is the second model of the
+    /// pipeline, `[0, 2]` the third model of the first one (itself a pipeline).
+    pub position: Vec<usize>,
+    /// Its name in the pipeline that holds it, when that pipeline names its models.
+    pub name: Option<String>,
+}
+
+impl SubModel {
+    /// The position as `1` or `0.2`.
+    pub fn position_text(&self) -> String {
+        let parts: Vec<String> = self.position.iter().map(usize::to_string).collect();
+        parts.join(".")
+    }
+}
+
+impl fmt::Display for SubModel {
+    /// `sub-model 1` or `sub-model 0.2 "decoder"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sub-model {}", self.position_text())?;
+        if let Some(name) = &self.name {
+            write!(f, " \"{name}\"")?;
+        }
+        Ok(())
+    }
 }

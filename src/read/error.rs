@@ -65,6 +65,21 @@ impl ReadError {
         }
     }
 
+    /// The error as it concerns a sub-model of a pipeline: the message names the sub-model.
+    pub fn in_sub_model(self, sub_model: &crate::ir::SubModel) -> ReadError {
+        match self {
+            ReadError::Protobuf { path, message } => ReadError::Protobuf {
+                path,
+                message: format!("{sub_model}: {message}"),
+            },
+            ReadError::Program { path, message } => ReadError::Program {
+                path,
+                message: format!("{sub_model}: {message}"),
+            },
+            other => other,
+        }
+    }
+
     /// The file the error is about.
     pub fn path(&self) -> &std::path::Path {
         match self {

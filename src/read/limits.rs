@@ -9,6 +9,10 @@ pub const MAX_NESTING: usize = 256;
 /// with large frames (2 MiB thread stacks overflow near 250 levels in debug builds); real
 /// programs nest a handful of levels.
 pub const MAX_BLOCK_NESTING: usize = 64;
+/// Deepest nesting of pipelines inside pipelines (coremltools writes one level).
+pub const MAX_PIPELINE_NESTING: usize = 16;
+/// Most sub-models read from one pipeline file, all levels together.
+pub const MAX_PIPELINE_MODELS: usize = 4096;
 /// Largest element count of an immediate tensor that is decoded.
 pub const MAX_IMMEDIATE_ELEMENTS: u64 = 1 << 24;
 /// Largest dimension accepted in a declared shape (2^40, as the issue says).

@@ -19,7 +19,8 @@ use crate::ir::literal::f16_to_f64;
 use crate::ir::Function;
 use crate::ir::{
     Arg, Attributes, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc,
-    Literal, ModelDesc, Output, Param, Payload, Program, Span, TensorData, TensorType, ValueType,
+    Literal, ModelDesc, Output, Param, Payload, Program, Span, SubModel, TensorData, TensorType,
+    ValueType,
 };
 
 /// A lowered ML program.
@@ -34,18 +35,124 @@ pub struct LoweredProgram {
 #[derive(Debug)]
 pub enum Lowered {
     Program(Box<LoweredProgram>),
+    /// A pipeline (plain, classifier or regressor) holding at least one ML program: every
+    /// sub-model in order, nested pipelines flattened.
+    Pipeline(Vec<LoweredStage>),
     /// Not an ML program; the string names what it is (e.g. "a neural network").
+    NotMlProgram(String),
+}
+
+/// One sub-model of a pipeline.
+#[derive(Debug)]
+pub struct LoweredStage {
+    pub sub_model: SubModel,
+    pub content: StageContent,
+}
+
+/// What a model that is not a pipeline holds.
+#[derive(Debug)]
+pub enum StageContent {
+    Program(Box<LoweredProgram>),
+    /// Not an ML program; the string names what it is.
     NotMlProgram(String),
 }
 
 /// Decodes the `Model` protobuf in `bytes` (read from `path`) and lowers it. Functions are lowered
 /// and built in parallel; each top-level operation is decoded, lowered and dropped in turn, so the
-/// protobuf tree is never held whole.
+/// protobuf tree is never held whole. A pipeline's sub-models are lowered one after another.
 pub fn lower_bytes(bytes: Bytes, path: &Path) -> Result<Lowered, ReadError> {
-    let outline = proto::decode_outline(bytes.clone(), path)?;
+    let mut outline = proto::decode_outline(bytes.clone(), path)?;
+    if outline.ml_program.is_none() {
+        if let Some(pipeline) = outline.take_pipeline() {
+            return lower_pipeline(pipeline, path);
+        }
+    }
+    Ok(match lower_single(outline, &bytes, path)? {
+        StageContent::Program(p) => Lowered::Program(p),
+        StageContent::NotMlProgram(what) => Lowered::NotMlProgram(what),
+    })
+}
+
+fn lower_pipeline(pipeline: proto::PipelineOutline, path: &Path) -> Result<Lowered, ReadError> {
+    let mut stages = Vec::new();
+    collect_stages(pipeline, &mut Vec::new(), path, &mut stages)?;
+    if stages
+        .iter()
+        .any(|s| matches!(s.content, StageContent::Program(_)))
+    {
+        return Ok(Lowered::Pipeline(stages));
+    }
+    let kinds: Vec<String> = stages
+        .iter()
+        .map(|s| match &s.content {
+            StageContent::NotMlProgram(what) => what.clone(),
+            StageContent::Program(_) => String::new(),
+        })
+        .collect();
+    Ok(Lowered::NotMlProgram(if kinds.is_empty() {
+        "a pipeline with no models".to_string()
+    } else {
+        format!("a pipeline with no ML program ({})", kinds.join(", "))
+    }))
+}
+
+/// Appends the sub-models of `pipeline` (at nesting position `at`) to `out`, depth first.
+fn collect_stages(
+    pipeline: proto::PipelineOutline,
+    at: &mut Vec<usize>,
+    path: &Path,
+    out: &mut Vec<LoweredStage>,
+) -> Result<(), ReadError> {
+    let refuse = |message: String| ReadError::Protobuf {
+        path: path.to_path_buf(),
+        message,
+    };
+    if at.len() >= limits::MAX_PIPELINE_NESTING {
+        return Err(refuse(format!(
+            "pipelines are nested deeper than {} levels",
+            limits::MAX_PIPELINE_NESTING
+        )));
+    }
+    if out.len() + pipeline.models.len() > limits::MAX_PIPELINE_MODELS {
+        return Err(refuse(format!(
+            "the pipeline holds more than {} models",
+            limits::MAX_PIPELINE_MODELS
+        )));
+    }
+    for (i, bytes) in pipeline.models.into_iter().enumerate() {
+        at.push(i);
+        let sub_model = SubModel {
+            position: at.clone(),
+            name: pipeline.names.get(i).filter(|n| !n.is_empty()).cloned(),
+        };
+        let mut outline =
+            proto::decode_outline(bytes.clone(), path).map_err(|e| e.in_sub_model(&sub_model))?;
+        let nested = match outline.ml_program {
+            None => outline.take_pipeline(),
+            Some(_) => None,
+        };
+        match nested {
+            Some(inner) => collect_stages(inner, at, path, out)?,
+            None => {
+                let content =
+                    lower_single(outline, &bytes, path).map_err(|e| e.in_sub_model(&sub_model))?;
+                out.push(LoweredStage { sub_model, content });
+            }
+        }
+        at.pop();
+    }
+    Ok(())
+}
+
+/// Lowers a model that is not a pipeline.
+fn lower_single(
+    outline: proto::ModelOutline,
+    bytes: &Bytes,
+    path: &Path,
+) -> Result<StageContent, ReadError> {
     let Some(program) = outline.ml_program else {
-        return match proto::decode_model(&bytes, path)?.r#type {
-            Some(other) => Ok(Lowered::NotMlProgram(other.describe().to_string())),
+        return match proto::decode_model(bytes, path)?.r#type {
+            Some(other) => Ok(StageContent::NotMlProgram(other.describe().to_string())),
             None => Err(ReadError::Protobuf {
                 path: path.to_path_buf(),
                 message: "the Model message names no model kind (empty, or not a Core ML model)"
@@ -78,7 +185,7 @@ pub fn lower_bytes(bytes: Bytes, path: &Path) -> Result<Lowered, ReadError> {
         .collect();
     // The first error in name order, whatever the scheduling.
     let functions = built.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(Lowered::Program(Box::new(LoweredProgram {
+    Ok(StageContent::Program(Box::new(LoweredProgram {
         program: Program {
             // The text dialect the renderer prints: bare scalars from spec 9 (iOS 18) on.
             version: if spec_version >= 9 { "1.3" } else { "1.0" }.to_string(),
@@ -1025,8 +1132,19 @@ mod tests {
             ..Default::default()
         };
         assert!(
-            matches!(lower_model(&pipe, path()), Ok(Lowered::NotMlProgram(w)) if w == "a pipeline")
+            matches!(lower_model(&pipe, path()), Ok(Lowered::NotMlProgram(w)) if w == "a pipeline with no models")
         );
+        let nn_pipe = proto::Model {
+            r#type: Some(proto::model::Type::Pipeline(proto::Pipeline {
+                models: vec![nn.clone(), nn.clone()],
+                names: vec![],
+            })),
+            ..Default::default()
+        };
+        assert!(matches!(
+            lower_model(&nn_pipe, path()),
+            Ok(Lowered::NotMlProgram(w)) if w == "a pipeline with no ML program (a neural network, a neural network)"
+        ));
         // Survives a round trip through bytes, as a real file would.
         let back = proto::Model::decode(nn.encode_to_vec().as_slice()).unwrap();
         assert!(matches!(
@@ -1278,6 +1396,7 @@ mod tests {
                 )]),
                 attributes: BTreeMap::new(),
             }),
+            ..Default::default()
         };
         match lower_bytes(garbled.encode_to_vec().into(), path()) {
             Err(e @ ReadError::Protobuf { .. }) => {
@@ -1314,5 +1433,159 @@ mod tests {
             b[i] ^= 0x5a;
             drop(lower_bytes(b.into(), path()));
         }
+    }
+
+    /// A one-op ML program (`relu` of an fp16 `[1, 4]`).
+    fn tiny_program() -> proto::Model {
+        let t = || tensor_type(D::Float16, &[1, 4]);
+        ml_model(
+            9,
+            vec![(
+                "main",
+                function(
+                    "CoreML8",
+                    vec![named("x", t())],
+                    vec![op("relu", "y", &[("x", "x")], vec![named("y", t())])],
+                    &["y"],
+                ),
+            )],
+            proto::ModelDescription::default(),
+        )
+    }
+
+    /// `Pipeline` bytes of `models` (each already encoded) with `names`.
+    fn pipeline_bytes(models: Vec<Vec<u8>>, names: &[&str]) -> Vec<u8> {
+        proto::PipelineOutline {
+            models: models.into_iter().map(Bytes::from).collect(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        }
+        .encode_to_vec()
+    }
+
+    /// A `PipelineClassifier` / `PipelineRegressor` payload holding `pipeline`.
+    fn held(pipeline: Vec<u8>) -> Vec<u8> {
+        proto::PipelineHolderOutline {
+            pipeline: Some(proto::PipelineOutline::decode(pipeline.as_slice()).unwrap()),
+        }
+        .encode_to_vec()
+    }
+
+    fn positions(stages: &[LoweredStage]) -> Vec<(Vec<usize>, Option<&str>, bool)> {
+        stages
+            .iter()
+            .map(|s| {
+                (
+                    s.sub_model.position.clone(),
+                    s.sub_model.name.as_deref(),
+                    matches!(s.content, StageContent::Program(_)),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pipelines_of_every_kind_are_flattened_in_order() {
+        use proto::model::Type;
+        let nn = proto::Model {
+            specification_version: 4,
+            r#type: Some(Type::NeuralNetwork(vec![])),
+            ..Default::default()
+        };
+        // regressor [nn, program], named
+        let regressor = proto::Model {
+            r#type: Some(Type::PipelineRegressor(held(pipeline_bytes(
+                vec![nn.encode_to_vec(), tiny_program().encode_to_vec()],
+                &["norm", "head"],
+            )))),
+            ..Default::default()
+        };
+        // classifier [program, regressor], unnamed
+        let classifier = proto::Model {
+            r#type: Some(Type::PipelineClassifier(held(pipeline_bytes(
+                vec![tiny_program().encode_to_vec(), regressor.encode_to_vec()],
+                &[],
+            )))),
+            ..Default::default()
+        };
+        let Ok(Lowered::Pipeline(stages)) = lower_model(&classifier, path()) else {
+            panic!("not read as a pipeline")
+        };
+        assert_eq!(
+            positions(&stages),
+            vec![
+                (vec![0], None, true),
+                (vec![1, 0], Some("norm"), false),
+                (vec![1, 1], Some("head"), true),
+            ]
+        );
+        let StageContent::Program(p) = &stages[2].content else {
+            unreachable!()
+        };
+        assert_eq!(p.program.functions[0].name, "main");
+        // A plain pipeline holding that classifier.
+        let plain = proto::Model {
+            r#type: Some(Type::Pipeline(proto::Pipeline {
+                models: vec![classifier],
+                names: vec!["all".into()],
+            })),
+            ..Default::default()
+        };
+        let Ok(Lowered::Pipeline(stages)) = lower_model(&plain, path()) else {
+            panic!("not read as a pipeline")
+        };
+        assert_eq!(stages[2].sub_model.position, vec![0, 1, 1]);
+        assert_eq!(stages[2].sub_model.to_string(), "sub-model 0.1.1 \"head\"");
+    }
+
+    #[test]
+    fn hostile_pipelines_are_read_errors_naming_the_sub_model() {
+        use proto::model::Type;
+        // A truncated sub-model.
+        let mut sub = tiny_program().encode_to_vec();
+        sub.truncate(sub.len() / 2);
+        let pipeline = pipeline_bytes(vec![tiny_program().encode_to_vec(), sub], &[]);
+        // `Model.pipeline` (field 202, length-delimited) holding it.
+        let model = [&[0xd2u8, 0x0c][..], &encode_len(pipeline.len()), &pipeline].concat();
+        let err = lower_bytes(model.into(), path()).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("sub-model 1") && msg.contains("model.mlmodel"),
+            "{msg}"
+        );
+
+        // Pipelines nested far deeper than the limit: an error, not a stack overflow.
+        let mut inner = tiny_program().encode_to_vec();
+        for _ in 0..10_000 {
+            let p = pipeline_bytes(vec![inner], &[]);
+            inner = [&[0xd2u8, 0x0c][..], &encode_len(p.len()), &p].concat();
+        }
+        let msg = lower_bytes(inner.into(), path()).unwrap_err().to_string();
+        assert!(msg.contains("nested deeper than"), "{msg}");
+
+        // Too many sub-models.
+        let nn = proto::Model {
+            r#type: Some(Type::NeuralNetwork(vec![])),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let many = proto::Model {
+            r#type: Some(Type::Pipeline(proto::Pipeline {
+                models: vec![
+                    proto::Model::decode(nn.as_slice()).unwrap();
+                    limits::MAX_PIPELINE_MODELS + 1
+                ],
+                names: vec![],
+            })),
+            ..Default::default()
+        };
+        let msg = lower_model(&many, path()).unwrap_err().to_string();
+        assert!(msg.contains("more than"), "{msg}");
+    }
+
+    /// A protobuf length prefix.
+    fn encode_len(n: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        prost::encoding::encode_varint(n as u64, &mut out);
+        out
     }
 }

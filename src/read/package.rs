@@ -5,15 +5,45 @@ use std::sync::Arc;
 
 use super::{limits, lower, manifest, metadata, miltext, ReadError};
 use crate::discover::Discovered;
-use crate::ir::{render, Model, ModelDesc, ModelKind, SourceText};
+use crate::ir::{render, Model, ModelDesc, ModelKind, SourceText, SubModel};
 
 /// What reading a model root gave.
 #[derive(Debug)]
 pub enum ReadOutcome {
     /// An ML program, ready for analysis.
     Model(Box<Model>),
-    /// A valid model of another kind (neural network, pipeline, …): reported, not checked.
+    /// A pipeline holding at least one ML program: its sub-models in order (nested pipelines
+    /// flattened), each ML program read as a model of its own.
+    Pipeline(Vec<Stage>),
+    /// A valid model of another kind (neural network, pipeline of those, …): reported, not checked.
     NotMlProgram { path: PathBuf, what: String },
+}
+
+impl ReadOutcome {
+    /// The ML programs read: the model itself, or every ML-program sub-model of a pipeline in
+    /// order; none for a model of another kind.
+    pub fn into_programs(self) -> Vec<Model> {
+        match self {
+            ReadOutcome::Model(m) => vec![*m],
+            ReadOutcome::Pipeline(stages) => stages
+                .into_iter()
+                .filter_map(|s| match s {
+                    Stage::Program(m) => Some(*m),
+                    Stage::Other { .. } => None,
+                })
+                .collect(),
+            ReadOutcome::NotMlProgram { .. } => Vec::new(),
+        }
+    }
+}
+
+/// One sub-model of a pipeline.
+#[derive(Debug)]
+pub enum Stage {
+    /// An ML program; its [`Model::sub_model`] says where it sits.
+    Program(Box<Model>),
+    /// A model of another kind, named.
+    Other { sub_model: SubModel, what: String },
 }
 
 /// Reads the model at `d`.
@@ -64,32 +94,51 @@ fn read_protobuf(
     root: PathBuf,
 ) -> Result<ReadOutcome, ReadError> {
     let bytes = limits::read_capped(file)?;
-    let lowered = match lower::lower_bytes(bytes.into(), file)? {
-        lower::Lowered::Program(p) => *p,
-        lower::Lowered::NotMlProgram(what) => {
-            return Ok(ReadOutcome::NotMlProgram {
-                path: root_path.to_path_buf(),
-                what,
-            })
-        }
+    let program_model = |lowered: lower::LoweredProgram, sub_model: Option<SubModel>| {
+        let mut program = lowered.program;
+        let text = render::render_program(&mut program);
+        let name = match &sub_model {
+            Some(sub) => format!("{} (rendered, {sub})", root_path.display()),
+            None => format!("{} (rendered)", root_path.display()),
+        };
+        Box::new(Model {
+            path: root_path.to_path_buf(),
+            kind,
+            spec_version: Some(lowered.spec_version),
+            description: lowered.description,
+            program,
+            source: SourceText {
+                name,
+                file: file.to_path_buf(),
+                text: Arc::from(text),
+                is_file: false,
+            },
+            model_path: model_path.clone(),
+            root: root.clone(),
+            sub_model,
+        })
     };
-    let mut program = lowered.program;
-    let text = render::render_program(&mut program);
-    Ok(ReadOutcome::Model(Box::new(Model {
-        path: root_path.to_path_buf(),
-        kind,
-        spec_version: Some(lowered.spec_version),
-        description: lowered.description,
-        program,
-        source: SourceText {
-            name: format!("{} (rendered)", root_path.display()),
-            file: file.to_path_buf(),
-            text: Arc::from(text),
-            is_file: false,
+    Ok(match lower::lower_bytes(bytes.into(), file)? {
+        lower::Lowered::Program(p) => ReadOutcome::Model(program_model(*p, None)),
+        lower::Lowered::Pipeline(stages) => ReadOutcome::Pipeline(
+            stages
+                .into_iter()
+                .map(|s| match s.content {
+                    lower::StageContent::Program(p) => {
+                        Stage::Program(program_model(*p, Some(s.sub_model)))
+                    }
+                    lower::StageContent::NotMlProgram(what) => Stage::Other {
+                        sub_model: s.sub_model,
+                        what,
+                    },
+                })
+                .collect(),
+        ),
+        lower::Lowered::NotMlProgram(what) => ReadOutcome::NotMlProgram {
+            path: root_path.to_path_buf(),
+            what,
         },
-        model_path,
-        root,
-    })))
+    })
 }
 
 fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
@@ -160,5 +209,6 @@ fn read_text(
         },
         model_path,
         root,
+        sub_model: None,
     })))
 }

@@ -933,6 +933,38 @@ pub struct ModelOutline {
     pub description: Option<ModelDescription>,
     #[prost(message, optional, tag = "502")]
     pub ml_program: Option<ProgramOutline>,
+    #[prost(message, optional, tag = "200")]
+    pub pipeline_classifier: Option<PipelineHolderOutline>,
+    #[prost(message, optional, tag = "201")]
+    pub pipeline_regressor: Option<PipelineHolderOutline>,
+    #[prost(message, optional, tag = "202")]
+    pub pipeline: Option<PipelineOutline>,
+}
+
+impl ModelOutline {
+    /// The pipeline this model is (plain, classifier or regressor), taken out of the outline.
+    pub fn take_pipeline(&mut self) -> Option<PipelineOutline> {
+        self.pipeline
+            .take()
+            .or_else(|| self.pipeline_classifier.take().and_then(|h| h.pipeline))
+            .or_else(|| self.pipeline_regressor.take().and_then(|h| h.pipeline))
+    }
+}
+
+/// [`Pipeline`] whose models are each one undecoded `Model` message.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PipelineOutline {
+    #[prost(bytes = "bytes", repeated, tag = "1")]
+    pub models: Vec<prost::bytes::Bytes>,
+    #[prost(string, repeated, tag = "2")]
+    pub names: Vec<String>,
+}
+
+/// `PipelineClassifier` and `PipelineRegressor`: both hold their pipeline in field 1.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PipelineHolderOutline {
+    #[prost(message, optional, tag = "1")]
+    pub pipeline: Option<PipelineOutline>,
 }
 
 /// [`Program`] with [`FunctionOutline`]s.
@@ -1017,6 +1049,9 @@ struct WireField {
     /// The whole field: key, length prefix (if any) and payload.
     start: usize,
     end: usize,
+    /// Where the payload of a length-delimited field starts (`start` for other wire types).
+    payload_start: usize,
+    length_delimited: bool,
 }
 
 /// Reads a base-128 varint at `*pos`, advancing it.
@@ -1067,6 +1102,7 @@ fn wire_fields(bytes: &[u8]) -> Result<Vec<WireField>, SpliceError> {
     let mut pos = 0;
     while pos < bytes.len() {
         let start = pos;
+        let mut payload_start = start;
         let key = read_varint(bytes, &mut pos)?;
         let number =
             u32::try_from(key >> 3)
@@ -1083,6 +1119,7 @@ fn wire_fields(bytes: &[u8]) -> Result<Vec<WireField>, SpliceError> {
             1 => skip(bytes, &mut pos, 8)?,
             2 => {
                 let len = read_varint(bytes, &mut pos)?;
+                payload_start = pos;
                 skip(bytes, &mut pos, len)?;
             }
             5 => skip(bytes, &mut pos, 4)?,
@@ -1098,6 +1135,8 @@ fn wire_fields(bytes: &[u8]) -> Result<Vec<WireField>, SpliceError> {
             number,
             start,
             end: pos,
+            payload_start,
+            length_delimited: key & 7 == 2,
         });
     }
     Ok(fields)
@@ -1179,6 +1218,149 @@ pub fn encode_model_preserving(
         r.write_once(&mut out);
     }
     Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines: the bytes of one sub-model, and the whole model with one sub-model replaced
+// ---------------------------------------------------------------------------------------------
+
+/// Tags of `Model.pipeline` (the models list is its field 1), and of `Model.pipelineClassifier`
+/// and `Model.pipelineRegressor` (which hold a `Pipeline` in their field 1).
+const PIPELINE_TAG: u32 = 202;
+const PIPELINE_HOLDER_TAGS: [u32; 2] = [200, 201];
+/// Tag of `Pipeline.models`, and of the pipeline inside a pipeline classifier or regressor.
+const PIPELINE_MODELS_TAG: u32 = 1;
+
+/// The field numbers leading from a `Model` to the `Pipeline` message it holds.
+fn pipeline_route(model: &[u8]) -> Result<Vec<u32>, SpliceError> {
+    let fields = wire_fields(model)?;
+    if fields.iter().any(|f| f.number == PIPELINE_TAG) {
+        return Ok(vec![PIPELINE_TAG]);
+    }
+    PIPELINE_HOLDER_TAGS
+        .into_iter()
+        .find(|&tag| fields.iter().any(|f| f.number == tag))
+        .map(|tag| vec![tag, PIPELINE_MODELS_TAG])
+        .ok_or(SpliceError::Missing {
+            what: "pipeline (it is not a pipeline)",
+        })
+}
+
+/// The payload of the `n`-th occurrence of length-delimited field `number` in `message`.
+fn nth_payload(message: &[u8], number: u32, n: usize) -> Result<&[u8], SpliceError> {
+    let field = wire_fields(message)?
+        .into_iter()
+        .filter(|f| f.number == number)
+        .nth(n)
+        .ok_or(SpliceError::Missing {
+            what: "sub-model at that position",
+        })?;
+    if !field.length_delimited {
+        return Err(SpliceError::Malformed {
+            offset: field.start,
+            what: "a pipeline field is not length-delimited",
+        });
+    }
+    message
+        .get(field.payload_start..field.end)
+        .ok_or(SpliceError::Malformed {
+            offset: field.start,
+            what: "field out of range",
+        })
+}
+
+/// The payload of field `number`, which must occur exactly once (a second occurrence would be
+/// merged by a parser, so positions inside it would not be what the reader saw).
+fn only_payload(message: &[u8], number: u32) -> Result<&[u8], SpliceError> {
+    let count = wire_fields(message)?
+        .iter()
+        .filter(|f| f.number == number)
+        .count();
+    if count > 1 {
+        return Err(SpliceError::Malformed {
+            offset: 0,
+            what: "a pipeline field occurs more than once",
+        });
+    }
+    nth_payload(message, number, 0)
+}
+
+/// `message` with the payload of the `n`-th occurrence of field `number` replaced; every other
+/// byte is kept.
+fn replace_nth_payload(
+    message: &[u8],
+    number: u32,
+    n: usize,
+    payload: &[u8],
+) -> Result<Vec<u8>, SpliceError> {
+    let mut out = Vec::with_capacity(message.len() + payload.len());
+    let mut seen = 0;
+    for field in wire_fields(message)? {
+        if field.number == number {
+            if seen == n {
+                write_message_field(&mut out, number, payload);
+                seen += 1;
+                continue;
+            }
+            seen += 1;
+        }
+        out.extend_from_slice(message.get(field.start..field.end).ok_or(
+            SpliceError::Malformed {
+                offset: field.start,
+                what: "field out of range",
+            },
+        )?);
+    }
+    if seen <= n {
+        return Err(SpliceError::Missing {
+            what: "sub-model at that position",
+        });
+    }
+    Ok(out)
+}
+
+/// The `Model` bytes of the sub-model at `position` (outermost level first) of the pipeline
+/// `model`; an empty position is `model` itself.
+pub fn sub_model_bytes<'a>(model: &'a [u8], position: &[usize]) -> Result<&'a [u8], SpliceError> {
+    let Some((&i, rest)) = position.split_first() else {
+        return Ok(model);
+    };
+    let mut pipeline = model;
+    for tag in pipeline_route(model)? {
+        pipeline = only_payload(pipeline, tag)?;
+    }
+    sub_model_bytes(nth_payload(pipeline, PIPELINE_MODELS_TAG, i)?, rest)
+}
+
+/// The pipeline `model` with its sub-model at `position` replaced by `new`: every byte outside
+/// that sub-model is kept (the length prefixes of the messages holding it change with its size).
+pub fn replace_sub_model(
+    model: &[u8],
+    position: &[usize],
+    new: &[u8],
+) -> Result<Vec<u8>, SpliceError> {
+    let Some((&i, rest)) = position.split_first() else {
+        return Ok(new.to_vec());
+    };
+    let route = pipeline_route(model)?;
+    // The messages from `model` down to its `Pipeline`, outermost first.
+    let mut chain = vec![model];
+    for &tag in &route {
+        let inner = only_payload(chain.last().copied().unwrap_or(model), tag)?;
+        chain.push(inner);
+    }
+    let pipeline = chain.pop().unwrap_or(model);
+    let sub = nth_payload(pipeline, PIPELINE_MODELS_TAG, i)?;
+    let mut rebuilt = replace_nth_payload(
+        pipeline,
+        PIPELINE_MODELS_TAG,
+        i,
+        &replace_sub_model(sub, rest, new)?,
+    )?;
+    for (outer, &tag) in chain.iter().zip(&route).rev() {
+        rebuilt = replace_nth_payload(outer, tag, 0, &rebuilt)?;
+    }
+    Ok(rebuilt)
 }
 
 /// Builders for hand-made protobuf programs, shared by the read layer's tests.
@@ -1540,6 +1722,80 @@ mod tests {
             if let Err(e) = decode_model(&garbage, Path::new("g.mlmodel")) {
                 assert!(e.to_string().contains("g.mlmodel"));
             }
+        }
+    }
+
+    /// `Model.pipelineClassifier` holding a pipeline of `models`, plus an unknown field.
+    fn classifier_of(models: Vec<Model>) -> Vec<u8> {
+        let pipeline = Pipeline {
+            models,
+            names: vec!["a".into(), "b".into()],
+        }
+        .encode_to_vec();
+        let mut holder = Vec::new();
+        write_message_field(&mut holder, 1, &pipeline);
+        let top = Model {
+            specification_version: 9,
+            r#type: Some(model::Type::PipelineClassifier(holder)),
+            ..Model::default()
+        };
+        with_unknown_fields(top.encode_to_vec())
+    }
+
+    #[test]
+    fn sub_models_are_found_and_replaced_keeping_every_other_byte() {
+        let inner = Model {
+            r#type: Some(model::Type::Pipeline(Pipeline {
+                models: vec![sample_model(), sample_model()],
+                names: vec![],
+            })),
+            ..Model::default()
+        };
+        let bytes = classifier_of(vec![sample_model(), inner]);
+        let sub = sub_model_bytes(&bytes, &[1, 0]).unwrap();
+        assert_eq!(Model::decode(sub).unwrap(), sample_model());
+        assert_eq!(sub_model_bytes(&bytes, &[]).unwrap(), bytes.as_slice());
+
+        let mut changed = sample_model();
+        changed.specification_version = 10;
+        let out = replace_sub_model(&bytes, &[1, 0], &changed.encode_to_vec()).unwrap();
+        assert_eq!(
+            Model::decode(sub_model_bytes(&out, &[1, 0]).unwrap()).unwrap(),
+            changed
+        );
+        for untouched in [&[0][..], &[1, 1]] {
+            assert_eq!(
+                sub_model_bytes(&out, untouched).unwrap(),
+                sub_model_bytes(&bytes, untouched).unwrap()
+            );
+        }
+        assert!(out.windows(6).any(|w| w == b"opaque"));
+        // Replacing a sub-model with its own bytes gives the file back unchanged.
+        let same = replace_sub_model(&bytes, &[1, 0], sub).unwrap();
+        assert_eq!(same, bytes);
+    }
+
+    #[test]
+    fn sub_model_positions_that_do_not_exist_are_refused() {
+        let bytes = classifier_of(vec![sample_model()]);
+        assert!(matches!(
+            sub_model_bytes(&bytes, &[3]),
+            Err(SpliceError::Missing { .. })
+        ));
+        assert!(replace_sub_model(&bytes, &[0, 0], b"").is_err());
+        let program = sample_model().encode_to_vec();
+        assert!(sub_model_bytes(&program, &[0]).is_err());
+        // A pipeline field given twice would be merged by a parser: refused, not guessed.
+        let mut twice = bytes.clone();
+        let holder = nth_payload(&bytes, 200, 0).unwrap().to_vec();
+        write_message_field(&mut twice, 200, &holder);
+        assert!(matches!(
+            sub_model_bytes(&twice, &[0]),
+            Err(SpliceError::Malformed { .. })
+        ));
+        for len in 0..bytes.len() {
+            let _ = sub_model_bytes(&bytes[..len], &[0]);
+            let _ = replace_sub_model(&bytes[..len], &[0], b"x");
         }
     }
 }

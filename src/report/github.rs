@@ -66,13 +66,7 @@ fn annotation(model: &Model, f: &Finding, base: &Path) -> String {
         }
         _ => {
             props.push_str(",line=1");
-            if let Some(func) = &f.function {
-                let _ = write!(message, " [{func}");
-                if let Some(op) = &f.op {
-                    let _ = write!(message, "/{op}");
-                }
-                message.push(']');
-            }
+            message.push_str(&super::scope(f));
         }
     }
     if let Some(help) = &f.help {

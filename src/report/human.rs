@@ -120,13 +120,7 @@ pub fn location(model: &Model, f: &Finding) -> String {
             let _ = write!(s, " (rendered:{line}:{col})");
         }
     }
-    if let Some(func) = &f.function {
-        let _ = write!(s, " [{func}");
-        if let Some(op) = &f.op {
-            let _ = write!(s, "/{op}");
-        }
-        s.push(']');
-    }
+    s.push_str(&super::scope(f));
     s
 }
 

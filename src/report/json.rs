@@ -13,6 +13,7 @@ fn finding(f: &Finding) -> Value {
         "rule": f.rule,
         "severity": f.severity,
         "path": f.path.display().to_string(),
+        "sub_model": f.sub_model.as_ref().map(|s| json!({"position": s.position, "name": s.name})),
         "function": f.function,
         "op": f.op,
         "state": f.state,

@@ -42,6 +42,25 @@ pub struct RuleInfo {
     pub fix: Option<String>,
 }
 
+/// Where in its model a finding is, as ` [main/op]`, ` [sub-model 1 "dec": main/op]` or
+/// ` [sub-model 1]`; empty when the finding names neither a sub-model nor a function.
+pub fn scope(f: &Finding) -> String {
+    let mut inner = String::new();
+    if let Some(func) = &f.function {
+        inner.push_str(func);
+        if let Some(op) = &f.op {
+            inner.push('/');
+            inner.push_str(op);
+        }
+    }
+    match (&f.sub_model, inner.is_empty()) {
+        (Some(sub), true) => format!(" [{sub}]"),
+        (Some(sub), false) => format!(" [{sub}: {inner}]"),
+        (None, false) => format!(" [{inner}]"),
+        (None, true) => String::new(),
+    }
+}
+
 /// What happened to one discovered model.
 #[derive(Debug)]
 pub enum ModelOutcome {
@@ -104,11 +123,15 @@ impl CheckRun {
     /// Models, findings and failures counted.
     pub fn summary(&self) -> Summary {
         let mut s = Summary::default();
-        for m in &self.models {
-            match &m.outcome {
-                ModelOutcome::Checked { .. } => s.checked += 1,
-                ModelOutcome::Skipped(_) => s.skipped += 1,
-                ModelOutcome::Failed(_) => s.failed += 1,
+        // The sub-models of one pipeline are consecutive results with one path: one model.
+        for group in self.models.chunk_by(|a, b| a.path == b.path) {
+            let count =
+                |f: fn(&ModelOutcome) -> bool| group.iter().filter(|m| f(&m.outcome)).count();
+            s.failed += count(|o| matches!(o, ModelOutcome::Failed(_)));
+            if count(|o| matches!(o, ModelOutcome::Checked { .. })) > 0 {
+                s.checked += 1;
+            } else if count(|o| matches!(o, ModelOutcome::Skipped(_))) > 0 {
+                s.skipped += 1;
             }
         }
         for f in self.findings() {

@@ -181,7 +181,10 @@ pub fn estimate(run: &CheckRun, t: &OpTable) -> Vec<FunctionEstimate> {
     let mut out = Vec::new();
     for m in &run.models {
         if let ModelOutcome::Checked { model, findings } = &m.outcome {
-            let name = m.path.display().to_string();
+            let name = match &model.sub_model {
+                Some(sub) => format!("{} ({sub})", m.path.display()),
+                None => m.path.display().to_string(),
+            };
             for f in &model.program.functions {
                 out.push(estimate_function(t, &name, f, findings));
             }

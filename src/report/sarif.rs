@@ -224,6 +224,12 @@ fn result(
         Vec::new()
     };
     let mut props = vec![("model", json!(relative_uri(&f.path, base).0))];
+    if let Some(sub) = &f.sub_model {
+        props.push((
+            "subModel",
+            json!({"position": sub.position, "name": sub.name}),
+        ));
+    }
     if let Some(state) = &f.state {
         props.push(("state", json!(state)));
     }
@@ -314,22 +320,40 @@ fn fix_of(
 }
 
 fn logical_locations(f: &Finding) -> Option<Vec<LogicalLocation>> {
-    let func = f.function.as_ref()?;
+    let sub = f.sub_model.as_ref().map(ToString::to_string);
+    if f.function.is_none() && sub.is_none() {
+        return None;
+    }
+    // Fully qualified names run from the outermost scope: `sub-model 1/main/op`.
+    let qualified = |inner: &str| match &sub {
+        Some(s) => format!("{s}/{inner}"),
+        None => inner.to_string(),
+    };
     let mut out = Vec::new();
-    if let Some(op) = &f.op {
+    if let Some(func) = &f.function {
+        if let Some(op) = &f.op {
+            out.push(LogicalLocation {
+                name: Some(op.clone()),
+                fully_qualified_name: Some(qualified(&format!("{func}/{op}"))),
+                kind: Some("member".into()),
+                ..Default::default()
+            });
+        }
         out.push(LogicalLocation {
-            name: Some(op.clone()),
-            fully_qualified_name: Some(format!("{func}/{op}")),
-            kind: Some("member".into()),
+            name: Some(func.clone()),
+            fully_qualified_name: Some(qualified(func)),
+            kind: Some("function".into()),
             ..Default::default()
         });
     }
-    out.push(LogicalLocation {
-        name: Some(func.clone()),
-        fully_qualified_name: Some(func.clone()),
-        kind: Some("function".into()),
-        ..Default::default()
-    });
+    if let Some(s) = sub {
+        out.push(LogicalLocation {
+            name: Some(s.clone()),
+            fully_qualified_name: Some(s),
+            kind: Some("module".into()),
+            ..Default::default()
+        });
+    }
     Some(out)
 }
 
@@ -363,14 +387,16 @@ fn notifications(run: &CheckRun, base: &Path) -> Vec<Notification> {
 }
 
 /// A finding's identity, independent of lines, folders and machines: FNV-1a (64-bit, hex) of the
-/// rule id, function, op and state.
+/// rule id, function, op and state, and of the pipeline sub-model's position when there is one.
 pub fn fingerprint(f: &Finding) -> String {
-    let parts = [
+    let position = f.sub_model.as_ref().map(|s| s.position_text());
+    let mut parts = vec![
         f.rule.as_str(),
         f.function.as_deref().unwrap_or(""),
         f.op.as_deref().unwrap_or(""),
         f.state.as_deref().unwrap_or(""),
     ];
+    parts.extend(position.as_deref());
     format!("{:016x}", fnv1a(parts.join("\u{1f}").as_bytes()))
 }
 
@@ -570,6 +596,7 @@ mod tests {
             rule: rule.into(),
             severity: Severity::Error,
             path: PathBuf::from(path),
+            sub_model: None,
             function: Some(func.into()),
             op: Some(op.into()),
             state: Some(state.into()),

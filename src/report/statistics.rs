@@ -70,6 +70,7 @@ mod tests {
             },
             model_path: ".".into(),
             root: ".".into(),
+            sub_model: None,
         };
         let run = CheckRun {
             models: vec![ModelResult {

@@ -48,11 +48,43 @@ pub fn read(path: &std::path::Path) -> coreml_lint::ir::Model {
     };
     match read_model(&d) {
         Ok(ReadOutcome::Model(m)) => *m,
+        Ok(ReadOutcome::Pipeline(_)) => panic!("{}: is a pipeline", path.display()),
         Ok(ReadOutcome::NotMlProgram { what, .. }) => {
             panic!("{}: read as not an ML program ({what})", path.display())
         }
         Err(e) => panic!("{}: {:?}", path.display(), miette::Report::new(e)),
     }
+}
+
+/// Reads the one model at `path`: the model itself, or every ML program of a pipeline in order.
+pub fn read_programs(path: &std::path::Path) -> Vec<coreml_lint::ir::Model> {
+    let found = coreml_lint::discover::discover(&[path.to_path_buf()]);
+    let d = match found.as_slice() {
+        [Ok(d)] => d.clone(),
+        other => panic!("{}: discovery gave {other:?}", path.display()),
+    };
+    let models = coreml_lint::read::read_model(&d)
+        .unwrap_or_else(|e| panic!("{}: {:?}", path.display(), miette::Report::new(e)))
+        .into_programs();
+    assert!(!models.is_empty(), "{}: no ML program", path.display());
+    models
+}
+
+/// The records of `corpus/expected`, sorted by name: `(name, record)`.
+pub fn expected_records() -> Vec<(String, serde_json::Value)> {
+    let dir = corpus().join("expected");
+    let mut out: Vec<(String, serde_json::Value)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let v = serde_json::from_str(&text).unwrap();
+            (p.file_stem().unwrap().to_string_lossy().into_owned(), v)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
 }
 
 /// Copies a folder (a package) to `dst` with writable files.

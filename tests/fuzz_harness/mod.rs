@@ -160,30 +160,42 @@ pub fn linter() -> &'static coreml_lint::lint::Linter {
 /// `Model` protobufs: bytes → decode → lower → render → every rule (on a model whose folders do
 /// not exist, so weight files are reported missing, never opened).
 pub fn model_proto(data: &[u8]) {
-    use coreml_lint::read::lower::{lower_bytes, Lowered};
+    use coreml_lint::read::lower::{lower_bytes, Lowered, StageContent};
 
     let path = Path::new("/nonexistent/fuzz.mlmodel");
-    let Ok(Lowered::Program(lowered)) = lower_bytes(data.to_vec().into(), path) else {
-        return;
+    // A pipeline's ML-program sub-models are linted one by one, as `check` does.
+    let programs = match lower_bytes(data.to_vec().into(), path) {
+        Ok(Lowered::Program(p)) => vec![(*p, None)],
+        Ok(Lowered::Pipeline(stages)) => stages
+            .into_iter()
+            .filter_map(|s| match s.content {
+                StageContent::Program(p) => Some((*p, Some(s.sub_model))),
+                StageContent::NotMlProgram(_) => None,
+            })
+            .collect(),
+        _ => return,
     };
-    let mut program = lowered.program;
-    let text = coreml_lint::ir::render::render_program(&mut program);
-    let model = coreml_lint::ir::Model {
-        path: path.to_path_buf(),
-        kind: ModelKind::MlModel,
-        spec_version: Some(lowered.spec_version),
-        description: lowered.description,
-        program,
-        source: coreml_lint::ir::SourceText {
-            name: "fuzz.mlmodel (rendered)".into(),
-            file: path.to_path_buf(),
-            text: std::sync::Arc::from(text),
-            is_file: false,
-        },
-        model_path: PathBuf::from("/nonexistent"),
-        root: PathBuf::from("/nonexistent"),
-    };
-    let _ = linter().lint(&model);
+    for (lowered, sub_model) in programs {
+        let mut program = lowered.program;
+        let text = coreml_lint::ir::render::render_program(&mut program);
+        let model = coreml_lint::ir::Model {
+            path: path.to_path_buf(),
+            kind: ModelKind::MlModel,
+            spec_version: Some(lowered.spec_version),
+            description: lowered.description,
+            program,
+            source: coreml_lint::ir::SourceText {
+                name: "fuzz.mlmodel (rendered)".into(),
+                file: path.to_path_buf(),
+                text: std::sync::Arc::from(text),
+                is_file: false,
+            },
+            model_path: PathBuf::from("/nonexistent"),
+            root: PathBuf::from("/nonexistent"),
+            sub_model,
+        };
+        let _ = linter().lint(&model);
+    }
 }
 
 /// Files of a package in the `pipeline` input, by id.

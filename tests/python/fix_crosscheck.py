@@ -262,28 +262,42 @@ def check_spec_diff(name, state, before, after, old, new):
                         fail(name, f"{fname}: {op_name(x)}.{param} rebound to {by}")
 
 
+def fixed_pairs(corpus, fixed_dir, cases):
+    """(name, what, original package, fixed package) of each `(name, what, path in the corpus)`
+    case; a case without a fixed copy is a failure."""
+    for name, what, rel in cases:
+        orig = os.path.join(corpus, rel)
+        fixed = os.path.join(fixed_dir, f"{name}.mlpackage")
+        if os.path.isdir(fixed):
+            yield name, what, orig, fixed
+        else:
+            fail(name, f"no fixed package at {fixed}")
+
+
+def check_untouched_and_loads(name, orig, fixed):
+    """`Manifest.json` and every weight file unchanged; the fixed package loads."""
+    if not filecmp.cmp(os.path.join(orig, "Manifest.json"), os.path.join(fixed, "Manifest.json"), shallow=False):
+        fail(name, "Manifest.json changed")
+    wb, wa = weights_dir(orig), weights_dir(fixed)
+    if sorted(os.listdir(wb)) != sorted(os.listdir(wa)):
+        fail(name, "weight files added or removed")
+    for fn in sorted(os.listdir(wb)):
+        if not filecmp.cmp(os.path.join(wb, fn), os.path.join(wa, fn), shallow=False):
+            fail(name, f"weights/{fn} changed")
+    try:
+        ct.models.MLModel(fixed, skip_model_load=True)
+    except Exception as e:  # noqa: BLE001 - report any loader error
+        fail(name, f"MLModel(skip_model_load=True) failed: {e}")
+
+
 def main():
     corpus, fixed_dir = sys.argv[1], sys.argv[2]
     cases = h1_packages(corpus)
     if not cases:
         fail("corpus", "no package with state-full-extent-write")
-    for name, states, rel in cases:
+    for name, states, orig, fixed in fixed_pairs(corpus, fixed_dir, cases):
         failed_before = len(failures)
-        orig = os.path.join(corpus, rel)
-        fixed = os.path.join(fixed_dir, f"{name}.mlpackage")
-        if not os.path.isdir(fixed):
-            fail(name, f"no fixed package at {fixed}")
-            continue
-        if not filecmp.cmp(os.path.join(orig, "Manifest.json"), os.path.join(fixed, "Manifest.json"), shallow=False):
-            fail(name, "Manifest.json changed")
-        wb, wa = weights_dir(orig), weights_dir(fixed)
-        for fn in sorted(os.listdir(wb)):
-            if not filecmp.cmp(os.path.join(wb, fn), os.path.join(wa, fn), shallow=False):
-                fail(name, f"weights/{fn} changed")
-        try:
-            ct.models.MLModel(fixed, skip_model_load=True)
-        except Exception as e:  # noqa: BLE001 - report any loader error
-            fail(name, f"MLModel(skip_model_load=True) failed: {e}")
+        check_untouched_and_loads(name, orig, fixed)
         spec_fixed = spec_of(fixed)
         try:
             milproto_load(spec_fixed, spec_fixed.specificationVersion, weights_dir(fixed))
