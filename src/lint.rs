@@ -6,7 +6,7 @@ use crate::analysis::facts::Fact;
 use crate::analysis::opset::opset_facts;
 use crate::finding::Finding;
 use crate::ir::Model;
-use crate::report::RuleInfo;
+use crate::rules::RuleInfo;
 use crate::rules::{check_model, RuleSet};
 
 /// Runs a rule set over models.

@@ -1,13 +1,13 @@
-//! `check --fix` / `--unsafe-fixes` / `--diff` / `--output`: applies the fixes the findings of a
-//! check offer, model by model, and says what it did.
+//! `check --fix` / `--unsafe-fixes` / `--diff` / `--output`: applies the fixes the findings of
+//! checked models offer, model by model, and says what it did.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
 use super::{apply_plans, moved_to, plan_requests, FixError, FixMode, PadPlan, PadRequest};
+use crate::finding::Finding;
 use crate::ir::Model;
-use crate::report::{CheckRun, ModelOutcome};
 
 /// How `check` was asked to fix.
 #[derive(Clone, Debug, Default)]
@@ -36,13 +36,13 @@ pub struct FixRun {
     pub failures: usize,
 }
 
-/// Applies every offered fix of every checked model in `run`.
-pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
+/// Applies every offered fix of each checked model (a model with its sorted findings).
+pub fn fix_models<'a>(
+    models: impl IntoIterator<Item = (&'a Model, &'a [Finding])>,
+    opts: &FixOptions,
+) -> FixRun {
     let mut out = FixRun::default();
-    for m in &run.models {
-        let ModelOutcome::Checked { model, findings } = &m.outcome else {
-            continue;
-        };
+    for (model, findings) in models {
         let plans = offered_plans(model, findings, opts.pad_axis);
         if plans.as_ref().is_ok_and(Vec::is_empty) {
             continue;
@@ -113,15 +113,14 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
     out
 }
 
-/// For each text model (`model.mil` on disk) with offered state fixes, the whole fixed
-/// `model.mil`: what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF
-/// says which).
-pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf, String> {
+/// For each text model (`model.mil` on disk) with offered pad fixes, the whole fixed `model.mil`:
+/// what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF says which).
+pub fn fixed_texts<'a>(
+    models: impl IntoIterator<Item = (&'a Model, &'a [Finding])>,
+    pad_axis: Option<usize>,
+) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
-    for m in &run.models {
-        let ModelOutcome::Checked { model, findings } = &m.outcome else {
-            continue;
-        };
+    for (model, findings) in models {
         if !model.source.is_file {
             continue;
         }
@@ -144,7 +143,7 @@ pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf,
 /// states are planned again on that axis.
 fn offered_plans(
     model: &Model,
-    findings: &[crate::finding::Finding],
+    findings: &[Finding],
     pad_axis: Option<usize>,
 ) -> Result<Vec<PadPlan>, FixError> {
     let mut plans: BTreeMap<&str, &PadPlan> = BTreeMap::new();

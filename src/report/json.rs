@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{CheckRun, ModelOutcome};
+use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 
 /// How many covered op names a diagnostic lists (the count is always complete).

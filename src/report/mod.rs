@@ -1,5 +1,5 @@
 //! Renderers: human (miette), concise, JSON, SARIF, GitHub annotations. Each is a pure function of a
-//! [`CheckRun`] whose findings are already sorted.
+//! [`CheckRun`](crate::check::CheckRun) whose findings are already sorted.
 
 pub mod explain;
 pub mod github;
@@ -11,36 +11,7 @@ pub mod sarif;
 pub mod source;
 pub mod statistics;
 
-use std::path::PathBuf;
-use std::time::Duration;
-
-use crate::finding::{Finding, Severity};
-use crate::ir::Model;
-use crate::read::ReadError;
-
-/// What reporters need to know about a rule (SARIF's `rules` array, `rule` explanations).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RuleInfo {
-    pub id: String,
-    pub title: String,
-    pub default_severity: Option<Severity>,
-    /// Other severities a finding can take (`severity-when:`), in the order they are tested.
-    pub conditional_severities: Vec<Severity>,
-    pub category: String,
-    /// What it does (SARIF fullDescription).
-    pub description: String,
-    /// Why it matters, with the evidence.
-    pub why: String,
-    /// How to fix it.
-    pub fix_text: String,
-    /// An example (text MIL) of what fires.
-    pub example: String,
-    /// Where it was seen (chip + OS).
-    pub seen_on: Vec<String>,
-    pub references: Vec<String>,
-    /// Name of the fix primitive, when the rule offers one.
-    pub fix: Option<String>,
-}
+use crate::finding::Finding;
 
 /// Where in its model a finding is, as ` [main/op]`, ` [sub-model 1 "dec": main/op]` or
 /// ` [sub-model 1]`; empty when the finding names neither a sub-model nor a function.
@@ -58,89 +29,5 @@ pub fn scope(f: &Finding) -> String {
         (Some(sub), false) => format!(" [{sub}: {inner}]"),
         (None, false) => format!(" [{inner}]"),
         (None, true) => String::new(),
-    }
-}
-
-/// What happened to one discovered model.
-#[derive(Debug)]
-pub enum ModelOutcome {
-    /// Read and checked.
-    Checked {
-        model: Box<Model>,
-        findings: Vec<Finding>,
-    },
-    /// A model of a kind that is not checked (not an ML program).
-    Skipped(String),
-    /// Could not be read.
-    Failed(ReadError),
-}
-
-/// One model's result.
-#[derive(Debug)]
-pub struct ModelResult {
-    pub path: PathBuf,
-    pub outcome: ModelOutcome,
-}
-
-/// Everything a `check` produced, in a deterministic order.
-#[derive(Debug, Default)]
-pub struct CheckRun {
-    pub models: Vec<ModelResult>,
-    pub elapsed: Duration,
-}
-
-/// Counts for the summary line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub checked: usize,
-    pub skipped: usize,
-    pub failed: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    pub infos: usize,
-}
-
-impl CheckRun {
-    /// Every finding of every checked model, in order.
-    pub fn findings(&self) -> impl Iterator<Item = &Finding> + '_ {
-        self.models.iter().flat_map(|m| match &m.outcome {
-            ModelOutcome::Checked { findings, .. } => findings.as_slice(),
-            _ => &[],
-        })
-    }
-
-    /// Every finding together with the model it is in.
-    pub fn findings_with_models(&self) -> impl Iterator<Item = (&Model, &Finding)> + '_ {
-        self.models.iter().flat_map(|m| match &m.outcome {
-            ModelOutcome::Checked { model, findings } => findings
-                .iter()
-                .map(|f| (model.as_ref(), f))
-                .collect::<Vec<_>>(),
-            _ => Vec::new(),
-        })
-    }
-
-    /// Models, findings and failures counted.
-    pub fn summary(&self) -> Summary {
-        let mut s = Summary::default();
-        // The sub-models of one pipeline are consecutive results with one path: one model.
-        for group in self.models.chunk_by(|a, b| a.path == b.path) {
-            let count =
-                |f: fn(&ModelOutcome) -> bool| group.iter().filter(|m| f(&m.outcome)).count();
-            s.failed += count(|o| matches!(o, ModelOutcome::Failed(_)));
-            if count(|o| matches!(o, ModelOutcome::Checked { .. })) > 0 {
-                s.checked += 1;
-            } else if count(|o| matches!(o, ModelOutcome::Skipped(_))) > 0 {
-                s.skipped += 1;
-            }
-        }
-        for f in self.findings() {
-            match f.severity {
-                Severity::Error => s.errors += 1,
-                Severity::Warning => s.warnings += 1,
-                Severity::Info => s.infos += 1,
-            }
-        }
-        s
     }
 }
