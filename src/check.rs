@@ -150,7 +150,9 @@ impl Checker {
     }
 
     /// A checker for these settings and rules (only the rules the settings enable run).
-    pub fn with_rules(settings: Settings, rules: RuleSet) -> Checker {
+    /// Ids the settings name are read through the rules' redirects first.
+    pub fn with_rules(mut settings: Settings, rules: RuleSet) -> Checker {
+        settings.redirect(rules.redirects());
         let linter = Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
         Checker { settings, linter }
     }
@@ -413,5 +415,74 @@ mod tests {
         assert_eq!(released, 0);
         assert!(!with_graphs.is_empty());
         assert_eq!(with_graphs, without);
+    }
+
+    /// A folder with a user rule `no-relu` (renamed from `old-relu`) and a model with a relu.
+    fn renamed_rule_fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rules = dir.path().join("rules");
+        std::fs::create_dir(&rules).expect("rules folder");
+        std::fs::write(
+            rules.join("no-relu.yaml"),
+            "id: no-relu\ntitle: t\nseverity: error\nmatch: { op: relu }\nmessage: \"`{OP}`\"\n",
+        )
+        .expect("rule");
+        std::fs::write(rules.join("redirects.yaml"), "old-relu: no-relu\n").expect("redirects");
+        let model = dir.path().join("model.mil");
+        std::fs::write(
+            &model,
+            "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n",
+        )
+        .expect("model");
+        (dir, rules, model)
+    }
+
+    fn rules_found(model: &Path, overrides: Overrides) -> Vec<String> {
+        let options = CheckOptions {
+            config: ConfigFile::Isolated,
+            overrides,
+            ..CheckOptions::default()
+        };
+        let outcome = check(&[model.to_path_buf()], &options).expect("check runs");
+        outcome.run.findings().map(|f| f.rule.clone()).collect()
+    }
+
+    #[test]
+    fn select_and_ignore_follow_redirects() {
+        let (_dir, rules, model) = renamed_rule_fixture();
+        let selected = rules_found(
+            &model,
+            Overrides {
+                select: Some(vec!["old-relu".into()]),
+                rules: vec![rules.clone()],
+                ..Overrides::default()
+            },
+        );
+        assert_eq!(selected, vec!["no-relu".to_string()]);
+        let ignored = rules_found(
+            &model,
+            Overrides {
+                ignore: vec!["old-relu".into()],
+                rules: vec![rules],
+                ..Overrides::default()
+            },
+        );
+        assert!(!ignored.contains(&"no-relu".to_string()), "{ignored:?}");
+    }
+
+    #[test]
+    fn a_bad_rule_folder_is_an_error_not_a_panic() {
+        let options = CheckOptions {
+            config: ConfigFile::Isolated,
+            overrides: Overrides {
+                rules: vec![PathBuf::from("/nonexistent/rules")],
+                ..Overrides::default()
+            },
+            ..CheckOptions::default()
+        };
+        assert!(matches!(
+            check(&[PathBuf::from(".")], &options),
+            Err(CheckError::Rules(_))
+        ));
     }
 }

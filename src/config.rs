@@ -218,6 +218,34 @@ impl Settings {
         }
     }
 
+    /// Rewrites every rule id the settings name (select, ignore, severity, per-path ignores,
+    /// `ignores:`) through `redirects` (old id → new id), so a renamed rule stays selected or
+    /// ignored. Prefixes and `ALL` are not ids and stay as written.
+    pub fn redirect(&mut self, redirects: &BTreeMap<String, String>) {
+        let map = |id: &mut String| {
+            if let Some(new) = redirects.get(id.as_str()) {
+                id.clone_from(new);
+            }
+        };
+        self.select.iter_mut().for_each(map);
+        self.ignore.iter_mut().for_each(map);
+        for (_, ids) in &mut self.per_path {
+            ids.iter_mut().for_each(map);
+        }
+        for ig in &mut self.ignores {
+            if let Some(rule) = &mut ig.entry.rule {
+                map(rule);
+            }
+        }
+        self.severity = std::mem::take(&mut self.severity)
+            .into_iter()
+            .map(|(mut id, s)| {
+                map(&mut id);
+                (id, s)
+            })
+            .collect();
+    }
+
     /// Applies enablement, severity overrides and ignores to a model's findings.
     pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
         findings
@@ -264,5 +292,37 @@ mod tests {
         assert!(matches_selector("blob-overlap", "ALL"));
         assert!(!matches_selector("statement", "state"));
         assert!(!matches_selector("blob-overlap", "state"));
+    }
+
+    #[test]
+    fn redirects_apply_to_every_id_the_settings_name() {
+        let file = Options {
+            severity: Some(BTreeMap::from([("old-id".to_string(), Severity::Info)])),
+            per_path_ignores: Some(BTreeMap::from([(
+                "*.mil".to_string(),
+                vec!["old-id".into()],
+            )])),
+            ignores: Some(vec![IgnoreEntry {
+                rule: Some("old-id".into()),
+                ..IgnoreEntry::default()
+            }]),
+            ..Options::default()
+        };
+        let cli = Overrides {
+            select: Some(vec!["old-id".into(), "state".into()]),
+            ignore: vec!["old-id".into()],
+            ..Overrides::default()
+        };
+        let mut s = Settings::resolve(Some((Path::new("c.yaml"), file)), cli).expect("settings");
+        assert!(!s.is_enabled("new-id"));
+        s.redirect(&BTreeMap::from([(
+            "old-id".to_string(),
+            "new-id".to_string(),
+        )]));
+        assert_eq!(s.select, vec!["new-id".to_string(), "state".to_string()]);
+        assert_eq!(s.ignore, vec!["new-id".to_string()]);
+        assert_eq!(s.severity_of("new-id", Severity::Error), Severity::Info);
+        assert_eq!(s.per_path[0].1, vec!["new-id".to_string()]);
+        assert_eq!(s.ignores[0].entry.rule.as_deref(), Some("new-id"));
     }
 }
