@@ -13,8 +13,10 @@ use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::Matcher;
 use super::schema::{RuleFile, SerFix, SerTests, Status};
+use super::suggest::did_you_mean;
 use super::template::Template;
 use super::yaml;
+use crate::analysis::facts::{fact_kind, fact_kinds};
 use crate::finding::{Applicability, Severity};
 
 mod builtin {
@@ -235,7 +237,7 @@ pub fn load_rule_text(
         }
     }
     // Target.
-    let (target, vars, fact_rule) = match &parsed.matcher.fact {
+    let (target, vars, fact) = match &parsed.matcher.fact {
         Some(kind) => {
             let m = &parsed.matcher;
             let only_fact = m.op.is_none()
@@ -263,19 +265,38 @@ pub fn load_rule_text(
                     "`fact:` must be the only key of `match`".to_string(),
                 );
             }
-            (Target::Fact(kind.clone()), Vars::new(), true)
+            let registered = fact_kind(kind);
+            if registered.is_none() {
+                err(
+                    &["match", "fact"],
+                    format!(
+                        "unknown fact kind `{kind}`{} (known: {})",
+                        did_you_mean(kind, fact_kinds().map(|k| k.name)),
+                        fact_kinds().map(|k| k.name).collect::<Vec<_>>().join(", ")
+                    ),
+                );
+            }
+            (Target::Fact(kind.clone()), Vars::new(), Some(registered))
         }
         None => {
             let mut c = Compiler::at("match");
             let (m, vars) = c.rule(&parsed.matcher, false);
             errors.extend(c.errors);
-            (Target::Nodes(m), vars, false)
+            (Target::Nodes(m), vars, None)
         }
     };
+    // `Some(kind)` for a `fact:` rule (`None` inside when the kind is unknown: reported above, and
+    // its placeholders are then not checked).
+    let fact_rule = fact.is_some();
     let template = |key: &str, t: &str, errors: &mut Vec<CompileError>| -> Option<Template> {
         match Template::parse(t) {
             Ok(tpl) => {
-                for e in tpl.check(&vars, fact_rule) {
+                let errs = match fact {
+                    Some(None) => Vec::new(),
+                    Some(Some(kind)) => tpl.check(&vars, Some(kind)),
+                    None => tpl.check(&vars, None),
+                };
+                for e in errs {
                     errors.push(CompileError {
                         path: key.split('.').map(str::to_string).collect(),
                         message: e,

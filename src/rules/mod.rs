@@ -11,6 +11,7 @@ pub mod info;
 pub mod loader;
 pub mod matcher;
 pub mod schema;
+mod suggest;
 pub mod template;
 pub mod testing;
 pub mod yaml;

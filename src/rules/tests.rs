@@ -376,8 +376,29 @@ fn fact_rules_render_fact_captures() {
         "`w` in `main`: weights/weight.bin at 128"
     );
     // `fact:` with other keys is refused
-    let mixed = body.replace("{ fact: blob-bad-sentinel }", "{ fact: x, op: relu }");
+    let mixed = body.replace(
+        "{ fact: blob-bad-sentinel }",
+        "{ fact: blob-bad-sentinel, op: relu }",
+    );
     assert!(load_rule_text("blob-bad-sentinel.yaml", &mixed, None, false).is_err());
+}
+
+#[test]
+fn fact_rules_name_registered_kinds_and_captures() {
+    let body =
+        "id: r\ntitle: t\nseverity: error\nmatch: { fact: blob-overlapp }\nmessage: \"{FILE}\"\n";
+    let (msg, labels) = load_error("r", body);
+    assert!(msg.contains("unknown fact kind `blob-overlapp`"), "{msg}");
+    assert!(msg.contains("did you mean `blob-overlap`?"), "{msg}");
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0].1, body.find("match").expect("in the body"));
+    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: blob-overlap }\nmessage: \"{FILE} at {OFSET}\"\n";
+    let (msg, _) = load_error("r", body);
+    assert!(
+        msg.contains("`{OFSET}` is not a capture of `blob-overlap` facts"),
+        "{msg}"
+    );
+    assert!(msg.contains("did you mean `OFFSET`?"), "{msg}");
 }
 
 #[test]
@@ -564,7 +585,7 @@ fn severity_when_picks_the_first_matching_severity() {
 fn severity_when_is_refused_on_fact_rules() {
     let err = load_rule_text(
         "t.yaml",
-        "id: t\ntitle: t\nseverity: error\nmatch: { fact: x }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
+        "id: t\ntitle: t\nseverity: error\nmatch: { fact: blob-overlap }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
         None,
         false,
     )
