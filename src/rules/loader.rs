@@ -384,6 +384,16 @@ pub fn load_rule_text(
         severity_when.push((sw.severity, m));
     }
     let tests = parsed.tests.clone().unwrap_or_default();
+    for (list, cases) in [("valid", &tests.valid), ("invalid", &tests.invalid)] {
+        for (i, case) in cases.iter().enumerate() {
+            if case.mil.is_some() == case.model.is_some() {
+                errors.push(CompileError {
+                    path: vec!["tests".into(), list.into(), i.to_string()],
+                    message: "a test case gives either `mil:` or `model:`".into(),
+                });
+            }
+        }
+    }
     if builtin && (tests.valid.is_empty() || tests.invalid.is_empty()) && !fact_rule {
         errors.push(CompileError {
             path: vec!["tests".into()],

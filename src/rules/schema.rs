@@ -480,7 +480,12 @@ pub struct SerTests {
 #[serde(deny_unknown_fields)]
 pub struct SerCase {
     /// A whole text-MIL program.
-    pub mil: String,
+    #[serde(default)]
+    pub mil: Option<String>,
+    /// Or a model on disk (a package, `.mlmodelc`, `.mlmodel` or `.mil`), relative to the rule
+    /// file's folder: for `fact:` rules whose facts need weight files or a description.
+    #[serde(default)]
+    pub model: Option<String>,
     /// Expected findings (invalid cases); empty means "at least one".
     #[serde(default)]
     pub expect: Vec<SerExpect>,

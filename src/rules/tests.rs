@@ -109,7 +109,7 @@ fn blend_fix_is_offered_only_for_a_whole_state_write() {
     let test = |i: usize| {
         let rule = rules.get("state-blend-rmw").expect("rule");
         let case = rule.tests.invalid.get(i).expect("case");
-        check(&case.mil, &rules)
+        check(case.mil.as_deref().expect("a mil case"), &rules)
     };
     let whole = test(0);
     assert_eq!(whole.len(), 1);
@@ -173,7 +173,10 @@ fn a_user_rule_in_yaml_only_works_end_to_end() {
     assert!(report.passed(), "{report}");
     assert_eq!(report.count(CaseStatus::Reported), 1);
     let rule = user.get("no-lstm").expect("rule");
-    let findings = check(&rule.tests.invalid[0].mil, &user);
+    let findings = check(
+        rule.tests.invalid[0].mil.as_deref().expect("a mil case"),
+        &user,
+    );
     assert_eq!(findings.len(), 1);
     assert_eq!(
         findings[0].message,
