@@ -37,7 +37,8 @@ fn program(n: usize) -> String {
 }
 
 #[test]
-fn one_million_ops_read_and_lint() {
+#[ignore = "heavy (a 1M-op program): `cargo test -- --ignored heavy_` (.ci/run runs it)"]
+fn heavy_one_million_ops_read_and_lint() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("long.mil");
     std::fs::write(&file, program(OPS)).unwrap();

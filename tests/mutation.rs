@@ -522,7 +522,8 @@ fn mutate_model(src: &Path, checker: &Checker) -> (Vec<String>, [usize; 3]) {
 }
 
 #[test]
-fn corpus_mutants_end_in_findings_or_clean_errors() {
+#[ignore = "heavy (15,000 mutants): `cargo test -- --ignored heavy_` (.ci/run runs it)"]
+fn heavy_corpus_mutants_end_in_findings_or_clean_errors() {
     let models = corpus_models();
     assert!(models.len() >= 40, "corpus has {} models", models.len());
     let checker = Checker::with_rules(
