@@ -1,4 +1,5 @@
-//! Embeds every `rules/*.yaml` (and the optional `rules/redirects.yaml`) into the binary, so that
+//! Embeds every `rules/*.yaml` (and the optional `rules/redirects.yaml` and `rules/utils.yaml`) into
+//! the binary, so that
 //! adding a rule file needs no Rust change.
 
 use std::fmt::Write as _;
@@ -20,6 +21,7 @@ fn main() {
         String::from("/// (file name, text) of every built-in rule, sorted by file name.\n");
     out.push_str("pub(crate) static BUILTIN_RULES: &[(&str, &str)] = &[\n");
     let mut redirects = None;
+    let mut utils = None;
     for f in &files {
         let name = f
             .file_name()
@@ -28,6 +30,10 @@ fn main() {
         println!("cargo:rerun-if-changed={}", f.display());
         if name == "redirects.yaml" {
             redirects = Some(f.clone());
+            continue;
+        }
+        if name == "utils.yaml" {
+            utils = Some(f.clone());
             continue;
         }
         writeln!(
@@ -47,6 +53,16 @@ fn main() {
         )
         .expect("writing to a String"),
         None => out.push_str("pub(crate) static REDIRECTS: Option<&str> = None;\n"),
+    }
+    out.push_str("/// `rules/utils.yaml`: shared match fragments.\n");
+    match utils {
+        Some(p) => writeln!(
+            out,
+            "pub(crate) static UTILS: Option<&str> = Some(include_str!({:?}));",
+            p.display().to_string()
+        )
+        .expect("writing to a String"),
+        None => out.push_str("pub(crate) static UTILS: Option<&str> = None;\n"),
     }
     let dest =
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("builtin_rules.rs");

@@ -1,6 +1,23 @@
 //! Every built-in rule loads and passes its own `tests:` block.
 
-use coreml_lint::rules::{run_rule_tests, CaseStatus, RuleSet};
+use coreml_lint::lint::model_facts;
+use coreml_lint::rules::{run_rule_tests_with, CaseStatus, RuleSet};
+
+/// `fact:` rules whose facts need a broken weight file: no fixture yet; their producer's unit tests
+/// (`src/analysis/blobs.rs`) build each case.
+const FACT_RULES_WITHOUT_CASES: &[&str] = &[
+    "blob-bad-header",
+    "blob-bad-sentinel",
+    "blob-count-mismatch",
+    "blob-dtype-mismatch",
+    "blob-file-too-large",
+    "blob-misaligned",
+    "blob-out-of-bounds",
+    "blob-overlap",
+    "blob-size-mismatch",
+    "blob-unreferenced",
+    "blob-weights-too-large",
+];
 
 #[test]
 fn builtin_rules_pass_their_tests() {
@@ -9,7 +26,7 @@ fn builtin_rules_pass_their_tests() {
         Err(e) => panic!("{:?}", miette::Report::new(e)),
     };
     assert!(!rules.rules().is_empty());
-    let report = run_rule_tests(&rules);
+    let report = run_rule_tests_with(&rules, &model_facts);
     println!("{report}");
     let failures: Vec<String> = report
         .failures()
@@ -25,15 +42,18 @@ fn builtin_rules_pass_their_tests() {
         "failing rule tests:\n{}",
         failures.join("\n")
     );
-    // `fact:` rules are tested with the facts their producer computes (see their own tests).
-    for rule in rules.rules().iter().filter(|r| !r.is_fact_rule()) {
-        assert!(
-            report
-                .cases
-                .iter()
-                .any(|c| c.rule == rule.id && c.status == CaseStatus::Reported),
-            "{} has no passing invalid case",
-            rule.id
-        );
+    let mut untested = Vec::new();
+    for rule in rules.rules() {
+        let reported = report
+            .cases
+            .iter()
+            .any(|c| c.rule == rule.id && c.status == CaseStatus::Reported);
+        if !reported {
+            untested.push(rule.id.as_str());
+        }
     }
+    assert_eq!(
+        untested, FACT_RULES_WITHOUT_CASES,
+        "rules with no passing invalid case"
+    );
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use miette::{Diagnostic, LabeledSpan, NamedSource};
 use rayon::prelude::*;
@@ -12,7 +12,7 @@ use super::compile::{CompileError, Compiler, Vars};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::Matcher;
-use super::schema::{RuleFile, SerFix, SerTests, Status};
+use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
 use super::suggest::did_you_mean;
 use super::template::Template;
 use super::yaml;
@@ -181,13 +181,54 @@ fn label_at(text: &str, path: &[String], message: &str) -> LabeledSpan {
     LabeledSpan::new(Some(message.to_string()), off, len)
 }
 
-/// Parses and compiles one rule file. `file` is the name shown in errors; `expected_id` is the file
-/// name without `.yaml` when the rule came from a file.
+/// The shared match fragments of the built-in `rules/utils.yaml` (empty if it does not parse:
+/// [`RuleSet::builtin`] reports that).
+fn builtin_utils() -> Arc<Utils> {
+    static UTILS: OnceLock<Arc<Utils>> = OnceLock::new();
+    UTILS
+        .get_or_init(|| {
+            Arc::new(
+                builtin::UTILS
+                    .and_then(|t| yaml::from_str::<Utils>(t).ok())
+                    .unwrap_or_default(),
+            )
+        })
+        .clone()
+}
+
+/// Parses `utils.yaml` (name → rule object) into `into`.
+fn add_utils(file: &str, text: &str, into: &mut Utils) -> Result<(), LoadError> {
+    let parsed: Utils = yaml::from_str(text).map_err(|e| {
+        let off = e.offset.unwrap_or(0).min(text.len());
+        invalid(
+            file,
+            text,
+            e.message.clone(),
+            vec![LabeledSpan::new(Some("here".into()), off, 0)],
+        )
+    })?;
+    into.extend(parsed);
+    Ok(())
+}
+
+/// Parses and compiles one rule file with the built-in match fragments. `file` is the name shown
+/// in errors; `expected_id` is the file name without `.yaml` when the rule came from a file.
 pub fn load_rule_text(
     file: &str,
     text: &str,
     expected_id: Option<&str>,
     builtin: bool,
+) -> Result<Rule, LoadError> {
+    load_rule_with_utils(file, text, expected_id, builtin, &builtin_utils())
+}
+
+/// [`load_rule_text`] with these shared match fragments (the rule's own `utils:` shadow them).
+fn load_rule_with_utils(
+    file: &str,
+    text: &str,
+    expected_id: Option<&str>,
+    builtin: bool,
+    shared: &Arc<Utils>,
 ) -> Result<Rule, LoadError> {
     let parsed: RuleFile = yaml::from_str(text).map_err(|e| {
         let off = e.offset.unwrap_or(0).min(text.len());
@@ -198,6 +239,13 @@ pub fn load_rule_text(
             vec![LabeledSpan::new(Some("here".into()), off, 0)],
         )
     })?;
+    let utils = if parsed.utils.is_empty() {
+        shared.clone()
+    } else {
+        let mut all = (**shared).clone();
+        all.extend(parsed.utils.clone());
+        Arc::new(all)
+    };
     let mut errors: Vec<CompileError> = Vec::new();
     let mut err = |path: &[&str], message: String| {
         errors.push(CompileError {
@@ -258,7 +306,8 @@ pub fn load_rule_text(
                 && m.inside.is_none()
                 && m.has.is_none()
                 && m.stop_by.is_none()
-                && m.via.is_none();
+                && m.via.is_none()
+                && m.matches.is_none();
             if !only_fact {
                 err(
                     &["match", "fact"],
@@ -279,7 +328,7 @@ pub fn load_rule_text(
             (Target::Fact(kind.clone()), Vars::new(), Some(registered))
         }
         None => {
-            let mut c = Compiler::at("match");
+            let mut c = Compiler::with_utils("match", utils.clone());
             let (m, vars) = c.rule(&parsed.matcher, false);
             errors.extend(c.errors);
             (Target::Nodes(m), vars, None)
@@ -331,7 +380,7 @@ pub fn load_rule_text(
                 ),
             };
             let when = when.map(|w| {
-                let mut c = Compiler::at("fix");
+                let mut c = Compiler::with_utils("fix", utils.clone());
                 let (m, _) = c.nested_rule("when", w);
                 errors.extend(c.errors);
                 m
@@ -378,7 +427,7 @@ pub fn load_rule_text(
             });
             break;
         }
-        let mut c = Compiler::at("severity-when");
+        let mut c = Compiler::with_utils("severity-when", utils.clone());
         let (m, _) = c.nested_rule(&i.to_string(), &sw.matcher);
         errors.extend(c.errors);
         severity_when.push((sw.severity, m));
@@ -452,6 +501,8 @@ pub fn load_rule_text(
 pub struct RuleSet {
     rules: Vec<Rule>,
     redirects: BTreeMap<String, String>,
+    /// Shared match fragments (built-in `utils.yaml` plus each rule folder's).
+    utils: Arc<Utils>,
 }
 
 impl RuleSet {
@@ -459,12 +510,20 @@ impl RuleSet {
     pub fn builtin() -> Result<RuleSet, LoadError> {
         let mut set = RuleSet::default();
         let mut errors = Vec::new();
+        if let Some(text) = builtin::UTILS {
+            let mut utils = Utils::new();
+            match add_utils("rules/utils.yaml", text, &mut utils) {
+                Ok(()) => set.utils = Arc::new(utils),
+                Err(e) => errors.push(e),
+            }
+        }
+        let utils = set.utils.clone();
         // Parsed in parallel: YAML parsing is most of a small model's check.
         let loaded: Vec<_> = builtin::BUILTIN_RULES
             .par_iter()
             .map(|(file, text)| {
                 let id = file.trim_end_matches(".yaml");
-                load_rule_text(&format!("rules/{file}"), text, Some(id), true)
+                load_rule_with_utils(&format!("rules/{file}"), text, Some(id), true, &utils)
             })
             .collect();
         for result in loaded {
@@ -506,7 +565,10 @@ impl RuleSet {
 
     /// Only the rules in `dirs`, without the built-ins (for `test-rules DIR`).
     pub fn load_dirs_only(dirs: &[PathBuf]) -> Result<RuleSet, LoadError> {
-        let mut set = RuleSet::default();
+        let mut set = RuleSet {
+            utils: builtin_utils(),
+            ..RuleSet::default()
+        };
         let mut errors = Vec::new();
         for dir in dirs {
             if let Err(e) = set.add_dir(dir, &mut errors) {
@@ -552,7 +614,11 @@ impl RuleSet {
                 .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
                 .collect()
         };
-        files.sort();
+        // Redirects and shared fragments first: the folder's rules use them.
+        files.sort_by_key(|p| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            (stem != "redirects" && stem != "utils", p.clone())
+        });
         for path in files {
             let text = match crate::read::limits::read_capped(&path) {
                 Ok(bytes) => match String::from_utf8(bytes) {
@@ -595,7 +661,15 @@ impl RuleSet {
                 }
                 continue;
             }
-            match load_rule_text(&shown, &text, Some(&stem), false) {
+            if stem == "utils" {
+                let mut utils = (*self.utils).clone();
+                match add_utils(&shown, &text, &mut utils) {
+                    Ok(()) => self.utils = Arc::new(utils),
+                    Err(e) => errors.push(e),
+                }
+                continue;
+            }
+            match load_rule_with_utils(&shown, &text, Some(&stem), false, &self.utils) {
                 Ok(r) => self.push(r, errors),
                 Err(e) => errors.push(e),
             }

@@ -35,6 +35,9 @@ pub enum Status {
     Removed,
 }
 
+/// Named match fragments (ast-grep's `utils`): name → rule object.
+pub type Utils = BTreeMap<String, SerRule>;
+
 /// `rules/<id>.yaml`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -89,6 +92,10 @@ pub struct RuleFile {
     /// Test snippets.
     #[serde(default)]
     pub tests: Option<SerTests>,
+    /// Named match fragments this rule's `matches:` keys can use (they shadow the shared ones in
+    /// `rules/utils.yaml`).
+    #[serde(default)]
+    pub utils: Utils,
     /// Findings where one of these matches get its severity instead of `severity` (first wins).
     #[serde(default)]
     pub severity_when: Vec<SerSeverityWhen>,
@@ -145,6 +152,10 @@ pub struct SerRule {
     #[serde(default)]
     pub capture: Option<String>,
     // ---- composite ----
+    /// The named match fragment holds: one of the rule's `utils:` or of the shared
+    /// `rules/utils.yaml` (`matches: weight-decompression-op`).
+    #[serde(default)]
+    pub matches: Option<String>,
     /// Every rule holds.
     #[serde(default)]
     pub all: Option<Vec<SerRule>>,

@@ -687,3 +687,54 @@ fn all_members_may_be_negative_when_one_is_positive() {
         "refused for the wrong reason"
     );
 }
+
+const RELU_OR_LUT: &str = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n            tensor<fp16, [1, 4]> z = sigmoid(x = y)[name = string(\"z\")];\n        } -> (z);\n}\n";
+
+#[test]
+fn matches_names_a_shared_or_a_local_fragment() {
+    // Shared (rules/utils.yaml): `weight-op` never matches a relu.
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  op: [relu, sigmoid]\n  not: { matches: weight-op }\nmessage: \"{OP}\"\n";
+    let rule = load_rule_text("r.yaml", body, Some("r"), false).expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    assert_eq!(check(RELU_OR_LUT, &rules).len(), 2);
+    // A rule's own `utils:` shadow the shared ones, and may capture.
+    let body = "id: r\ntitle: t\nseverity: info\nutils:\n  weight-op: { op: relu, capture: $R }\nmatch: { matches: weight-op }\nmessage: \"{R}\"\n";
+    let rule = load_rule_text("r.yaml", body, Some("r"), false).expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let found = check(RELU_OR_LUT, &rules);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].message, "y");
+}
+
+#[test]
+fn fragments_are_checked_at_load() {
+    let body = "id: r\ntitle: t\nseverity: info\nmatch: { matches: weight-opp }\nmessage: m\n";
+    let (msg, _) = load_error("r", body);
+    assert!(
+        msg.contains("no match fragment `weight-opp`; did you mean `weight-op`?"),
+        "{msg}"
+    );
+    let body = "id: r\ntitle: t\nseverity: info\nutils:\n  a: { matches: b }\n  b: { op: relu, not: { matches: a } }\nmatch: { matches: a }\nmessage: m\n";
+    let (msg, _) = load_error("r", body);
+    assert!(
+        msg.contains("fragment `a` uses itself (a → b → a)"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_rule_folder_may_share_fragments() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("utils.yaml"),
+        "act: { op: [relu, sigmoid] }\n",
+    )
+    .expect("write");
+    write_rule(
+        dir.path(),
+        "no-act",
+        "id: no-act\ntitle: t\nseverity: info\nmatch: { matches: act }\nmessage: \"{OP}\"\n",
+    );
+    let rules = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
+    assert_eq!(check(RELU_OR_LUT, &rules).len(), 2);
+}
