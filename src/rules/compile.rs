@@ -524,6 +524,14 @@ impl Compiler {
                 atomic.push(Matcher::Attr(name.clone(), Box::new(m)));
             }
         }
+        if let Some(a) = &r.axis_dim {
+            let size = self.nested("axis-dim", |c| c.count("size", &a.size));
+            atomic.push(Matcher::AxisDim {
+                of: a.of.clone(),
+                axis: a.axis.clone(),
+                size,
+            });
+        }
         if let Some(re) = &r.name {
             if let Some(re) = self.regex("name", re) {
                 atomic.push(Matcher::Name(re));
@@ -618,7 +626,8 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, name, function, model, all, any, matches, fed-by, feeds, inside or has); \
+                 attr, axis-dim, name, function, model, all, any, matches, fed-by, feeds, inside \
+                 or has); \
                  `not` alone matches everything else",
             );
         }

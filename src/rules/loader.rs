@@ -295,6 +295,7 @@ fn load_rule_with_utils(
                 && m.output.is_none()
                 && m.attr.is_none()
                 && m.name.is_none()
+                && m.axis_dim.is_none()
                 && m.function.is_none()
                 && m.model.is_none()
                 && m.capture.is_none()

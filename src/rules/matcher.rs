@@ -245,6 +245,12 @@ pub enum Matcher {
     Output(Box<ValueM>),
     Attr(String, Box<ValueM>),
     Name(Regex),
+    /// The dimension of parameter `of` at the axis parameter (or attribute) `axis` holds.
+    AxisDim {
+        of: String,
+        axis: String,
+        size: Count,
+    },
     Function(Box<FunctionM>),
     Model(ModelM),
     Capture(String),
@@ -380,6 +386,10 @@ impl Matcher {
                     None => false,
                 }
             }
+            Matcher::AxisDim { of, axis, size } => f
+                .op(node)
+                .and_then(|op| axis_dim(cx, op, of, axis))
+                .is_some_and(|d| size.test(d)),
             Matcher::Name(re) => match f.node(node) {
                 Some(Node::Op(op)) => re.is_match(op.display_name()),
                 Some(Node::Input(i)) => re.is_match(&i.name),
@@ -573,6 +583,31 @@ fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
         }
     };
     blobs.value(lit)
+}
+
+/// The known dimension of `op`'s parameter `of` (its first binding) at the axis that the
+/// constant parameter or attribute `axis` holds; a negative axis counts from the end.
+fn axis_dim(cx: &Ctx<'_>, op: &crate::ir::Op, of: &str, axis: &str) -> Option<i64> {
+    let a = match op.param(axis) {
+        Some(_) => cx.facts.consts.param(op, axis)?.as_int()?,
+        None => ConstValue::from_literal(op.attributes.get(axis)?)?.as_int()?,
+    };
+    let name = match op.param(of)?.args.first()? {
+        Arg::Name(n) => n.as_str(),
+        Arg::Value(l) => return dim_at(l.ty.tensor()?, a),
+    };
+    dim_at(cx.f.value_type(name)?.tensor()?, a)
+}
+
+fn dim_at(t: &crate::ir::TensorType, axis: i64) -> Option<i64> {
+    let dims = t.shape.as_ref()?;
+    let i = if axis < 0 {
+        (dims.len() as i64).checked_add(axis)?
+    } else {
+        axis
+    };
+    let d = dims.get(usize::try_from(i).ok()?)?.known()?;
+    i64::try_from(d).ok()
 }
 
 fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> bool {

@@ -139,6 +139,10 @@ pub struct SerRule {
     /// Attributes of the op (other than `name`) by key.
     #[serde(default)]
     pub attr: Option<BTreeMap<String, ValueSpec>>,
+    /// A dimension chosen by a value of the op: the dimension of parameter `of` at the axis that
+    /// parameter or attribute `axis` holds as a constant (`softmax` over a long axis).
+    #[serde(default)]
+    pub axis_dim: Option<AxisDimSpec>,
     /// Regular expression on the op's display name (or the input's name).
     #[serde(default)]
     pub name: Option<String>,
@@ -186,6 +190,19 @@ pub struct SerRule {
     /// fed-by: first step only through this parameter; feeds: only into this parameter.
     #[serde(default)]
     pub via: Option<String>,
+}
+
+/// `axis-dim: { of, axis, size }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisDimSpec {
+    /// The parameter whose dimension is tested (its first binding), e.g. `x`.
+    pub of: String,
+    /// The parameter or attribute holding the axis as a constant integer, e.g. `axis`; a negative
+    /// axis counts from the end.
+    pub axis: String,
+    /// What the dimension must be (known, and within these bounds).
+    pub size: CountSpec,
 }
 
 /// `stop-by:` value.

@@ -738,3 +738,43 @@ fn a_rule_folder_may_share_fragments() {
     let rules = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
     assert_eq!(check(RELU_OR_LUT, &rules).len(), 2);
 }
+
+/// `softmax` over x `[1, 20000]`, its axis a constant `ax`.
+fn softmax_over(axis: i32) -> String {
+    format!(
+        "program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [1, 20000]> x) {{\n            int32 ax = const()[name = string(\"ax\"), val = int32({axis})];\n            tensor<fp16, [1, 20000]> y = softmax(axis = ax, x = x)[name = string(\"sm\")];\n        }} -> (y);\n}}\n"
+    )
+}
+
+#[test]
+fn axis_dim_reads_the_axis_from_the_op() {
+    let mut body = String::from(
+        "id: softmax-long-axis\ntitle: t\nseverity: warning\nmatch:\n  op: softmax\n  axis-dim: { of: x, axis: axis, size: { min: 16385 } }\nmessage: \"`{OP}` is a softmax over an axis longer than 16384\"\ntests:\n  valid:\n",
+    );
+    for (list, axis) in [("valid", 0), ("invalid", -1), ("invalid", 1)] {
+        if list == "invalid" && !body.contains("invalid:") {
+            body.push_str("  invalid:\n");
+        }
+        body.push_str("    - mil: |\n");
+        for line in softmax_over(axis).lines() {
+            body.push_str(&format!("        {line}\n"));
+        }
+        if list == "invalid" {
+            body.push_str("      expect: [{ op: sm }]\n");
+        }
+    }
+    let rule = load_rule_text(
+        "softmax-long-axis.yaml",
+        &body,
+        Some("softmax-long-axis"),
+        false,
+    )
+    .expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let report = run_rule_tests(&rules);
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.count(CaseStatus::Validated), 1);
+    assert_eq!(report.count(CaseStatus::Reported), 2);
+    // An axis out of range matches nothing.
+    assert!(check(&softmax_over(2), &rules).is_empty());
+}
