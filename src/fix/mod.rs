@@ -65,7 +65,7 @@ impl FixOutcome {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FixError {
-    #[error("{}: {0}", .1.display())]
+    #[error("{}: {}", .1.display(), .0)]
     Refused(FixRefusal, PathBuf),
     #[error("{}: not fixed: {message}", path.display())]
     Unsupported { path: PathBuf, message: String },

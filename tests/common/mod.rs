@@ -22,7 +22,7 @@ pub fn corpus() -> PathBuf {
 }
 
 /// The official SARIF 2.1.0 schema (draft-04) from `../shared`, compiled; `None` without it.
-pub fn sarif_validator() -> Option<jsonschema::JSONSchema> {
+pub fn sarif_validator() -> Option<jsonschema::Validator> {
     let Some(shared) = shared() else {
         eprintln!("../shared not present: schema validation not run");
         return None;
@@ -31,9 +31,9 @@ pub fn sarif_validator() -> Option<jsonschema::JSONSchema> {
         .expect("schema is readable");
     let schema: serde_json::Value = serde_json::from_str(&schema_text).expect("schema is JSON");
     Some(
-        jsonschema::JSONSchema::options()
+        jsonschema::options()
             .with_draft(jsonschema::Draft::Draft4)
-            .compile(&schema)
+            .build(&schema)
             .expect("schema compiles"),
     )
 }
