@@ -704,18 +704,6 @@ impl RuleSet {
         self.rules.retain(|r| keep(r));
     }
 
-    /// Overrides a rule's severity; false when no rule has that id.
-    pub fn set_severity(&mut self, id: &str, severity: Severity) -> bool {
-        let id = self.resolve(id).to_string();
-        match self.rules.iter_mut().find(|r| r.id == id) {
-            Some(r) => {
-                r.severity = severity;
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Metadata of every rule, for reporters.
     pub fn infos(&self) -> Vec<RuleInfo> {
         self.rules.iter().map(Rule::info).collect()
