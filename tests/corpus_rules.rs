@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use coreml_lint::discover::discover;
 use coreml_lint::lint::model_facts;
 use coreml_lint::read::{read_model, ReadOutcome};
-use coreml_lint::rules::{check_model, RuleSet};
+use coreml_lint::rules::{match_model, RuleSet};
 
 type Key = (String, Option<String>, Option<String>, Option<String>);
 
@@ -62,7 +62,7 @@ fn corpus_findings_of_every_builtin_rule() {
             assert!(ids.contains(&w.0), "{rel}: expects unknown rule {}", w.0);
             fired.insert(w.0.clone());
         }
-        let findings = check_model(&model, &rules, &model_facts(&model));
+        let findings = match_model(&model, &rules, &model_facts(&model));
         let got: Vec<Key> = findings
             .iter()
             .map(|f| {

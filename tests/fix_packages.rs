@@ -14,7 +14,7 @@ use coreml_lint::fix::window::SliceParams;
 use coreml_lint::fix::{apply, FixMode, PadRequest};
 use coreml_lint::ir::{FeatureKind, Function, Model, Program, ValueType};
 use coreml_lint::read::proto::{decode_model, encode_model_preserving};
-use coreml_lint::rules::engine::check_model;
+use coreml_lint::rules::engine::match_model;
 use coreml_lint::rules::loader::RuleSet;
 
 /// (package name, state) of every corpus package whose expected findings include
@@ -242,7 +242,7 @@ fn corpus_h1_packages_are_fixed() {
         }
         // Re-linting the fixed package shows no full-extent write of the state.
         let rules = RuleSet::builtin().unwrap();
-        let h1_before = check_model(&before, &rules, &[])
+        let h1_before = match_model(&before, &rules, &[])
             .into_iter()
             .filter(|f| f.rule == "state-full-extent-write" && f.state.as_deref() == Some(&state))
             .count();
@@ -250,7 +250,7 @@ fn corpus_h1_packages_are_fixed() {
             h1_before > 0,
             "{name}: the rule did not fire before the fix"
         );
-        let left: Vec<_> = check_model(&after, &rules, &[])
+        let left: Vec<_> = match_model(&after, &rules, &[])
             .into_iter()
             .filter(|f| f.rule == "state-full-extent-write")
             .collect();

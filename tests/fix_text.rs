@@ -471,7 +471,7 @@ fn corpus_compiled_fixtures() {
             assert_eq!(state_dims(fc, "kv_cache"), state_dims(ff, "kv_cache"));
         }
         let rules = coreml_lint::rules::loader::RuleSet::builtin().unwrap();
-        let left: Vec<_> = coreml_lint::rules::engine::check_model(&fixed, &rules, &[])
+        let left: Vec<_> = coreml_lint::rules::engine::match_model(&fixed, &rules, &[])
             .into_iter()
             .filter(|f| f.rule == "state-full-extent-write")
             .collect();

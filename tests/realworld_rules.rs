@@ -22,7 +22,7 @@ use coreml_lint::discover::discover;
 use coreml_lint::finding::Severity;
 use coreml_lint::ir::{DType, FeatureKind};
 use coreml_lint::read::{read_model, ReadOutcome};
-use coreml_lint::rules::{check_model, RuleSet};
+use coreml_lint::rules::{match_model, RuleSet};
 
 /// (rule, model path under `realworld/`, severity, count).
 const PINNED: &[(&str, &str, &str, usize)] = &[
@@ -213,7 +213,7 @@ fn realworld_findings_are_exactly_the_pinned_ones() {
             .unwrap_or(&model.path)
             .display()
             .to_string();
-        for f in check_model(&model, &rules, &description_facts(&model)) {
+        for f in match_model(&model, &rules, &description_facts(&model)) {
             let sev = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",

@@ -13,7 +13,7 @@ use coreml_lint::ir::Model;
 use coreml_lint::lint::model_facts;
 use coreml_lint::rules::schema::SerCase;
 use coreml_lint::rules::testing::snippet_model;
-use coreml_lint::rules::{check_model, Rule, RuleSet};
+use coreml_lint::rules::{match_model, Rule, RuleSet};
 
 fn case_model(rule: &Rule, case: &SerCase, name: &str) -> Model {
     match (&case.mil, &case.model) {
@@ -77,7 +77,7 @@ fn every_rule_renders_its_cases_as_snapshotted() {
             for (i, case) in cases.iter().enumerate() {
                 let name = format!("rules/{}.yaml#{list}[{i}]", rule.id);
                 let model = case_model(rule, case, &name);
-                let findings = check_model(&model, &single, &model_facts(&model));
+                let findings = match_model(&model, &single, &model_facts(&model));
                 let _ = writeln!(
                     out,
                     "{list}[{i}]{}: {} finding(s)",

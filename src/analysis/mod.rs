@@ -1,4 +1,6 @@
-//! Facts computed once per function: constant values, run-time dependence, state write chains.
+//! Analysis computed once per function (constant values, run-time dependence, state write chains:
+//! [`FunctionAnalysis`]) and per model (blob and description checks: [`facts::Fact`]s, which
+//! `fact:` rules select). "Fact" means only the latter.
 //! Passes read the graph only, never spans, and are linear in the number of ops.
 
 pub mod blob_values;
@@ -22,7 +24,7 @@ pub use state_writes::{
 
 /// Everything the analysis passes know about one function.
 #[derive(Clone, Debug, Default)]
-pub struct FunctionFacts {
+pub struct FunctionAnalysis {
     /// Constant values by value name.
     pub consts: ConstEnv,
     /// Run-time dependence by value name.
@@ -32,11 +34,11 @@ pub struct FunctionFacts {
 }
 
 /// Runs every pass over `f` once.
-pub fn analyze(f: &Function) -> FunctionFacts {
+pub fn analyze(f: &Function) -> FunctionAnalysis {
     let consts = consteval::evaluate(f);
     let deps = dependence::analyze(f);
     let states = state_writes::analyze(f, &consts, &deps);
-    FunctionFacts {
+    FunctionAnalysis {
         consts,
         deps,
         states,

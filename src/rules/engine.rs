@@ -1,5 +1,7 @@
-//! Runs rules over a model: node rules over every function (after one analysis per function),
-//! `fact:` rules over the model-level facts. Rules with `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
+//! Matches rules against a model (the rule engine; "check" is the whole pipeline in
+//! `crate::check`, "lint" one model with its facts in `crate::lint`): node rules over every
+//! function (after one analysis per function), `fact:` rules over the model-level facts. Rules with
+//! `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
 
 use std::collections::BTreeSet;
 
@@ -10,12 +12,12 @@ use super::matcher::{Binding, Bindings, Ctx, Matcher};
 use super::schema::Status;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
-use crate::analysis::{analyze, FunctionFacts};
+use crate::analysis::{analyze, FunctionAnalysis};
 use crate::finding::{Finding, FixOffer, Label};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 
 /// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
-pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
+pub fn match_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
     let node_rules: Vec<&Rule> = rules
         .rules()
         .iter()
@@ -31,7 +33,7 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
             .par_iter()
             .map(|f| {
                 let facts = analyze(f);
-                check_function_with(model, f, &facts, &node_rules, &BlobValues::new(model))
+                match_function_with(model, f, &facts, &node_rules, &BlobValues::new(model))
             })
             .collect();
         out.extend(per_function.into_iter().flatten());
@@ -49,25 +51,25 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
 }
 
 /// Findings of node rules in one function whose facts were computed already.
-pub fn check_function(
+pub fn match_function(
     model: &Model,
     f: &Function,
-    facts: &FunctionFacts,
+    facts: &FunctionAnalysis,
     rules: &[&Rule],
 ) -> Vec<Finding> {
-    check_function_with(model, f, facts, rules, &BlobValues::new(model))
+    match_function_with(model, f, facts, rules, &BlobValues::new(model))
 }
 
-fn check_function_with(
+fn match_function_with(
     model: &Model,
     f: &Function,
-    facts: &FunctionFacts,
+    facts: &FunctionAnalysis,
     rules: &[&Rule],
     blobs: &BlobValues<'_>,
 ) -> Vec<Finding> {
     let cx = Ctx {
         f,
-        facts,
+        analysis: facts,
         model: Some(model),
         blobs: Some(blobs),
     };
@@ -111,7 +113,7 @@ fn node_span(f: &Function, id: NodeId) -> Option<Span> {
 
 fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindings) -> Finding {
     let f = cx.f;
-    let sw = &cx.facts.states;
+    let sw = &cx.analysis.states;
     let (op, order) = match f.node(id) {
         Some(Node::Op(op)) => (Some(op.display_name().to_string()), Some(op.order)),
         _ => (None, None),

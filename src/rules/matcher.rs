@@ -1,7 +1,7 @@
 //! Compiled matchers and their evaluation over one function graph.
 //!
 //! A matcher tests one node (an op or a function input) of a function, with the function's
-//! [`FunctionFacts`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
+//! [`FunctionAnalysis`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
 //! graph and test a sub-matcher on the nodes they reach.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use regex::Regex;
 
 use crate::analysis::blob_values::BlobValues;
-use crate::analysis::{ConstValue, Dependence, FunctionFacts, WriteKind, WriteOp};
+use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
 
 /// What a capture holds.
@@ -52,9 +52,9 @@ pub struct ValueInfo {
 pub enum Binding {
     Node(NodeId),
     Value(Box<ValueInfo>),
-    /// Index into `FunctionFacts::states::states`.
+    /// Index into `FunctionAnalysis::states::states`.
     State(usize),
-    /// Index into `FunctionFacts::states::writes`.
+    /// Index into `FunctionAnalysis::states::writes`.
     Write(usize),
 }
 
@@ -278,7 +278,7 @@ pub fn opset_number(opset: &str) -> Option<u32> {
 /// What a matcher is evaluated against.
 pub struct Ctx<'a> {
     pub f: &'a Function,
-    pub facts: &'a FunctionFacts,
+    pub analysis: &'a FunctionAnalysis,
     /// The model the function belongs to (for `model:`).
     pub model: Option<&'a Model>,
     /// Reader of small file-backed constants (for `const:` / `value:` on weight-file values).
@@ -519,7 +519,7 @@ fn function_matches(cx: &Ctx<'_>, fm: &FunctionM) -> bool {
     if fm.opset.is_some() && !opset_ok(f, fm.opset) {
         return false;
     }
-    let states = &cx.facts.states.states;
+    let states = &cx.analysis.states.states;
     if let Some(c) = &fm.states {
         if !c.test(states.len() as i64) {
             return false;
@@ -551,8 +551,8 @@ fn value_info(cx: &Ctx<'_>, r: ValRef<'_>) -> ValueInfo {
         ValRef::Named(n, _) => ValueInfo {
             name: n.to_string(),
             ty: cx.f.value_type(n).cloned(),
-            constant: cx.facts.consts.get(n).cloned(),
-            dep: cx.facts.deps.get(n).cloned(),
+            constant: cx.analysis.consts.get(n).cloned(),
+            dep: cx.analysis.deps.get(n).cloned(),
         },
         ValRef::Lit(l) => {
             let constant = ConstValue::from_literal(l);
@@ -589,7 +589,7 @@ fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
 /// constant parameter or attribute `axis` holds; a negative axis counts from the end.
 fn axis_dim(cx: &Ctx<'_>, op: &crate::ir::Op, of: &str, axis: &str) -> Option<i64> {
     let a = match op.param(axis) {
-        Some(_) => cx.facts.consts.param(op, axis)?.as_int()?,
+        Some(_) => cx.analysis.consts.param(op, axis)?.as_int()?,
         None => ConstValue::from_literal(op.attributes.get(axis)?)?.as_int()?,
     };
     let name = match op.param(of)?.args.first()? {
@@ -698,7 +698,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if v.constant.is_some() || v.value.is_some() {
         let constant: Option<std::borrow::Cow<'_, ConstValue>> = match r {
-            ValRef::Named(n, _) => cx.facts.consts.get(n).map(std::borrow::Cow::Borrowed),
+            ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
             ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
         }
         .or_else(|| blob_constant(cx, r).map(std::borrow::Cow::Owned));
@@ -716,7 +716,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if let Some(rt) = v.runtime {
         let dep = match r {
-            ValRef::Named(n, _) => cx.facts.deps.get(n),
+            ValRef::Named(n, _) => cx.analysis.deps.get(n),
             ValRef::Lit(_) => None,
         };
         if !rt.test(dep) {
@@ -800,7 +800,7 @@ fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
 }
 
 fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bindings) -> bool {
-    let sw = &cx.facts.states;
+    let sw = &cx.analysis.states;
     let Some((wi, w)) = sw.write_at(node) else {
         return false;
     };

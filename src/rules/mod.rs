@@ -16,7 +16,7 @@ pub mod template;
 pub mod testing;
 pub mod yaml;
 
-pub use engine::{check_function, check_model};
+pub use engine::{match_function, match_model};
 pub use info::RuleInfo;
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
 pub use testing::{

@@ -311,7 +311,7 @@ fn op_name(cx: &Ctx<'_>, id: Option<NodeId>) -> Option<String> {
 }
 
 fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
-    let sw = &cx.facts.states;
+    let sw = &cx.analysis.states;
     match b {
         Binding::Node(n) => node_accessor(cx, *n, acc),
         Binding::Value(v) => value_accessor(v, acc),

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::engine::check_model;
+use super::engine::match_model;
 use super::loader::{Rule, RuleSet};
 use super::schema::{SerCase, SerExpect};
 use crate::analysis::facts::Fact;
@@ -264,7 +264,7 @@ fn run_case(
         Ok(m) => m,
         Err(e) => return result(CaseStatus::Error, e),
     };
-    let findings = check_model(&model, single, &facts(&model));
+    let findings = match_model(&model, single, &facts(&model));
     let got: Vec<String> = findings.iter().map(describe).collect();
     match kind {
         CaseKind::Valid => {

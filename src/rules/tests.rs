@@ -39,7 +39,7 @@ fn only(rules: &RuleSet, id: &str) -> RuleSet {
 
 fn check(mil: &str, rules: &RuleSet) -> Vec<Finding> {
     let model = snippet_model("test.mil", mil).expect("snippet parses");
-    check_model(&model, rules, &[])
+    match_model(&model, rules, &[])
 }
 
 #[test]
@@ -372,7 +372,7 @@ fn fact_rules_render_fact_captures() {
     fact.function = Some("main".into());
     fact.op = Some("w".into());
     let other = Fact::new("something-else");
-    let findings = check_model(&model, &rules, &[fact, other]);
+    let findings = match_model(&model, &rules, &[fact, other]);
     assert_eq!(findings.len(), 1);
     assert_eq!(
         findings[0].message,
@@ -620,19 +620,19 @@ fn model_spec_version_matches_known_versions_only() {
     let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { spec-version: { max: 8 } } }\nmessage: m\n");
     let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n            tensor<fp16, [2]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
     let mut model = snippet_model("t.mil", mil).unwrap();
-    assert!(check_model(&model, &r, &[]).is_empty(), "no spec version");
+    assert!(match_model(&model, &r, &[]).is_empty(), "no spec version");
     model.spec_version = Some(8);
-    assert_eq!(check_model(&model, &r, &[]).len(), 1);
+    assert_eq!(match_model(&model, &r, &[]).len(), 1);
     model.spec_version = Some(9);
-    assert!(check_model(&model, &r, &[]).is_empty());
+    assert!(match_model(&model, &r, &[]).is_empty());
     // The built-in rule reads the spec version too.
     let rules = only(&builtin(), "opset-too-old-for-states");
     let mil = "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [1, 257, 32]>> kv) {\n            tensor<fp16, [1, 257, 32]> r = read_state(input = kv)[name = string(\"r\")];\n        } -> (r);\n}\n";
     let mut model = snippet_model("t.mil", mil).unwrap();
     model.spec_version = Some(9);
-    assert!(check_model(&model, &rules, &[]).is_empty());
+    assert!(match_model(&model, &rules, &[]).is_empty());
     model.spec_version = Some(8);
-    let f = check_model(&model, &rules, &[]);
+    let f = match_model(&model, &rules, &[]);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].state.as_deref(), Some("kv"));
 }
@@ -656,12 +656,12 @@ fn small_blob_constants_have_values_for_value_predicates() {
     let mut model = snippet_model("t.mil", mil).unwrap();
     let rules = only(&builtin(), "mask-nonfinite-const");
     assert!(
-        check_model(&model, &rules, &[]).is_empty(),
+        match_model(&model, &rules, &[]).is_empty(),
         "the weight file is not found from `.`"
     );
     model.model_path = dir.path().to_path_buf();
     model.root = dir.path().to_path_buf();
-    let f = check_model(&model, &rules, &[]);
+    let f = match_model(&model, &rules, &[]);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].op.as_deref(), Some("mask"));
 }
