@@ -3,7 +3,7 @@
 //! in every function and description, windows and all other types stay, a second fix is a no-op,
 //! and the result matches coremltools' own padded reference.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

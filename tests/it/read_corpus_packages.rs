@@ -1,7 +1,7 @@
 //! Every corpus model (`.mlpackage` and hand-written `.mlmodelc`) reads, and its functions, op counts, op histograms, state inputs and
 //! described states equal what coremltools recorded in `corpus/expected/<name>.json`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! Weight-blob facts on real models: the clean ones give none, and copies byte-edited by the test give
 //! exactly the expected facts. The real files are copied to a temporary folder, never edited in place.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! Broken packages and bare `.mlmodel` files read through `read_model`: each gives a clear error
 //! naming the file (or a "not an ML program" outcome), never a panic.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Every real-world `model.mil` parses, and its op-type histogram equals the one Apple's compiler
 //! wrote into `metadata.json` (an independent check of the parser).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

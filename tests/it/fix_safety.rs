@@ -1,10 +1,10 @@
-//! Fix safety beyond the fix helper's own tests (`src/fix/write.rs`, `tests/fix_text.rs` cover a
+//! Fix safety beyond the fix helper's own tests (`src/fix/write.rs`, `tests/it/fix_text.rs` cover a
 //! failing writer and a read-only folder for text models): the process killed while the fixed files
 //! are being staged (before any rename), for text and protobuf models; a failing writer ("disk
 //! full") and a read-only folder for `.mlpackage`; a failing writer under `--output`. Each leaves
 //! every original file byte-identical, and the model still reads and lints as before.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -120,7 +120,7 @@ fn killed_while_staging_leaves_the_originals() {
             let mut child = Command::new(std::env::current_exe().unwrap())
                 .args([
                     "--exact",
-                    "child_fix_hangs_while_staging",
+                    "fix_safety::child_fix_hangs_while_staging",
                     "--ignored",
                     "--nocapture",
                 ])

@@ -2,7 +2,7 @@
 //! fuzz target runs (`tests/fuzz_harness`). Inputs that once crashed, hung or broke an invariant are
 //! kept here, named for what they broke.
 
-mod fuzz_harness;
+use crate::fuzz_harness;
 
 use std::path::PathBuf;
 

@@ -7,7 +7,7 @@
 //! panic or a hang. A sample also goes through the CLI binary, which must exit 0, 1 or 2 (never 101
 //! for a panic, never a signal). The per-case timeout only detects hangs; it asserts no speed.
 
-mod common;
+use crate::common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! compiled fixtures): the result parses, only the state's values change type, windows stay put, a
 //! second fix is a no-op, refusals change nothing.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

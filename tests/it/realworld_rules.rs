@@ -13,7 +13,7 @@
 //!
 //! The `blob-*` rules are checked on these models in `blob_realworld.rs`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

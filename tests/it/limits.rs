@@ -2,7 +2,7 @@
 //! file sizes. Each input here is refused with a clear error or read within bounded memory and stack;
 //! none may crash the (2 MiB-stack) test thread.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

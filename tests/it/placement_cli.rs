@@ -1,7 +1,7 @@
 //! `coreml-lint check --placement` end to end: the table follows the findings, is labelled an
 //! estimate, and leaves machine-readable stdout alone.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 

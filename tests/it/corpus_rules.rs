@@ -1,7 +1,7 @@
 //! Every built-in rule on the hazard corpus, with the model-level facts (`lint::model_facts`): every
 //! expected finding appears exactly once, and nothing else fires. Every model must read.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

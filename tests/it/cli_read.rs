@@ -1,7 +1,5 @@
 //! The read path from the command line: `dump`, and hostile input giving clear errors with exit code 2.
 
-mod common;
-
 use std::path::Path;
 
 use assert_cmd::Command;

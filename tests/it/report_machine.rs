@@ -2,7 +2,7 @@
 //! the official 2.1.0 schema, meets GitHub code scanning's ingestion rules, points at the op's text
 //! in `model.mil`, and fingerprints findings the same way wherever the model lives.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

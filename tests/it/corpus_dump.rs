@@ -1,7 +1,7 @@
 //! `coreml-lint dump` of every corpus model parses back with our text parser into the same graph
 //! (same ops, bindings and types); for packages the dump is the source diagnostics point into.
 
-mod common;
+use crate::common;
 
 use coreml_lint::discover::Discovered;
 use coreml_lint::ir::compare::same_program;

@@ -3,7 +3,7 @@
 //! lowering code) and, where the compiled twin exists, the op histogram Apple's compiler wrote into
 //! its `metadata.json`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

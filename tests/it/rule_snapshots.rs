@@ -1,9 +1,9 @@
 //! Snapshots of every built-in rule's rendered output (severity, location, message, help, fix
 //! title and applicability, labels) on its own `tests:` cases, so that a change of wording or of
-//! a fix plan shows up in review. Update with `INSTA_UPDATE=always cargo test --test rule_snapshots`
+//! a fix plan shows up in review. Update with `INSTA_UPDATE=always cargo test --test it rule_snapshots`
 //! (or `cargo insta review`), then read the diff.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Path safety through the CLI: symlinks and `..` in Manifest items, in the files of a compiled
 //! folder and in BLOBFILE paths never lead `check` outside the package; special files never block it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

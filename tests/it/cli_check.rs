@@ -1,7 +1,7 @@
 //! `coreml-lint check` end to end: exit codes, JSON shape, selection, config, user rules, rule
 //! explanations and rule tests, fixes through the CLI, and many models at once.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
