@@ -176,6 +176,17 @@ fn invalid(file: &str, text: &str, message: String, labels: Vec<LabeledSpan>) ->
     }))
 }
 
+/// A YAML syntax or schema error of `file`, labelled where the parser stopped.
+fn yaml_invalid(file: &str, text: &str, e: &yaml::YamlError) -> LoadError {
+    let off = e.offset.unwrap_or(0).min(text.len());
+    invalid(
+        file,
+        text,
+        e.message.clone(),
+        vec![LabeledSpan::new(Some("here".into()), off, 0)],
+    )
+}
+
 fn label_at(text: &str, path: &[String], message: &str) -> LabeledSpan {
     let (off, len) = yaml::locate(text, path).unwrap_or((0, 0));
     LabeledSpan::new(Some(message.to_string()), off, len)
@@ -198,15 +209,7 @@ fn builtin_utils() -> Arc<Utils> {
 
 /// Parses `utils.yaml` (name → rule object) into `into`.
 fn add_utils(file: &str, text: &str, into: &mut Utils) -> Result<(), LoadError> {
-    let parsed: Utils = yaml::from_str(text).map_err(|e| {
-        let off = e.offset.unwrap_or(0).min(text.len());
-        invalid(
-            file,
-            text,
-            e.message.clone(),
-            vec![LabeledSpan::new(Some("here".into()), off, 0)],
-        )
-    })?;
+    let parsed: Utils = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
     into.extend(parsed);
     Ok(())
 }
@@ -230,15 +233,7 @@ fn load_rule_with_utils(
     builtin: bool,
     shared: &Arc<Utils>,
 ) -> Result<Rule, LoadError> {
-    let parsed: RuleFile = yaml::from_str(text).map_err(|e| {
-        let off = e.offset.unwrap_or(0).min(text.len());
-        invalid(
-            file,
-            text,
-            e.message.clone(),
-            vec![LabeledSpan::new(Some("here".into()), off, 0)],
-        )
-    })?;
+    let parsed: RuleFile = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
     let utils = if parsed.utils.is_empty() {
         shared.clone()
     } else {
@@ -536,16 +531,7 @@ impl RuleSet {
         if let Some(text) = builtin::REDIRECTS {
             match yaml::from_str::<BTreeMap<String, String>>(text) {
                 Ok(r) => set.redirects = r,
-                Err(e) => errors.push(invalid(
-                    "rules/redirects.yaml",
-                    text,
-                    e.message.clone(),
-                    vec![LabeledSpan::new(
-                        Some("here".into()),
-                        e.offset.unwrap_or(0).min(text.len()),
-                        0,
-                    )],
-                )),
+                Err(e) => errors.push(yaml_invalid("rules/redirects.yaml", text, &e)),
             }
         }
         finish(set, errors)
@@ -649,16 +635,7 @@ impl RuleSet {
             if stem == "redirects" {
                 match yaml::from_str::<BTreeMap<String, String>>(&text) {
                     Ok(r) => self.redirects.extend(r),
-                    Err(e) => errors.push(invalid(
-                        &shown,
-                        &text,
-                        e.message.clone(),
-                        vec![LabeledSpan::new(
-                            Some("here".into()),
-                            e.offset.unwrap_or(0).min(text.len()),
-                            0,
-                        )],
-                    )),
+                    Err(e) => errors.push(yaml_invalid(&shown, &text, &e)),
                 }
                 continue;
             }
