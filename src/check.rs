@@ -302,7 +302,9 @@ fn same_path(a: &Path, b: &Path) -> bool {
 pub enum ModelOutcome {
     /// Read and checked.
     Checked {
+        /// The model as read (its graphs released unless [`Keep::Programs`]).
         model: Box<Model>,
+        /// Its findings after the settings, sorted.
         findings: Vec<Finding>,
     },
     /// A model of a kind that is not checked (not an ML program).
@@ -314,7 +316,9 @@ pub enum ModelOutcome {
 /// One model's result.
 #[derive(Debug)]
 pub struct ModelResult {
+    /// The model root as discovered.
     pub path: PathBuf,
+    /// What happened to it.
     pub outcome: ModelOutcome,
 }
 
@@ -330,11 +334,17 @@ pub struct CheckRun {
 /// Counts for the summary line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Models read and checked.
     pub checked: usize,
+    /// Models skipped (not ML programs).
     pub skipped: usize,
+    /// Models that could not be read.
     pub failed: usize,
+    /// Findings of severity error.
     pub errors: usize,
+    /// Findings of severity warning.
     pub warnings: usize,
+    /// Findings of severity info.
     pub infos: usize,
 }
 

@@ -20,8 +20,11 @@ pub struct IgnoreEntry {
     pub rule: Option<String>,
     /// Glob over the model path, relative to the config file's folder.
     pub path: Option<String>,
+    /// Function name; any function when absent.
     pub function: Option<String>,
+    /// Op name; any op when absent.
     pub op: Option<String>,
+    /// State name; any state when absent.
     pub state: Option<String>,
 }
 
@@ -50,7 +53,9 @@ pub struct Options {
 #[error("{}: {message}", path.display())]
 #[diagnostic(code(coreml_lint::config))]
 pub struct ConfigError {
+    /// The config file.
     pub path: PathBuf,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -85,10 +90,15 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
 /// Rule selection and the CLI's overrides of the file.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
+    /// `--select`: replaces the config's `select`.
     pub select: Option<Vec<String>>,
+    /// `--extend-select`: added to the selection.
     pub extend_select: Vec<String>,
+    /// `--ignore`: added to the config's `ignore`.
     pub ignore: Vec<String>,
+    /// `--fail-on`: replaces the config's `fail-on`.
     pub fail_on: Option<Severity>,
+    /// `--rules`: rule folders added to the config's.
     pub rules: Vec<PathBuf>,
 }
 
@@ -102,6 +112,7 @@ pub struct Settings {
     select: Vec<String>,
     ignore: Vec<String>,
     severity: BTreeMap<String, Severity>,
+    /// Lowest severity that counts as a failure (exit code 1).
     pub fail_on: Severity,
     /// Extra rule folders (already resolved against the config file's folder).
     pub rule_dirs: Vec<PathBuf>,

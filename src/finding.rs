@@ -11,8 +11,11 @@ use crate::ir::Span;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Worth knowing; never fails a run by default.
     Info,
+    /// Likely a problem on some devices.
     Warning,
+    /// A model that fails or computes wrong results.
     Error,
 }
 
@@ -30,8 +33,11 @@ impl fmt::Display for Severity {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Applicability {
+    /// Shown, never applied.
     DisplayOnly,
+    /// Applied with `--unsafe-fixes`: it changes the model's interface or behaviour.
     Unsafe,
+    /// Applied with `--fix`.
     Safe,
 }
 
@@ -42,32 +48,43 @@ pub struct FixOffer {
     pub kind: String,
     /// One line saying what applying it does.
     pub title: String,
+    /// How safe the fix is to apply.
     pub applicability: Applicability,
 }
 
 /// A secondary location in the same source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {
+    /// Where in the source text.
     pub span: Span,
+    /// What the location shows.
     pub text: String,
 }
 
 /// One finding of one rule in one model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
+    /// The rule id.
     pub rule: String,
+    /// Its severity after the settings.
     pub severity: Severity,
     /// The model root as discovered.
     pub path: PathBuf,
+    /// The function it is in, when it is about one.
     pub function: Option<String>,
     /// The op's `name` attribute (or its first output's name).
     pub op: Option<String>,
+    /// The state it is about, if any.
     pub state: Option<String>,
+    /// What is wrong, rendered from the rule's message.
     pub message: String,
+    /// What to do, rendered from the rule's help.
     pub help: Option<String>,
+    /// The fix the rule offers here, if any.
     pub fix: Option<FixOffer>,
     /// The primary location in the model's source text.
     pub span: Option<Span>,
+    /// Secondary locations (the read, window and write of a state chain, …).
     pub labels: Vec<Label>,
     /// Program order of the op, for sorting.
     pub order: Option<u32>,

@@ -15,11 +15,13 @@ use crate::ir::Span;
 pub struct Fact {
     /// Kind, matched by a rule's `fact:` key, e.g. `blob-bad-sentinel`.
     pub kind: String,
+    /// The function the fact is in, when it is about one.
     pub function: Option<String>,
     /// Display name of the op (its `name` attribute, else its first output).
     pub op: Option<String>,
     /// Program order of the op, for sorting.
     pub op_order: Option<u32>,
+    /// The state it is about, if any.
     pub state: Option<String>,
     /// Where in the model's source text.
     pub span: Option<Span>,

@@ -8,6 +8,7 @@ pub mod blobs;
 pub mod consteval;
 pub mod dependence;
 pub mod description;
+#[warn(missing_docs)]
 pub mod facts;
 pub mod state_writes;
 

@@ -9,6 +9,7 @@ pub mod edit;
 pub mod metadata_json;
 pub mod plan;
 pub mod proto_edit;
+#[warn(missing_docs)]
 pub mod run;
 pub mod window;
 pub mod write;

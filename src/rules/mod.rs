@@ -7,6 +7,7 @@
 pub mod compile;
 pub mod engine;
 pub mod fixes;
+#[warn(missing_docs)]
 pub mod info;
 pub mod loader;
 pub mod matcher;
