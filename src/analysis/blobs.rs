@@ -1224,11 +1224,11 @@ mod tests {
         assert!(cap(f, "DETAIL").contains("inside the payload of the blob whose record is at 64"));
     }
 
-    /// Facts of every kind, from the scenarios above (for the rule-file test).
-    pub(super) fn every_kind() -> Vec<Fact> {
-        let mut out = Vec::new();
+    /// The scenarios above that together produce every kind but the two size warnings: (fixture
+    /// name, weight file bytes or none, ops of `main`). Also written to `corpus/facts/` as rule
+    /// fixtures (see `fixtures_are_current`).
+    pub(super) fn scenarios() -> Vec<(&'static str, Option<Vec<u8>>, Vec<OpSyntax>)> {
         let (bytes, _) = two_blobs();
-        let pkg = Pkg::new(Some(&bytes));
         let mut ops = clean_ops();
         ops.extend([
             konst("oob", DType::Fp16, &[3], W, 1 << 20),
@@ -1246,19 +1246,77 @@ mod tests {
                 64,
             ),
         ]);
-        out.extend(pkg.facts(ops));
-        out.extend(pkg.facts(vec![konst("a", DType::Fp32, &[500], W, 64)]));
-        let (mut bytes, _) = weight_file(3, &[B(1, 4000, 0)]);
-        put(&mut bytes, 2176, &record(1, 6, 2240, 0));
-        out.extend(Pkg::new(Some(&bytes)).facts(vec![
-            konst("a", DType::Fp16, &[2000], W, 64),
-            konst("b", DType::Fp16, &[3], W, 2176),
-        ]));
-        out.extend(Pkg::new(Some(&[])).facts(clean_ops()));
+        let (mut overlapping, _) = weight_file(3, &[B(1, 4000, 0)]);
+        put(&mut overlapping, 2176, &record(1, 6, 2240, 0));
+        vec![
+            ("blob-clean", Some(bytes.clone()), clean_ops()),
+            ("blob-bad-references", Some(bytes.clone()), ops),
+            (
+                "blob-unreferenced",
+                Some(bytes),
+                vec![konst("a", DType::Fp32, &[500], W, 64)],
+            ),
+            (
+                "blob-overlap",
+                Some(overlapping),
+                vec![
+                    konst("a", DType::Fp16, &[2000], W, 64),
+                    konst("b", DType::Fp16, &[3], W, 2176),
+                ],
+            ),
+            ("blob-empty-file", Some(Vec::new()), clean_ops()),
+        ]
+    }
+
+    /// Facts of every kind, from the scenarios above (for the rule-file test).
+    pub(super) fn every_kind() -> Vec<Fact> {
+        let mut out = Vec::new();
+        for (_, bytes, ops) in scenarios() {
+            out.extend(Pkg::new(bytes.as_deref()).facts(ops));
+        }
         let pkg = Pkg::new(None);
         sparse_weight_file(&pkg.root.join("weights/weight.bin"), 1 << 31);
         out.extend(pkg.facts(vec![konst("big", DType::Fp16, &[32768, 32768], W, 64)]));
         out
+    }
+
+    /// `corpus/facts/<name>.mlmodelc` of each scenario: `model.mil` (rendered) and the weight file.
+    fn fixture_files(
+        name: &str,
+        bytes: Option<Vec<u8>>,
+        ops: Vec<OpSyntax>,
+    ) -> Vec<(PathBuf, Vec<u8>)> {
+        let pkg = Pkg::new(None);
+        let model = pkg.model(vec![("main", ops)]);
+        let dir = PathBuf::from(format!("{name}.mlmodelc"));
+        let mut files = vec![(
+            dir.join("model.mil"),
+            crate::ir::render::render_to_string(&model.program).into_bytes(),
+        )];
+        if let Some(b) = bytes {
+            files.push((dir.join("weights/weight.bin"), b));
+        }
+        files
+    }
+
+    /// The committed fixtures are what the scenarios give. To rewrite them:
+    /// `COREML_LINT_WRITE_FIXTURES=1 cargo test --lib fixtures_are_current`.
+    #[test]
+    fn fixtures_are_current() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/facts");
+        let write = std::env::var_os("COREML_LINT_WRITE_FIXTURES").is_some();
+        for (name, bytes, ops) in scenarios() {
+            for (rel, want) in fixture_files(name, bytes, ops) {
+                let path = root.join(&rel);
+                if write {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, &want).unwrap();
+                }
+                let have =
+                    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert!(have == want, "{} is stale", path.display());
+            }
+        }
     }
 
     /// A weight file of `len` bytes whose single fp16 blob at 64 fills it; sparse, so it costs no
