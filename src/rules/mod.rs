@@ -11,6 +11,7 @@ pub mod fixes;
 pub mod info;
 pub mod loader;
 pub mod matcher;
+pub mod placement;
 pub mod schema;
 mod suggest;
 pub mod template;
