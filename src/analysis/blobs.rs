@@ -1224,10 +1224,13 @@ mod tests {
         assert!(cap(f, "DETAIL").contains("inside the payload of the blob whose record is at 64"));
     }
 
+    /// A fixture name, the weight file's bytes (no file when `None`) and the ops of `main`.
+    type Scenario = (&'static str, Option<Vec<u8>>, Vec<OpSyntax>);
+
     /// The scenarios above that together produce every kind but the two size warnings: (fixture
     /// name, weight file bytes or none, ops of `main`). Also written to `corpus/facts/` as rule
     /// fixtures (see `fixtures_are_current`).
-    pub(super) fn scenarios() -> Vec<(&'static str, Option<Vec<u8>>, Vec<OpSyntax>)> {
+    pub(super) fn scenarios() -> Vec<Scenario> {
         let (bytes, _) = two_blobs();
         let mut ops = clean_ops();
         ops.extend([

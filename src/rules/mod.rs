@@ -4,19 +4,19 @@
 //! implemented here once, a message / help template, an optional fix primitive and test snippets.
 //! No rule has Rust code of its own.
 
-pub mod compile;
+pub(crate) mod compile;
 pub mod engine;
-pub mod fixes;
+pub(crate) mod fixes;
 #[warn(missing_docs)]
 pub mod info;
 pub mod loader;
-pub mod matcher;
-pub mod placement;
+pub(crate) mod matcher;
+pub(crate) mod placement;
 pub mod schema;
 mod suggest;
-pub mod template;
+pub(crate) mod template;
 pub mod testing;
-pub mod yaml;
+pub(crate) mod yaml;
 
 pub use engine::{match_function, match_model};
 pub use info::RuleInfo;
