@@ -3,10 +3,10 @@
 //! `fact:` rules select). "Fact" means only the latter.
 //! Passes read the graph only, never spans, and are linear in the number of ops.
 
-pub mod blob_values;
+pub(crate) mod blob_values;
 pub mod blobs;
-pub mod consteval;
-pub mod dependence;
+pub(crate) mod consteval;
+pub(crate) mod dependence;
 pub mod description;
 #[warn(missing_docs)]
 pub mod facts;

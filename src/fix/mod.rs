@@ -4,9 +4,9 @@
 //! [`plan::plan_pad`] computes the edits from the IR, [`apply`] applies them to the model on disk
 //! (or only renders the diff) through the write-back of its container.
 
-pub mod diff;
-pub mod edit;
-pub mod metadata_json;
+pub(crate) mod diff;
+pub(crate) mod edit;
+pub(crate) mod metadata_json;
 pub mod plan;
 pub mod proto_edit;
 #[warn(missing_docs)]

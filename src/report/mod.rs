@@ -8,5 +8,5 @@ pub mod json;
 pub mod placement;
 pub mod progress;
 pub mod sarif;
-pub mod source;
+pub(crate) mod source;
 pub mod statistics;
