@@ -44,27 +44,32 @@ fn main() {
         .expect("writing to a String");
     }
     out.push_str("];\n");
-    out.push_str("/// `rules/redirects.yaml`: old id → new id.\n");
-    match redirects {
-        Some(p) => writeln!(
-            out,
-            "pub(crate) static REDIRECTS: Option<&str> = Some(include_str!({:?}));",
-            p.display().to_string()
-        )
-        .expect("writing to a String"),
-        None => out.push_str("pub(crate) static REDIRECTS: Option<&str> = None;\n"),
-    }
-    out.push_str("/// `rules/utils.yaml`: shared match fragments.\n");
-    match utils {
-        Some(p) => writeln!(
-            out,
-            "pub(crate) static UTILS: Option<&str> = Some(include_str!({:?}));",
-            p.display().to_string()
-        )
-        .expect("writing to a String"),
-        None => out.push_str("pub(crate) static UTILS: Option<&str> = None;\n"),
-    }
+    optional_file(
+        &mut out,
+        "REDIRECTS",
+        "`rules/redirects.yaml`: old id → new id.",
+        redirects,
+    );
+    optional_file(
+        &mut out,
+        "UTILS",
+        "`rules/utils.yaml`: shared match fragments.",
+        utils,
+    );
     let dest =
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("builtin_rules.rs");
     std::fs::write(dest, out).expect("OUT_DIR is writable");
+}
+
+/// `pub(crate) static NAME: Option<&str>`: the file's text, or `None` without the file.
+fn optional_file(out: &mut String, name: &str, doc: &str, file: Option<PathBuf>) {
+    let value = match file {
+        Some(p) => format!("Some(include_str!({:?}))", p.display().to_string()),
+        None => "None".to_string(),
+    };
+    writeln!(
+        out,
+        "/// {doc}\npub(crate) static {name}: Option<&str> = {value};"
+    )
+    .expect("writing to a String");
 }
