@@ -1,4 +1,5 @@
-//! Embeds every `rules/*.yaml` (and the optional `rules/redirects.yaml`) into the binary, so that
+//! Embeds every `rules/*.yaml` (and the optional `rules/redirects.yaml` and `rules/utils.yaml`) into
+//! the binary, so that
 //! adding a rule file needs no Rust change.
 
 use std::fmt::Write as _;
@@ -20,6 +21,7 @@ fn main() {
         String::from("/// (file name, text) of every built-in rule, sorted by file name.\n");
     out.push_str("pub(crate) static BUILTIN_RULES: &[(&str, &str)] = &[\n");
     let mut redirects = None;
+    let mut utils = None;
     for f in &files {
         let name = f
             .file_name()
@@ -30,6 +32,10 @@ fn main() {
             redirects = Some(f.clone());
             continue;
         }
+        if name == "utils.yaml" {
+            utils = Some(f.clone());
+            continue;
+        }
         writeln!(
             out,
             "    ({name:?}, include_str!({:?})),",
@@ -38,17 +44,32 @@ fn main() {
         .expect("writing to a String");
     }
     out.push_str("];\n");
-    out.push_str("/// `rules/redirects.yaml`: old id → new id.\n");
-    match redirects {
-        Some(p) => writeln!(
-            out,
-            "pub(crate) static REDIRECTS: Option<&str> = Some(include_str!({:?}));",
-            p.display().to_string()
-        )
-        .expect("writing to a String"),
-        None => out.push_str("pub(crate) static REDIRECTS: Option<&str> = None;\n"),
-    }
+    optional_file(
+        &mut out,
+        "REDIRECTS",
+        "`rules/redirects.yaml`: old id → new id.",
+        redirects,
+    );
+    optional_file(
+        &mut out,
+        "UTILS",
+        "`rules/utils.yaml`: shared match fragments.",
+        utils,
+    );
     let dest =
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("builtin_rules.rs");
     std::fs::write(dest, out).expect("OUT_DIR is writable");
+}
+
+/// `pub(crate) static NAME: Option<&str>`: the file's text, or `None` without the file.
+fn optional_file(out: &mut String, name: &str, doc: &str, file: Option<PathBuf>) {
+    let value = match file {
+        Some(p) => format!("Some(include_str!({:?}))", p.display().to_string()),
+        None => "None".to_string(),
+    };
+    writeln!(
+        out,
+        "/// {doc}\npub(crate) static {name}: Option<&str> = {value};"
+    )
+    .expect("writing to a String");
 }

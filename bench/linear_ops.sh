@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lint time against op count: generates straight-line text-MIL programs of 250k, 500k and 1M ops
-# (a relu chain with an fp16-indexed gather every 100k ops, as in tests/linear_ops.rs) and times
+# (a relu chain with an fp16-indexed gather every 100k ops, as in tests/it/linear_ops.rs) and times
 # `coreml-lint check` (release build) on each. Linear means the time per op stays flat.
 # Usage: bench/linear_ops.sh [ops…]   Output files go to bench/out/ (git-ignored).
 set -euo pipefail

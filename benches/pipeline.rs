@@ -7,12 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use coreml_lint::analysis::{analyze, blobs::blob_facts, FunctionFacts};
+use coreml_lint::analysis::{analyze, blobs::blob_facts, FunctionAnalysis};
 use coreml_lint::discover::Discovered;
 use coreml_lint::ir::{render, Model, ModelKind};
 use coreml_lint::read::{lower, miltext, proto, read_model, ReadOutcome};
 use coreml_lint::rules::schema::Status;
-use coreml_lint::rules::{check_function, Rule, RuleSet};
+use coreml_lint::rules::{match_function, Rule, RuleSet};
 use divan::{black_box, Bencher};
 
 const CORPUS: &str = "corpus/packages/multifunction-state-full-extent-write.mlpackage";
@@ -24,7 +24,7 @@ struct Prepared {
     bytes: Vec<u8>,
     text: String,
     model: Model,
-    facts: Vec<FunctionFacts>,
+    facts: Vec<FunctionAnalysis>,
 }
 
 fn root() -> &'static Path {
@@ -160,7 +160,7 @@ fn rules(b: Bencher, name: &str) {
             .functions
             .iter()
             .zip(&p.facts)
-            .map(|(f, facts)| check_function(&p.model, f, facts, rules).len())
+            .map(|(f, facts)| match_function(&p.model, f, facts, rules).len())
             .sum::<usize>()
     });
 }

@@ -149,7 +149,9 @@ impl Checker {
     }
 
     /// A checker for these settings and rules (only the rules the settings enable run).
-    pub fn with_rules(settings: Settings, rules: RuleSet) -> Checker {
+    /// Ids the settings name are read through the rules' redirects first.
+    pub fn with_rules(mut settings: Settings, rules: RuleSet) -> Checker {
+        settings.redirect(rules.redirects());
         let linter = Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
         Checker { settings, linter }
     }
@@ -328,7 +330,9 @@ fn same_path(a: &Path, b: &Path) -> bool {
 pub enum ModelOutcome {
     /// Read and checked.
     Checked {
+        /// The model as read (its graphs released unless [`Keep::Programs`]).
         model: Box<Model>,
+        /// Its findings after the settings, sorted.
         findings: Vec<Finding>,
     },
     /// A model of a kind that is not checked (not an ML program).
@@ -340,7 +344,9 @@ pub enum ModelOutcome {
 /// One model's result.
 #[derive(Debug)]
 pub struct ModelResult {
+    /// The model root as discovered.
     pub path: PathBuf,
+    /// What happened to it.
     pub outcome: ModelOutcome,
 }
 
@@ -356,11 +362,17 @@ pub struct CheckRun {
 /// Counts for the summary line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Models read and checked.
     pub checked: usize,
+    /// Models skipped (not ML programs).
     pub skipped: usize,
+    /// Models that could not be read.
     pub failed: usize,
+    /// Findings of severity error.
     pub errors: usize,
+    /// Findings of severity warning.
     pub warnings: usize,
+    /// Findings of severity info.
     pub infos: usize,
 }
 
@@ -445,5 +457,74 @@ mod tests {
         assert_eq!(released, 0);
         assert!(!with_graphs.is_empty());
         assert_eq!(with_graphs, without);
+    }
+
+    /// A folder with a user rule `no-relu` (renamed from `old-relu`) and a model with a relu.
+    fn renamed_rule_fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rules = dir.path().join("rules");
+        std::fs::create_dir(&rules).expect("rules folder");
+        std::fs::write(
+            rules.join("no-relu.yaml"),
+            "id: no-relu\ntitle: t\nseverity: error\nmatch: { op: relu }\nmessage: \"`{OP}`\"\n",
+        )
+        .expect("rule");
+        std::fs::write(rules.join("redirects.yaml"), "old-relu: no-relu\n").expect("redirects");
+        let model = dir.path().join("model.mil");
+        std::fs::write(
+            &model,
+            "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n",
+        )
+        .expect("model");
+        (dir, rules, model)
+    }
+
+    fn rules_found(model: &Path, overrides: Overrides) -> Vec<String> {
+        let options = CheckOptions {
+            config: ConfigFile::Isolated,
+            overrides,
+            ..CheckOptions::default()
+        };
+        let outcome = check(&[model.to_path_buf()], &options).expect("check runs");
+        outcome.run.findings().map(|f| f.rule.clone()).collect()
+    }
+
+    #[test]
+    fn select_and_ignore_follow_redirects() {
+        let (_dir, rules, model) = renamed_rule_fixture();
+        let selected = rules_found(
+            &model,
+            Overrides {
+                select: Some(vec!["old-relu".into()]),
+                rules: vec![rules.clone()],
+                ..Overrides::default()
+            },
+        );
+        assert_eq!(selected, vec!["no-relu".to_string()]);
+        let ignored = rules_found(
+            &model,
+            Overrides {
+                ignore: vec!["old-relu".into()],
+                rules: vec![rules],
+                ..Overrides::default()
+            },
+        );
+        assert!(!ignored.contains(&"no-relu".to_string()), "{ignored:?}");
+    }
+
+    #[test]
+    fn a_bad_rule_folder_is_an_error_not_a_panic() {
+        let options = CheckOptions {
+            config: ConfigFile::Isolated,
+            overrides: Overrides {
+                rules: vec![PathBuf::from("/nonexistent/rules")],
+                ..Overrides::default()
+            },
+            ..CheckOptions::default()
+        };
+        assert!(matches!(
+            check(&[PathBuf::from(".")], &options),
+            Err(CheckError::Rules(_))
+        ));
     }
 }

@@ -20,8 +20,11 @@ pub struct IgnoreEntry {
     pub rule: Option<String>,
     /// Glob over the model path, relative to the config file's folder.
     pub path: Option<String>,
+    /// Function name; any function when absent.
     pub function: Option<String>,
+    /// Op name; any op when absent.
     pub op: Option<String>,
+    /// State name; any state when absent.
     pub state: Option<String>,
 }
 
@@ -50,7 +53,9 @@ pub struct Options {
 #[error("{}: {message}", path.display())]
 #[diagnostic(code(coreml_lint::config))]
 pub struct ConfigError {
+    /// The config file.
     pub path: PathBuf,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -60,7 +65,7 @@ pub fn load(path: &Path) -> Result<Options, ConfigError> {
         path: path.into(),
         message: e.to_string(),
     })?;
-    crate::rules::yaml::from_str(&text).map_err(|e| ConfigError {
+    crate::yaml::from_str(&text).map_err(|e| ConfigError {
         path: path.into(),
         message: e.to_string(),
     })
@@ -85,10 +90,15 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
 /// Rule selection and the CLI's overrides of the file.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
+    /// `--select`: replaces the config's `select`.
     pub select: Option<Vec<String>>,
+    /// `--extend-select`: added to the selection.
     pub extend_select: Vec<String>,
+    /// `--ignore`: added to the config's `ignore`.
     pub ignore: Vec<String>,
+    /// `--fail-on`: replaces the config's `fail-on`.
     pub fail_on: Option<Severity>,
+    /// `--rules`: rule folders added to the config's.
     pub rules: Vec<PathBuf>,
 }
 
@@ -102,6 +112,7 @@ pub struct Settings {
     select: Vec<String>,
     ignore: Vec<String>,
     severity: BTreeMap<String, Severity>,
+    /// Lowest severity that counts as a failure (exit code 1).
     pub fail_on: Severity,
     /// Extra rule folders (already resolved against the config file's folder).
     pub rule_dirs: Vec<PathBuf>,
@@ -218,6 +229,34 @@ impl Settings {
         }
     }
 
+    /// Rewrites every rule id the settings name (select, ignore, severity, per-path ignores,
+    /// `ignores:`) through `redirects` (old id → new id), so a renamed rule stays selected or
+    /// ignored. Prefixes and `ALL` are not ids and stay as written.
+    pub fn redirect(&mut self, redirects: &BTreeMap<String, String>) {
+        let map = |id: &mut String| {
+            if let Some(new) = redirects.get(id.as_str()) {
+                id.clone_from(new);
+            }
+        };
+        self.select.iter_mut().for_each(map);
+        self.ignore.iter_mut().for_each(map);
+        for (_, ids) in &mut self.per_path {
+            ids.iter_mut().for_each(map);
+        }
+        for ig in &mut self.ignores {
+            if let Some(rule) = &mut ig.entry.rule {
+                map(rule);
+            }
+        }
+        self.severity = std::mem::take(&mut self.severity)
+            .into_iter()
+            .map(|(mut id, s)| {
+                map(&mut id);
+                (id, s)
+            })
+            .collect();
+    }
+
     /// Applies enablement, severity overrides and ignores to a model's findings.
     pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
         findings
@@ -264,5 +303,37 @@ mod tests {
         assert!(matches_selector("blob-overlap", "ALL"));
         assert!(!matches_selector("statement", "state"));
         assert!(!matches_selector("blob-overlap", "state"));
+    }
+
+    #[test]
+    fn redirects_apply_to_every_id_the_settings_name() {
+        let file = Options {
+            severity: Some(BTreeMap::from([("old-id".to_string(), Severity::Info)])),
+            per_path_ignores: Some(BTreeMap::from([(
+                "*.mil".to_string(),
+                vec!["old-id".into()],
+            )])),
+            ignores: Some(vec![IgnoreEntry {
+                rule: Some("old-id".into()),
+                ..IgnoreEntry::default()
+            }]),
+            ..Options::default()
+        };
+        let cli = Overrides {
+            select: Some(vec!["old-id".into(), "state".into()]),
+            ignore: vec!["old-id".into()],
+            ..Overrides::default()
+        };
+        let mut s = Settings::resolve(Some((Path::new("c.yaml"), file)), cli).expect("settings");
+        assert!(!s.is_enabled("new-id"));
+        s.redirect(&BTreeMap::from([(
+            "old-id".to_string(),
+            "new-id".to_string(),
+        )]));
+        assert_eq!(s.select, vec!["new-id".to_string(), "state".to_string()]);
+        assert_eq!(s.ignore, vec!["new-id".to_string()]);
+        assert_eq!(s.severity_of("new-id", Severity::Error), Severity::Info);
+        assert_eq!(s.per_path[0].1, vec!["new-id".to_string()]);
+        assert_eq!(s.ignores[0].entry.rule.as_deref(), Some("new-id"));
     }
 }

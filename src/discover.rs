@@ -12,7 +12,9 @@ use crate::read::ReadError;
 /// A model root to read.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Discovered {
+    /// The model root (package or compiled folder, or the bare file).
     pub path: PathBuf,
+    /// What kind of model it is.
     pub kind: ModelKind,
 }
 

@@ -6,15 +6,18 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fix::PadPlan;
+use crate::analysis::fix_plan::PadPlan;
 use crate::ir::{Span, SubModel};
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Worth knowing; never fails a run by default.
     Info,
+    /// Likely a problem on some devices.
     Warning,
+    /// A model that fails or computes wrong results.
     Error,
 }
 
@@ -28,14 +31,8 @@ impl fmt::Display for Severity {
     }
 }
 
-/// How safe a fix is to apply (ruff's ordering: `DisplayOnly < Unsafe < Safe`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Applicability {
-    DisplayOnly,
-    Unsafe,
-    Safe,
-}
+/// How safe a fix is to apply (defined beside the fix plans that carry one).
+pub use crate::analysis::fix_plan::Applicability;
 
 /// A fix a finding offers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -44,6 +41,7 @@ pub struct FixOffer {
     pub kind: String,
     /// One line saying what applying it does.
     pub title: String,
+    /// How safe the fix is to apply.
     pub applicability: Applicability,
     /// The plan `--fix` applies, exactly as offered (shared by every finding on the same state).
     #[serde(skip)]
@@ -53,7 +51,9 @@ pub struct FixOffer {
 /// A secondary location in the same source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {
+    /// Where in the source text.
     pub span: Span,
+    /// What the location shows.
     pub text: String,
 }
 
@@ -75,21 +75,29 @@ impl Covered {
 /// One finding of one rule in one model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
+    /// The rule id.
     pub rule: String,
+    /// Its severity after the settings.
     pub severity: Severity,
     /// The model root as discovered.
     pub path: PathBuf,
     /// The pipeline sub-model the finding is in (`None` for a model of its own).
     pub sub_model: Option<SubModel>,
+    /// The function it is in, when it is about one.
     pub function: Option<String>,
     /// The op's `name` attribute (or its first output's name).
     pub op: Option<String>,
+    /// The state it is about, if any.
     pub state: Option<String>,
+    /// What is wrong, rendered from the rule's message.
     pub message: String,
+    /// What to do, rendered from the rule's help.
     pub help: Option<String>,
+    /// The fix the rule offers here, if any.
     pub fix: Option<FixOffer>,
     /// The primary location in the model's source text.
     pub span: Option<Span>,
+    /// Secondary locations (the read, window and write of a state chain, …).
     pub labels: Vec<Label>,
     /// Program order of the op, for sorting.
     pub order: Option<u32>,

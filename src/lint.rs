@@ -7,7 +7,7 @@ use crate::analysis::opset::opset_facts;
 use crate::finding::Finding;
 use crate::ir::Model;
 use crate::rules::RuleInfo;
-use crate::rules::{check_model, RuleSet};
+use crate::rules::{match_model, RuleSet};
 
 /// Runs a rule set over models.
 #[derive(Debug)]
@@ -46,7 +46,7 @@ impl Linter {
 
     /// Every finding of every rule in `model`.
     pub fn lint(&self, model: &Model) -> Vec<Finding> {
-        check_model(model, &self.rules, &model_facts(model))
+        match_model(model, &self.rules, &model_facts(model))
     }
 }
 

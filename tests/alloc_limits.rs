@@ -3,6 +3,7 @@
 //! read, rendered and linted while the largest single allocation stays small. A counting global
 //! allocator records the largest request; this binary holds only this test.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};

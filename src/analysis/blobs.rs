@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::facts::Fact;
+use super::facts::{Fact, FactKind};
 use crate::ir::{Arg, BlobRef, Literal, Model, Op};
 use crate::read::blob::{
     self, BlobFile, Location, OpenError, PathError, Record, Walk, WalkEnd, FORMAT_VERSION,
@@ -31,22 +31,74 @@ pub const FILE_WARN_BYTES: u64 = 1 << 31;
 /// Total weights above this are over the iPhone ANE budget (H13).
 pub const TOTAL_WARN_BYTES: u64 = 1 << 30;
 
-/// Fact kinds produced here (each is also a rule id).
-pub const KINDS: &[&str] = &[
-    "blob-missing-file",
-    "blob-path-escape",
-    "blob-bad-path",
-    "blob-bad-header",
-    "blob-count-mismatch",
-    "blob-out-of-bounds",
-    "blob-misaligned",
-    "blob-bad-sentinel",
-    "blob-dtype-mismatch",
-    "blob-size-mismatch",
-    "blob-overlap",
-    "blob-unreferenced",
-    "blob-file-too-large",
-    "blob-weights-too-large",
+/// Fact kinds produced here (each is also a rule id), with the captures each carries.
+pub const FACT_KINDS: &[FactKind] = &[
+    FactKind {
+        name: "blob-missing-file",
+        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
+    },
+    FactKind {
+        name: "blob-path-escape",
+        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
+    },
+    FactKind {
+        name: "blob-bad-path",
+        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
+    },
+    FactKind {
+        name: "blob-bad-header",
+        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
+    },
+    FactKind {
+        name: "blob-count-mismatch",
+        captures: &["DETAIL", "EXPECTED", "FILE", "FOUND", "PARAM", "PATH"],
+    },
+    FactKind {
+        name: "blob-out-of-bounds",
+        captures: &["DETAIL", "FILE", "FILE_LEN", "OFFSET", "PARAM", "PATH"],
+    },
+    FactKind {
+        name: "blob-misaligned",
+        captures: &["DETAIL", "FILE", "OFFSET", "PARAM", "PATH", "SUGGESTION"],
+    },
+    FactKind {
+        name: "blob-bad-sentinel",
+        captures: &[
+            "DETAIL",
+            "FILE",
+            "FOUND",
+            "OFFSET",
+            "PARAM",
+            "PATH",
+            "SUGGESTION",
+        ],
+    },
+    FactKind {
+        name: "blob-dtype-mismatch",
+        captures: &["EXPECTED", "FILE", "FOUND", "OFFSET", "PARAM", "PATH"],
+    },
+    FactKind {
+        name: "blob-size-mismatch",
+        captures: &[
+            "DETAIL", "EXPECTED", "FILE", "FOUND", "OFFSET", "PARAM", "PATH",
+        ],
+    },
+    FactKind {
+        name: "blob-overlap",
+        captures: &["DETAIL", "FILE", "OFFSET", "OTHER", "PARAM", "PATH"],
+    },
+    FactKind {
+        name: "blob-unreferenced",
+        captures: &["DTYPE", "FILE", "OFFSET", "PARAM", "PATH", "SIZE"],
+    },
+    FactKind {
+        name: "blob-file-too-large",
+        captures: &["FILE", "PARAM", "PATH", "SIZE"],
+    },
+    FactKind {
+        name: "blob-weights-too-large",
+        captures: &["FILES", "PARAM", "PATH", "SIZE"],
+    },
 ];
 
 /// A file-backed literal and the op holding it.
@@ -1173,11 +1225,14 @@ mod tests {
         assert!(cap(f, "DETAIL").contains("inside the payload of the blob whose record is at 64"));
     }
 
-    /// Facts of every kind, from the scenarios above (for the rule-file test).
-    pub(super) fn every_kind() -> Vec<Fact> {
-        let mut out = Vec::new();
+    /// A fixture name, the weight file's bytes (no file when `None`) and the ops of `main`.
+    type Scenario = (&'static str, Option<Vec<u8>>, Vec<OpSyntax>);
+
+    /// The scenarios above that together produce every kind but the two size warnings: (fixture
+    /// name, weight file bytes or none, ops of `main`). Also written to `corpus/facts/` as rule
+    /// fixtures (see `fixtures_are_current`).
+    pub(super) fn scenarios() -> Vec<Scenario> {
         let (bytes, _) = two_blobs();
-        let pkg = Pkg::new(Some(&bytes));
         let mut ops = clean_ops();
         ops.extend([
             konst("oob", DType::Fp16, &[3], W, 1 << 20),
@@ -1195,19 +1250,77 @@ mod tests {
                 64,
             ),
         ]);
-        out.extend(pkg.facts(ops));
-        out.extend(pkg.facts(vec![konst("a", DType::Fp32, &[500], W, 64)]));
-        let (mut bytes, _) = weight_file(3, &[B(1, 4000, 0)]);
-        put(&mut bytes, 2176, &record(1, 6, 2240, 0));
-        out.extend(Pkg::new(Some(&bytes)).facts(vec![
-            konst("a", DType::Fp16, &[2000], W, 64),
-            konst("b", DType::Fp16, &[3], W, 2176),
-        ]));
-        out.extend(Pkg::new(Some(&[])).facts(clean_ops()));
+        let (mut overlapping, _) = weight_file(3, &[B(1, 4000, 0)]);
+        put(&mut overlapping, 2176, &record(1, 6, 2240, 0));
+        vec![
+            ("blob-clean", Some(bytes.clone()), clean_ops()),
+            ("blob-bad-references", Some(bytes.clone()), ops),
+            (
+                "blob-unreferenced",
+                Some(bytes),
+                vec![konst("a", DType::Fp32, &[500], W, 64)],
+            ),
+            (
+                "blob-overlap",
+                Some(overlapping),
+                vec![
+                    konst("a", DType::Fp16, &[2000], W, 64),
+                    konst("b", DType::Fp16, &[3], W, 2176),
+                ],
+            ),
+            ("blob-empty-file", Some(Vec::new()), clean_ops()),
+        ]
+    }
+
+    /// Facts of every kind, from the scenarios above (for the rule-file test).
+    pub(super) fn every_kind() -> Vec<Fact> {
+        let mut out = Vec::new();
+        for (_, bytes, ops) in scenarios() {
+            out.extend(Pkg::new(bytes.as_deref()).facts(ops));
+        }
         let pkg = Pkg::new(None);
         sparse_weight_file(&pkg.root.join("weights/weight.bin"), 1 << 31);
         out.extend(pkg.facts(vec![konst("big", DType::Fp16, &[32768, 32768], W, 64)]));
         out
+    }
+
+    /// `corpus/facts/<name>.mlmodelc` of each scenario: `model.mil` (rendered) and the weight file.
+    fn fixture_files(
+        name: &str,
+        bytes: Option<Vec<u8>>,
+        ops: Vec<OpSyntax>,
+    ) -> Vec<(PathBuf, Vec<u8>)> {
+        let pkg = Pkg::new(None);
+        let model = pkg.model(vec![("main", ops)]);
+        let dir = PathBuf::from(format!("{name}.mlmodelc"));
+        let mut files = vec![(
+            dir.join("model.mil"),
+            crate::ir::render::render_to_string(&model.program).into_bytes(),
+        )];
+        if let Some(b) = bytes {
+            files.push((dir.join("weights/weight.bin"), b));
+        }
+        files
+    }
+
+    /// The committed fixtures are what the scenarios give. To rewrite them:
+    /// `COREML_LINT_WRITE_FIXTURES=1 cargo test --lib fixtures_are_current`.
+    #[test]
+    fn fixtures_are_current() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/facts");
+        let write = std::env::var_os("COREML_LINT_WRITE_FIXTURES").is_some();
+        for (name, bytes, ops) in scenarios() {
+            for (rel, want) in fixture_files(name, bytes, ops) {
+                let path = root.join(&rel);
+                if write {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, &want).unwrap();
+                }
+                let have =
+                    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert!(have == want, "{} is stale", path.display());
+            }
+        }
     }
 
     /// A weight file of `len` bytes whose single fp16 blob at 64 fills it; sparse, so it costs no
@@ -1238,48 +1351,31 @@ mod tests {
     }
 }
 
-/// The rule files `rules/blob-*.yaml` agree with the facts: one file per kind, `match: { fact: id }`,
-/// and every `{NAME}` in `message` / `help` is a capture every fact of that kind carries.
+/// The facts agree with the registry and the rule files `rules/blob-*.yaml`: every fact carries the
+/// captures registered for its kind, every kind is produced, one rule file per kind. (The rule loader
+/// checks each file's placeholders against the registry.)
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod rule_file_tests {
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
 
     use super::tests::every_kind;
-    use super::KINDS;
-
-    fn placeholders(template: &str) -> BTreeSet<String> {
-        let mut out = BTreeSet::new();
-        let mut rest = template;
-        while let Some(open) = rest.find('{') {
-            let after = &rest[open + 1..];
-            let Some(close) = after.find('}') else { break };
-            out.insert(after[..close].to_string());
-            rest = &after[close + 1..];
-        }
-        out
-    }
+    use super::FACT_KINDS;
+    use crate::analysis::facts::tests::assert_registered;
 
     #[test]
     fn rule_files_match_the_facts() {
         let facts = every_kind();
-        let mut captures: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for f in &facts {
-            let keys: BTreeSet<&str> = f.captures.keys().map(String::as_str).collect();
-            if let Some(prev) = captures.insert(f.kind.as_str(), keys.clone()) {
-                assert_eq!(prev, keys, "facts of {} carry different captures", f.kind);
-            }
-        }
+        assert_registered(&facts, FACT_KINDS);
+        let produced: BTreeSet<&str> = facts.iter().map(|f| f.kind.as_str()).collect();
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
-        for kind in KINDS {
-            let keys = captures
-                .get(kind)
-                .unwrap_or_else(|| panic!("no test produces {kind}"));
+        for kind in FACT_KINDS.iter().map(|k| k.name) {
+            assert!(produced.contains(kind), "no test produces {kind}");
             let path = dir.join(format!("{kind}.yaml"));
             let text = std::fs::read_to_string(&path).unwrap();
             let y: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
-            assert_eq!(y["id"].as_str(), Some(*kind), "{}", path.display());
-            assert_eq!(y["match"]["fact"].as_str(), Some(*kind));
+            assert_eq!(y["id"].as_str(), Some(kind), "{}", path.display());
+            assert_eq!(y["match"]["fact"].as_str(), Some(kind));
             assert_eq!(y["category"].as_str(), Some("weights"));
             assert!(matches!(
                 y["severity"].as_str(),
@@ -1300,14 +1396,6 @@ mod rule_file_tests {
                 );
             }
             assert!(y["references"].as_sequence().is_some_and(|r| !r.is_empty()));
-            for key in ["message", "help"] {
-                for name in placeholders(y[key].as_str().unwrap()) {
-                    assert!(
-                        name == "FUNCTION" || name == "OP" || keys.contains(name.as_str()),
-                        "{kind}: {key} uses {{{name}}}, which its facts do not capture ({keys:?})"
-                    );
-                }
-            }
         }
         let files: BTreeSet<String> = std::fs::read_dir(&dir)
             .unwrap()
@@ -1318,7 +1406,7 @@ mod rule_file_tests {
                     .map(|n| format!("blob-{n}"))
             })
             .collect();
-        let kinds: BTreeSet<String> = KINDS.iter().map(|k| k.to_string()).collect();
+        let kinds: BTreeSet<String> = FACT_KINDS.iter().map(|k| k.name.to_string()).collect();
         assert_eq!(files, kinds);
     }
 }

@@ -20,14 +20,23 @@
 
 use std::collections::BTreeMap;
 
-use super::facts::Fact;
+use super::facts::{Fact, FactKind};
 use crate::ir::{
     DType, Dim, FeatureDesc, FeatureKind, Flexibility, Function, FunctionDesc, Model, ModelKind,
     TensorType,
 };
 
-/// Fact kinds produced here (each is also a rule id).
-pub const KINDS: &[&str] = &["description-signature-mismatch", "state-shape-mismatch"];
+/// Fact kinds produced here (each is also a rule id), with the captures each carries.
+pub const FACT_KINDS: &[FactKind] = &[
+    FactKind {
+        name: "description-signature-mismatch",
+        captures: &["DETAIL"],
+    },
+    FactKind {
+        name: "state-shape-mismatch",
+        captures: &["DETAIL", "OTHER", "OTHER_TYPE", "TYPE"],
+    },
+];
 
 /// Every description fact of `model`.
 pub fn description_facts(model: &Model) -> Vec<Fact> {
@@ -625,7 +634,10 @@ mod tests {
         assert_eq!(sig.len(), 1, "{facts:?}");
         assert!(details(&facts)[0].contains("`decode`"));
         d.default_function = Some("infer".into());
-        let facts = description_facts(&package(TWO, d));
+        let shape = description_facts(&package(TWO, d));
+        crate::analysis::facts::tests::assert_registered(&facts, FACT_KINDS);
+        crate::analysis::facts::tests::assert_registered(&shape, FACT_KINDS);
+        let facts = shape;
         assert_eq!(facts.len(), 1, "{facts:?}");
         assert_eq!(facts[0].kind, "state-shape-mismatch");
         assert_eq!(facts[0].function.as_deref(), Some("prefill"));

@@ -1,12 +1,16 @@
-//! Facts computed once per function: constant values, run-time dependence, state write chains.
+//! Analysis computed once per function (constant values, run-time dependence, state write chains:
+//! [`FunctionAnalysis`]) and per model (blob and description checks: [`facts::Fact`]s, which
+//! `fact:` rules select). "Fact" means only the latter.
 //! Passes read the graph only, never spans, and are linear in the number of ops.
 
-pub mod blob_values;
+pub(crate) mod blob_values;
 pub mod blobs;
-pub mod consteval;
-pub mod dependence;
+pub(crate) mod consteval;
+pub(crate) mod dependence;
 pub mod description;
+#[warn(missing_docs)]
 pub mod facts;
+pub mod fix_plan;
 pub mod opset;
 pub mod state_writes;
 
@@ -23,7 +27,7 @@ pub use state_writes::{
 
 /// Everything the analysis passes know about one function.
 #[derive(Clone, Debug, Default)]
-pub struct FunctionFacts {
+pub struct FunctionAnalysis {
     /// Constant values by value name.
     pub consts: ConstEnv,
     /// Run-time dependence by value name.
@@ -33,11 +37,11 @@ pub struct FunctionFacts {
 }
 
 /// Runs every pass over `f` once.
-pub fn analyze(f: &Function) -> FunctionFacts {
+pub fn analyze(f: &Function) -> FunctionAnalysis {
     let consts = consteval::evaluate(f);
     let deps = dependence::analyze(f);
     let states = state_writes::analyze(f, &consts, &deps);
-    FunctionFacts {
+    FunctionAnalysis {
         consts,
         deps,
         states,

@@ -17,7 +17,7 @@ use std::fmt;
 
 use super::consteval::{slice_indices, ConstEnv};
 use super::dependence::{Dependence, DependenceMap};
-use super::facts::Fact;
+use super::facts::{Fact, FactKind};
 use crate::ir::{Arg, Function, Model, NodeId, Op, TensorType, ValueType};
 
 /// Ops through which a written value is followed unchanged.
@@ -913,6 +913,12 @@ pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWr
 
 /// Fact kind of a state that some function reads and no function writes (HAZARDS.md H4b).
 pub const NEVER_WRITTEN: &str = "state-never-written";
+
+/// The fact kinds produced here, with their captures.
+pub const FACT_KINDS: &[FactKind] = &[FactKind {
+    name: NEVER_WRITTEN,
+    captures: &["READERS"],
+}];
 
 /// One fact per state that some function of `model` reads and no function writes, on the first
 /// read. `torch.jit.trace` of an in-place cache update can drop the write this way.

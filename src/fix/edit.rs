@@ -6,12 +6,12 @@ use std::path::Path;
 
 use crate::ir::render::render_to_string;
 use crate::ir::{
-    Arg, FeatureKind, Function, FunctionDesc, ModelDesc, Node, NodeId, Op, Output, Param, Program,
+    Arg, Function, Node, NodeId, Op, Output, Param, Program,
     Span, ValueType, BODY,
 };
 use crate::read::miltext::parse_program;
 
-use super::plan::{with_rows, Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
+use crate::analysis::fix_plan::{with_rows, Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
 
 /// Applies `plans` (of distinct states, all computed on `program`) to `program` and returns the
 /// program re-read from its rendered text (so its graph, value map, op order and spans are
@@ -207,28 +207,4 @@ pub fn ir_op(new: &NewOp) -> Op {
         order: 0,
         span: Span::default(),
     }
-}
-
-/// The model description with the state's shape padded (top level and every function).
-pub fn pad_description(desc: &ModelDesc, plan: &PadPlan) -> ModelDesc {
-    let mut d = desc.clone();
-    let fix = |fd: &mut FunctionDesc| {
-        for s in &mut fd.states {
-            if s.name == plan.state {
-                if let FeatureKind::State { shape, .. } = &mut s.kind {
-                    if let Ok(v) = plan
-                        .new_shape
-                        .iter()
-                        .map(|&x| i64::try_from(x))
-                        .collect::<Result<Vec<_>, _>>()
-                    {
-                        *shape = v;
-                    }
-                }
-            }
-        }
-    };
-    fix(&mut d.top);
-    d.functions.iter_mut().for_each(fix);
-    d
 }

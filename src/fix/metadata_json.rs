@@ -1,5 +1,9 @@
 //! Pads a state's entry in `metadata.json` `stateSchema` by splicing the text, so every other byte of
 //! the file stays as the compiler wrote it.
+//!
+//! The scanner below is hand-written because serde_json (which reads the file in
+//! `read::metadata`) reports no byte offsets of the values it parses, and the splice needs the
+//! exact range of each shape string; re-serializing instead would rewrite the whole file.
 
 /// A JSON value with the byte range it occupies.
 #[derive(Debug)]

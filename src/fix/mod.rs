@@ -5,11 +5,11 @@
 //! once from the analysis; findings carry it; [`apply_plans`] applies exactly those plans to the model
 //! on disk (or only renders the diff) through the write-back of its container.
 
-pub mod diff;
-pub mod edit;
-pub mod metadata_json;
-pub mod plan;
+pub(crate) mod diff;
+pub(crate) mod edit;
+pub(crate) mod metadata_json;
 pub mod proto_edit;
+#[warn(missing_docs)]
 pub mod run;
 pub mod text_edit;
 pub mod write;
@@ -21,7 +21,7 @@ use crate::finding::Applicability;
 use crate::ir::render::render_to_string;
 use crate::ir::{Model, ModelKind};
 
-pub use plan::{plan_model, plan_pad, plan_state, FixRefusal, ModelPlans, PadPlan, PadRequest};
+pub use crate::analysis::fix_plan::{plan_model, plan_pad, plan_state, FixRefusal, ModelPlans, PadPlan, PadRequest};
 pub use write::{replace_atomically, WriteError};
 
 /// Where the fixed model goes.
@@ -66,7 +66,7 @@ impl FixOutcome {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FixError {
-    #[error("{}: {0}", .1.display())]
+    #[error("{}: {}", .1.display(), .0)]
     Refused(FixRefusal, PathBuf),
     #[error("{}: not fixed: {message}", path.display())]
     Unsupported { path: PathBuf, message: String },

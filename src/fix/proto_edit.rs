@@ -10,7 +10,7 @@ use crate::read::proto::{
     value, value_type,
 };
 
-use super::plan::{Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
+use crate::analysis::fix_plan::{Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
 
 /// Applies `plans` (of distinct states, all computed on the same program) to every function they
 /// name, in one pass: ops are named by their position in the original program. Nothing is checked

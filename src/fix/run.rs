@@ -12,6 +12,7 @@ use crate::ir::Model;
 /// How `check` was asked to fix.
 #[derive(Clone, Debug, Default)]
 pub struct FixOptions {
+    /// `--unsafe-fixes`: apply unsafe fixes too.
     pub allow_unsafe: bool,
     /// `--diff` without `--fix`: print what would change, write nothing.
     pub diff_only: bool,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::ir::{Node, NodeId, Program, Span};
 
-use super::plan::{Anchor, OpRef, PadPlan};
+use crate::analysis::fix_plan::{Anchor, OpRef, PadPlan};
 
 /// One replacement of `source[start..end]`; `seq` keeps inserts at one place in plan order.
 struct Edit {

@@ -1,7 +1,7 @@
 //! The one IR both readers produce: a petgraph graph per function, with types, constants and spans.
 
 pub mod attributes;
-pub mod build;
+pub(crate) mod build;
 pub mod compare;
 pub mod graph;
 pub mod literal;

@@ -20,13 +20,6 @@ pub enum ModelKind {
     MilText,
 }
 
-impl ModelKind {
-    /// True when the program came from text MIL (spans point into a real file).
-    pub fn is_text(self) -> bool {
-        matches!(self, ModelKind::MlModelc | ModelKind::MilText)
-    }
-}
-
 /// The text findings point into: `model.mil` itself, or the rendered dump of a protobuf program.
 #[derive(Clone, Debug)]
 pub struct SourceText {

@@ -1054,26 +1054,21 @@ struct WireField {
     length_delimited: bool,
 }
 
-/// Reads a base-128 varint at `*pos`, advancing it.
+/// Reads a base-128 varint at `*pos`, advancing it. prost's public codec for varints is its
+/// length-delimiter pair (`prost::encoding` is not public API); keys and lengths are both varints.
 fn read_varint(bytes: &[u8], pos: &mut usize) -> Result<u64, SpliceError> {
-    let mut value: u64 = 0;
-    for shift in 0..10u32 {
-        let byte = *bytes.get(*pos).ok_or(SpliceError::Malformed {
-            offset: *pos,
-            what: "varint runs past the end",
-        })?;
-        *pos += 1;
-        value |= u64::from(byte & 0x7f) << (7 * shift);
-        if byte & 0x80 == 0 {
-            return Ok(value);
-        }
-    }
-    Err(SpliceError::Malformed {
+    let malformed = SpliceError::Malformed {
         offset: *pos,
-        what: "varint longer than 10 bytes",
-    })
+        what: "malformed or truncated varint",
+    };
+    let mut rest = bytes.get(*pos..).ok_or(malformed.clone())?;
+    let before = rest.len();
+    let value = prost::decode_length_delimiter(&mut rest).map_err(|_| malformed)?;
+    *pos += before - rest.len();
+    Ok(value as u64)
 }
 
+/// Writes a base-128 varint (prost's public encoder takes a `usize`; keys are `u64` here).
 fn write_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
@@ -1096,7 +1091,8 @@ fn skip(bytes: &[u8], pos: &mut usize, n: u64) -> Result<(), SpliceError> {
     Ok(())
 }
 
-/// Splits a message into its top-level fields, in file order, without interpreting them.
+/// Splits a message into its top-level fields, in file order, without interpreting them. Written
+/// here because prost decodes into messages and keeps no byte ranges, which the splice needs.
 fn wire_fields(bytes: &[u8]) -> Result<Vec<WireField>, SpliceError> {
     let mut fields = Vec::new();
     let mut pos = 0;

@@ -8,7 +8,7 @@ pub mod json;
 pub mod placement;
 pub mod progress;
 pub mod sarif;
-pub mod source;
+pub(crate) mod source;
 pub mod statistics;
 
 use crate::finding::Finding;

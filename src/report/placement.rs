@@ -5,44 +5,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-use std::sync::OnceLock;
-
-use serde::Deserialize;
 
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 use crate::ir::{Function, Op, ValueType};
-
-/// The embedded op table.
-pub const OP_TABLE: &str = include_str!("../../rules/placement/op-table.yaml");
-
-/// `rules/placement/op-table.yaml`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct OpTable {
-    pub ane_dtypes: Vec<String>,
-    pub not_counted: Vec<String>,
-    pub not_counted_prefixes: Vec<String>,
-    pub likely_ane: Vec<String>,
-    pub likely_cpu: Vec<String>,
-    pub likely_cpu_on_output_path: Vec<String>,
-    pub pass_through: Vec<String>,
-    pub function_risk_rules: Vec<String>,
-    pub op_risk_rules: Vec<String>,
-}
-
-impl OpTable {
-    /// Parses a table.
-    pub fn parse(text: &str) -> Result<OpTable, String> {
-        crate::rules::yaml::from_str(text).map_err(|e| e.to_string())
-    }
-
-    /// The embedded table (an empty table if it does not parse; a unit test makes sure it does).
-    pub fn builtin() -> &'static OpTable {
-        static TABLE: OnceLock<OpTable> = OnceLock::new();
-        TABLE.get_or_init(|| OpTable::parse(OP_TABLE).unwrap_or_default())
-    }
-}
+use crate::rules::placement::OpTable;
 
 /// Where an op is likely to run, by the estimate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -265,6 +232,7 @@ pub fn render_estimates(rows: &[FunctionEstimate]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::placement::OP_TABLE;
     use crate::rules::testing::snippet_model;
 
     const MIL: &str = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x, state<tensor<fp16, [1, 257, 64]>> kv) {\n            tensor<fp16, [64, 64]> w = const()[name = string(\"w\"), val = tensor<fp16, [64, 64]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];\n            tensor<fp16, [1, 64]> h = linear(weight = w, x = x)[name = string(\"h\")];\n            tensor<fp16, [1, 257, 64]> r = read_state(input = kv)[name = string(\"r\")];\n            string d = const()[name = string(\"d\"), val = string(\"fp32\")];\n            tensor<fp32, [1, 64]> h32 = cast(dtype = d, x = h)[name = string(\"h32\")];\n            int32 ax = const()[name = string(\"ax\"), val = int32(-1)];\n            tensor<int32, [1]> am = reduce_argmax(axis = ax, x = h)[name = string(\"am\")];\n            tensor<fp16, [1, 64]> q = some_new_op(x = h)[name = string(\"q\")];\n            tensor<fp16, [1, 64]> s = softmax(axis = ax, x = q)[name = string(\"s\")];\n        } -> (h32, am, s, r);\n}\n";

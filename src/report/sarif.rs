@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use serde_sarif::sarif::{
     ArtifactChange, ArtifactContent, ArtifactLocation, Fix, Invocation, Location, LogicalLocation,
     Message, MultiformatMessageString, Notification, PhysicalLocation, PropertyBag, Region,
-    Replacement, ReportingConfiguration, ReportingDescriptor, Result as SarifResult, Run, Sarif,
-    Tool, ToolComponent,
+    Replacement, ReportingConfiguration, ReportingDescriptor, Result as SarifResult, ResultLevel,
+    Run, Sarif, Tool, ToolComponent,
 };
 
 use crate::check::{CheckRun, ModelOutcome};
@@ -105,6 +105,15 @@ pub fn level(s: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Info => "note",
+    }
+}
+
+/// [`level`] as a result's typed level.
+fn result_level(s: Severity) -> ResultLevel {
+    match s {
+        Severity::Error => ResultLevel::Error,
+        Severity::Warning => ResultLevel::Warning,
+        Severity::Info => ResultLevel::Note,
     }
 }
 
@@ -240,7 +249,7 @@ fn result(
     let mut out = SarifResult::builder()
         .message(message(f))
         .rule_id(f.rule.clone())
-        .level(json!(level(f.severity)))
+        .level(result_level(f.severity))
         .locations(vec![location])
         .partial_fingerprints(BTreeMap::from([(
             FINGERPRINT_KEY.to_string(),

@@ -3,6 +3,7 @@
 //! outside relations, rules made of `not:` alone.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use regex::Regex;
 
@@ -12,8 +13,9 @@ use super::matcher::{
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, RuntimeSpec, Scalars,
-    SerRule, StateWriteSpec, StopBySpec, ValueSpec,
+    SerRule, StateWriteSpec, StopBySpec, Utils, ValueSpec,
 };
+use super::suggest::did_you_mean;
 use crate::analysis::{WriteKind, WriteOp};
 use crate::ir::DType;
 
@@ -32,6 +34,10 @@ pub struct CompileError {
 pub struct Compiler {
     pub errors: Vec<CompileError>,
     path: Vec<String>,
+    /// Match fragments `matches:` can name.
+    utils: Arc<Utils>,
+    /// Fragments being expanded, outermost first (a fragment that names itself is an error).
+    expanding: Vec<String>,
 }
 
 /// Names usable in templates without being captured.
@@ -44,9 +50,47 @@ impl Compiler {
     /// A compiler whose error paths start at `root` (e.g. `match`).
     pub fn at(root: &str) -> Compiler {
         Compiler {
-            errors: Vec::new(),
             path: vec![root.to_string()],
+            ..Compiler::default()
         }
+    }
+
+    /// The same, with these match fragments for `matches:`.
+    pub fn with_utils(root: &str, utils: Arc<Utils>) -> Compiler {
+        Compiler {
+            utils,
+            ..Compiler::at(root)
+        }
+    }
+
+    /// `matches: name`: the fragment compiled in place.
+    fn fragment(&mut self, name: &str) -> Option<(Matcher, Vars)> {
+        if self.expanding.iter().any(|n| n == name) {
+            self.error(
+                "matches",
+                format!(
+                    "fragment `{name}` uses itself ({} → {name})",
+                    self.expanding.join(" → ")
+                ),
+            );
+            return None;
+        }
+        let Some(body) = self.utils.get(name).cloned() else {
+            let known: Vec<&str> = self.utils.keys().map(String::as_str).collect();
+            self.error(
+                "matches",
+                format!(
+                    "no match fragment `{name}`{} (known: {})",
+                    did_you_mean(name, known.iter().copied()),
+                    known.join(", ")
+                ),
+            );
+            return None;
+        };
+        self.expanding.push(name.to_string());
+        let out = self.nested("matches", |c| c.rule(&body, false));
+        self.expanding.pop();
+        Some(out)
     }
 
     fn error(&mut self, key: &str, message: impl Into<String>) {
@@ -490,6 +534,14 @@ impl Compiler {
                 atomic.push(Matcher::Attr(name.clone(), Box::new(m)));
             }
         }
+        if let Some(a) = &r.axis_dim {
+            let size = self.nested("axis-dim", |c| c.count("size", &a.size));
+            atomic.push(Matcher::AxisDim {
+                of: a.of.clone(),
+                axis: a.axis.clone(),
+                size,
+            });
+        }
         if let Some(re) = &r.name {
             if let Some(re) = self.regex("name", re) {
                 atomic.push(Matcher::Name(re));
@@ -549,6 +601,12 @@ impl Compiler {
             let (m, _) = self.nested("not", |c| c.rule(n, false));
             composite.push(Matcher::Not(Box::new(m)));
         }
+        if let Some(name) = &r.matches {
+            if let Some((m, vv)) = self.fragment(name) {
+                self.merge("matches", &mut vars, vv);
+                composite.push(m);
+            }
+        }
         for (key, body, make) in [
             (
                 "fed-by",
@@ -588,11 +646,12 @@ impl Compiler {
         let positive = !atomic.is_empty()
             || composite.iter().any(is_positive)
             || relational.iter().any(is_positive);
-        if !positive && !conjunct && r.fact.is_none() {
+        if !positive && !conjunct && r.fact.is_none() && r.matches.is_none() {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, name, function, model, all, any, fed-by, feeds, inside, has or origin); \
+                 attr, axis-dim, name, function, model, all, any, matches, fed-by, feeds, inside, \
+                 has or origin); \
                  `not` alone matches everything else",
             );
         }

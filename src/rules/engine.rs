@@ -1,5 +1,7 @@
-//! Runs rules over a model: node rules over every function (after one analysis per function),
-//! `fact:` rules over the model-level facts. Rules with `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
+//! Matches rules against a model (the rule engine; "check" is the whole pipeline in
+//! `crate::check`, "lint" one model with its facts in `crate::lint`): node rules over every
+//! function (after one analysis per function), `fact:` rules over the model-level facts. Rules with
+//! `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -12,14 +14,14 @@ use super::region::regions;
 use super::schema::Status;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
-use crate::analysis::{analyze, FunctionFacts};
+use crate::analysis::{analyze, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
-use crate::fix::{plan_model, ModelPlans};
+use crate::analysis::fix_plan::{plan_model, ModelPlans};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 use crate::rules::fixes::PAD_STATE;
 
 /// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
-pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
+pub fn match_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
     let node_rules: Vec<&Rule> = rules
         .rules()
         .iter()
@@ -29,7 +31,7 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;
         // then functions are matched in parallel, each with its own reader of weight values.
-        let facts: Vec<FunctionFacts> = model.program.functions.par_iter().map(analyze).collect();
+        let facts: Vec<FunctionAnalysis> = model.program.functions.par_iter().map(analyze).collect();
         let plans = plan_model(model, &facts);
         let per_function: Vec<Vec<Finding>> = model
             .program
@@ -37,7 +39,7 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
             .par_iter()
             .zip(facts.par_iter())
             .map(|(f, facts)| {
-                check_function_with(
+                match_function_with(
                     model,
                     f,
                     facts,
@@ -62,26 +64,26 @@ pub fn check_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
 }
 
 /// Findings of node rules in one function whose facts were computed already.
-pub fn check_function(
+pub fn match_function(
     model: &Model,
     f: &Function,
-    facts: &FunctionFacts,
+    facts: &FunctionAnalysis,
     rules: &[&Rule],
 ) -> Vec<Finding> {
-    check_function_with(model, f, facts, rules, &BlobValues::new(model), None)
+    match_function_with(model, f, facts, rules, &BlobValues::new(model), None)
 }
 
-fn check_function_with(
+fn match_function_with(
     model: &Model,
     f: &Function,
-    facts: &FunctionFacts,
+    facts: &FunctionAnalysis,
     rules: &[&Rule],
     blobs: &BlobValues<'_>,
     plans: Option<&ModelPlans>,
 ) -> Vec<Finding> {
     let cx = Ctx {
         f,
-        facts,
+        analysis: facts,
         model: Some(model),
         blobs: Some(blobs),
         plans,
@@ -192,7 +194,7 @@ fn node_span(f: &Function, id: NodeId) -> Option<Span> {
 
 fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindings) -> Finding {
     let f = cx.f;
-    let sw = &cx.facts.states;
+    let sw = &cx.analysis.states;
     let (op, order) = match f.node(id) {
         Some(Node::Op(op)) => (Some(op.display_name().to_string()), Some(op.order)),
         _ => (None, None),

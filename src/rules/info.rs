@@ -5,11 +5,15 @@ use crate::finding::Severity;
 /// What reporters need to know about a rule (SARIF's `rules` array, `rule` explanations).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuleInfo {
+    /// Rule id.
     pub id: String,
+    /// One-line title.
     pub title: String,
+    /// Default severity.
     pub default_severity: Option<Severity>,
     /// Other severities a finding can take (`severity-when:`), in the order they are tested.
     pub conditional_severities: Vec<Severity>,
+    /// Group (`ane-compile`, `weights`, …).
     pub category: String,
     /// What it does (SARIF fullDescription).
     pub description: String,
@@ -21,6 +25,7 @@ pub struct RuleInfo {
     pub example: String,
     /// Where it was seen (chip + OS).
     pub seen_on: Vec<String>,
+    /// Links and citations.
     pub references: Vec<String>,
     /// Name of the fix primitive, when the rule offers one.
     pub fix: Option<String>,

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use miette::{Diagnostic, LabeledSpan, NamedSource};
 use rayon::prelude::*;
@@ -12,10 +12,12 @@ use super::compile::{CompileError, Compiler, Vars};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::Matcher;
-use super::schema::{RuleFile, SerFix, SerTests, Status};
+use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
+use super::suggest::did_you_mean;
 use super::template::Template;
-use super::yaml;
+use crate::analysis::facts::{fact_kind, fact_kinds};
 use crate::finding::{Applicability, Severity};
+use crate::yaml;
 
 mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
@@ -174,28 +176,71 @@ fn invalid(file: &str, text: &str, message: String, labels: Vec<LabeledSpan>) ->
     }))
 }
 
+/// A YAML syntax or schema error of `file`, labelled where the parser stopped.
+fn yaml_invalid(file: &str, text: &str, e: &yaml::YamlError) -> LoadError {
+    let off = e.offset.unwrap_or(0).min(text.len());
+    invalid(
+        file,
+        text,
+        e.message.clone(),
+        vec![LabeledSpan::new(Some("here".into()), off, 0)],
+    )
+}
+
 fn label_at(text: &str, path: &[String], message: &str) -> LabeledSpan {
     let (off, len) = yaml::locate(text, path).unwrap_or((0, 0));
     LabeledSpan::new(Some(message.to_string()), off, len)
 }
 
-/// Parses and compiles one rule file. `file` is the name shown in errors; `expected_id` is the file
-/// name without `.yaml` when the rule came from a file.
+/// The shared match fragments of the built-in `rules/utils.yaml` (empty if it does not parse:
+/// [`RuleSet::builtin`] reports that).
+fn builtin_utils() -> Arc<Utils> {
+    static UTILS: OnceLock<Arc<Utils>> = OnceLock::new();
+    UTILS
+        .get_or_init(|| {
+            Arc::new(
+                builtin::UTILS
+                    .and_then(|t| yaml::from_str::<Utils>(t).ok())
+                    .unwrap_or_default(),
+            )
+        })
+        .clone()
+}
+
+/// Parses `utils.yaml` (name → rule object) into `into`.
+fn add_utils(file: &str, text: &str, into: &mut Utils) -> Result<(), LoadError> {
+    let parsed: Utils = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
+    into.extend(parsed);
+    Ok(())
+}
+
+/// Parses and compiles one rule file with the built-in match fragments. `file` is the name shown
+/// in errors; `expected_id` is the file name without `.yaml` when the rule came from a file.
 pub fn load_rule_text(
     file: &str,
     text: &str,
     expected_id: Option<&str>,
     builtin: bool,
 ) -> Result<Rule, LoadError> {
-    let parsed: RuleFile = yaml::from_str(text).map_err(|e| {
-        let off = e.offset.unwrap_or(0).min(text.len());
-        invalid(
-            file,
-            text,
-            e.message.clone(),
-            vec![LabeledSpan::new(Some("here".into()), off, 0)],
-        )
-    })?;
+    load_rule_with_utils(file, text, expected_id, builtin, &builtin_utils())
+}
+
+/// [`load_rule_text`] with these shared match fragments (the rule's own `utils:` shadow them).
+fn load_rule_with_utils(
+    file: &str,
+    text: &str,
+    expected_id: Option<&str>,
+    builtin: bool,
+    shared: &Arc<Utils>,
+) -> Result<Rule, LoadError> {
+    let parsed: RuleFile = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
+    let utils = if parsed.utils.is_empty() {
+        shared.clone()
+    } else {
+        let mut all = (**shared).clone();
+        all.extend(parsed.utils.clone());
+        Arc::new(all)
+    };
     let mut errors: Vec<CompileError> = Vec::new();
     let mut err = |path: &[&str], message: String| {
         errors.push(CompileError {
@@ -235,7 +280,7 @@ pub fn load_rule_text(
         }
     }
     // Target.
-    let (target, vars, fact_rule) = match &parsed.matcher.fact {
+    let (target, vars, fact) = match &parsed.matcher.fact {
         Some(kind) => {
             let m = &parsed.matcher;
             let only_fact = m.op.is_none()
@@ -245,6 +290,7 @@ pub fn load_rule_text(
                 && m.output.is_none()
                 && m.attr.is_none()
                 && m.name.is_none()
+                && m.axis_dim.is_none()
                 && m.function.is_none()
                 && m.model.is_none()
                 && m.capture.is_none()
@@ -257,26 +303,46 @@ pub fn load_rule_text(
                 && m.has.is_none()
                 && m.origin.is_none()
                 && m.stop_by.is_none()
-                && m.via.is_none();
+                && m.via.is_none()
+                && m.matches.is_none();
             if !only_fact {
                 err(
                     &["match", "fact"],
                     "`fact:` must be the only key of `match`".to_string(),
                 );
             }
-            (Target::Fact(kind.clone()), Vars::new(), true)
+            let registered = fact_kind(kind);
+            if registered.is_none() {
+                err(
+                    &["match", "fact"],
+                    format!(
+                        "unknown fact kind `{kind}`{} (known: {})",
+                        did_you_mean(kind, fact_kinds().map(|k| k.name)),
+                        fact_kinds().map(|k| k.name).collect::<Vec<_>>().join(", ")
+                    ),
+                );
+            }
+            (Target::Fact(kind.clone()), Vars::new(), Some(registered))
         }
         None => {
-            let mut c = Compiler::at("match");
+            let mut c = Compiler::with_utils("match", utils.clone());
             let (m, vars) = c.rule(&parsed.matcher, false);
             errors.extend(c.errors);
-            (Target::Nodes(m), vars, false)
+            (Target::Nodes(m), vars, None)
         }
     };
+    // `Some(kind)` for a `fact:` rule (`None` inside when the kind is unknown: reported above, and
+    // its placeholders are then not checked).
+    let fact_rule = fact.is_some();
     let template = |key: &str, t: &str, errors: &mut Vec<CompileError>| -> Option<Template> {
         match Template::parse(t) {
             Ok(tpl) => {
-                for e in tpl.check(&vars, fact_rule) {
+                let errs = match fact {
+                    Some(None) => Vec::new(),
+                    Some(Some(kind)) => tpl.check(&vars, Some(kind)),
+                    None => tpl.check(&vars, None),
+                };
+                for e in errs {
                     errors.push(CompileError {
                         path: key.split('.').map(str::to_string).collect(),
                         message: e,
@@ -311,7 +377,7 @@ pub fn load_rule_text(
                 ),
             };
             let when = when.map(|w| {
-                let mut c = Compiler::at("fix");
+                let mut c = Compiler::with_utils("fix", utils.clone());
                 let (m, _) = c.nested_rule("when", w);
                 errors.extend(c.errors);
                 m
@@ -358,12 +424,22 @@ pub fn load_rule_text(
             });
             break;
         }
-        let mut c = Compiler::at("severity-when");
+        let mut c = Compiler::with_utils("severity-when", utils.clone());
         let (m, _) = c.nested_rule(&i.to_string(), &sw.matcher);
         errors.extend(c.errors);
         severity_when.push((sw.severity, m));
     }
     let tests = parsed.tests.clone().unwrap_or_default();
+    for (list, cases) in [("valid", &tests.valid), ("invalid", &tests.invalid)] {
+        for (i, case) in cases.iter().enumerate() {
+            if case.mil.is_some() == case.model.is_some() {
+                errors.push(CompileError {
+                    path: vec!["tests".into(), list.into(), i.to_string()],
+                    message: "a test case gives either `mil:` or `model:`".into(),
+                });
+            }
+        }
+    }
     if builtin && (tests.valid.is_empty() || tests.invalid.is_empty()) && !fact_rule {
         errors.push(CompileError {
             path: vec!["tests".into()],
@@ -422,6 +498,8 @@ pub fn load_rule_text(
 pub struct RuleSet {
     rules: Vec<Rule>,
     redirects: BTreeMap<String, String>,
+    /// Shared match fragments (built-in `utils.yaml` plus each rule folder's).
+    utils: Arc<Utils>,
 }
 
 impl RuleSet {
@@ -429,12 +507,20 @@ impl RuleSet {
     pub fn builtin() -> Result<RuleSet, LoadError> {
         let mut set = RuleSet::default();
         let mut errors = Vec::new();
+        if let Some(text) = builtin::UTILS {
+            let mut utils = Utils::new();
+            match add_utils("rules/utils.yaml", text, &mut utils) {
+                Ok(()) => set.utils = Arc::new(utils),
+                Err(e) => errors.push(e),
+            }
+        }
+        let utils = set.utils.clone();
         // Parsed in parallel: YAML parsing is most of a small model's check.
         let loaded: Vec<_> = builtin::BUILTIN_RULES
             .par_iter()
             .map(|(file, text)| {
                 let id = file.trim_end_matches(".yaml");
-                load_rule_text(&format!("rules/{file}"), text, Some(id), true)
+                load_rule_with_utils(&format!("rules/{file}"), text, Some(id), true, &utils)
             })
             .collect();
         for result in loaded {
@@ -446,16 +532,7 @@ impl RuleSet {
         if let Some(text) = builtin::REDIRECTS {
             match yaml::from_str::<BTreeMap<String, String>>(text) {
                 Ok(r) => set.redirects = r,
-                Err(e) => errors.push(invalid(
-                    "rules/redirects.yaml",
-                    text,
-                    e.message.clone(),
-                    vec![LabeledSpan::new(
-                        Some("here".into()),
-                        e.offset.unwrap_or(0).min(text.len()),
-                        0,
-                    )],
-                )),
+                Err(e) => errors.push(yaml_invalid("rules/redirects.yaml", text, &e)),
             }
         }
         finish(set, errors)
@@ -476,7 +553,10 @@ impl RuleSet {
 
     /// Only the rules in `dirs`, without the built-ins (for `test-rules DIR`).
     pub fn load_dirs_only(dirs: &[PathBuf]) -> Result<RuleSet, LoadError> {
-        let mut set = RuleSet::default();
+        let mut set = RuleSet {
+            utils: builtin_utils(),
+            ..RuleSet::default()
+        };
         let mut errors = Vec::new();
         for dir in dirs {
             if let Err(e) = set.add_dir(dir, &mut errors) {
@@ -522,7 +602,11 @@ impl RuleSet {
                 .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
                 .collect()
         };
-        files.sort();
+        // Redirects and shared fragments first: the folder's rules use them.
+        files.sort_by_key(|p| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            (stem != "redirects" && stem != "utils", p.clone())
+        });
         for path in files {
             let text = match crate::read::limits::read_capped(&path) {
                 Ok(bytes) => match String::from_utf8(bytes) {
@@ -552,20 +636,19 @@ impl RuleSet {
             if stem == "redirects" {
                 match yaml::from_str::<BTreeMap<String, String>>(&text) {
                     Ok(r) => self.redirects.extend(r),
-                    Err(e) => errors.push(invalid(
-                        &shown,
-                        &text,
-                        e.message.clone(),
-                        vec![LabeledSpan::new(
-                            Some("here".into()),
-                            e.offset.unwrap_or(0).min(text.len()),
-                            0,
-                        )],
-                    )),
+                    Err(e) => errors.push(yaml_invalid(&shown, &text, &e)),
                 }
                 continue;
             }
-            match load_rule_text(&shown, &text, Some(&stem), false) {
+            if stem == "utils" {
+                let mut utils = (*self.utils).clone();
+                match add_utils(&shown, &text, &mut utils) {
+                    Ok(()) => self.utils = Arc::new(utils),
+                    Err(e) => errors.push(e),
+                }
+                continue;
+            }
+            match load_rule_with_utils(&shown, &text, Some(&stem), false, &self.utils) {
                 Ok(r) => self.push(r, errors),
                 Err(e) => errors.push(e),
             }
@@ -597,18 +680,6 @@ impl RuleSet {
     /// Keeps only the rules for which `keep` holds.
     pub fn retain(&mut self, mut keep: impl FnMut(&Rule) -> bool) {
         self.rules.retain(|r| keep(r));
-    }
-
-    /// Overrides a rule's severity; false when no rule has that id.
-    pub fn set_severity(&mut self, id: &str, severity: Severity) -> bool {
-        let id = self.resolve(id).to_string();
-        match self.rules.iter_mut().find(|r| r.id == id) {
-            Some(r) => {
-                r.severity = severity;
-                true
-            }
-            None => false,
-        }
     }
 
     /// Metadata of every rule, for reporters.

@@ -1,7 +1,7 @@
 //! Compiled matchers and their evaluation over one function graph.
 //!
 //! A matcher tests one node (an op or a function input) of a function, with the function's
-//! [`FunctionFacts`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
+//! [`FunctionAnalysis`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
 //! graph and test a sub-matcher on the nodes they reach.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use regex::Regex;
 
 use crate::analysis::blob_values::BlobValues;
-use crate::analysis::{ConstValue, Dependence, FunctionFacts, WriteKind, WriteOp};
+use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
 
 /// What a capture holds.
@@ -55,9 +55,9 @@ pub struct ValueInfo {
 pub enum Binding {
     Node(NodeId),
     Value(Box<ValueInfo>),
-    /// Index into `FunctionFacts::states::states`.
+    /// Index into `FunctionAnalysis::states::states`.
     State(usize),
-    /// Index into `FunctionFacts::states::writes`.
+    /// Index into `FunctionAnalysis::states::writes`.
     Write(usize),
     /// The region an `origin:` finding stands for.
     Region(Box<super::region::Region>),
@@ -250,6 +250,12 @@ pub enum Matcher {
     Output(Box<ValueM>),
     Attr(String, Box<ValueM>),
     Name(Regex),
+    /// The dimension of parameter `of` at the axis parameter (or attribute) `axis` holds.
+    AxisDim {
+        of: String,
+        axis: String,
+        size: Count,
+    },
     Function(Box<FunctionM>),
     Model(ModelM),
     Capture(String),
@@ -279,13 +285,13 @@ pub fn opset_number(opset: &str) -> Option<u32> {
 /// What a matcher is evaluated against.
 pub struct Ctx<'a> {
     pub f: &'a Function,
-    pub facts: &'a FunctionFacts,
+    pub analysis: &'a FunctionAnalysis,
     /// The model the function belongs to (for `model:`).
     pub model: Option<&'a Model>,
     /// Reader of small file-backed constants (for `const:` / `value:` on weight-file values).
     pub blobs: Option<&'a BlobValues<'a>>,
     /// The model's state fix plans (for fix offers and `{S.pad_axis}`-style accessors).
-    pub plans: Option<&'a crate::fix::ModelPlans>,
+    pub plans: Option<&'a crate::analysis::fix_plan::ModelPlans>,
 }
 
 /// A value reference: a named value or an inline literal.
@@ -391,6 +397,10 @@ impl Matcher {
                     None => false,
                 }
             }
+            Matcher::AxisDim { of, axis, size } => f
+                .op(node)
+                .and_then(|op| axis_dim(cx, op, of, axis))
+                .is_some_and(|d| size.test(d)),
             Matcher::Name(re) => match f.node(node) {
                 Some(Node::Op(op)) => re.is_match(op.display_name()),
                 Some(Node::Input(i)) => re.is_match(&i.name),
@@ -527,7 +537,7 @@ fn function_matches(cx: &Ctx<'_>, fm: &FunctionM) -> bool {
     if fm.opset.is_some() && !opset_ok(f, fm.opset) {
         return false;
     }
-    let states = &cx.facts.states.states;
+    let states = &cx.analysis.states.states;
     if let Some(c) = &fm.states {
         if !c.test(states.len() as i64) {
             return false;
@@ -559,8 +569,8 @@ fn value_info(cx: &Ctx<'_>, r: ValRef<'_>) -> ValueInfo {
         ValRef::Named(n, _) => ValueInfo {
             name: n.to_string(),
             ty: cx.f.value_type(n).cloned(),
-            constant: cx.facts.consts.get(n).cloned(),
-            dep: cx.facts.deps.get(n).cloned(),
+            constant: cx.analysis.consts.get(n).cloned(),
+            dep: cx.analysis.deps.get(n).cloned(),
         },
         ValRef::Lit(l) => {
             let constant = ConstValue::from_literal(l);
@@ -591,6 +601,31 @@ fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
         }
     };
     blobs.value(lit)
+}
+
+/// The known dimension of `op`'s parameter `of` (its first binding) at the axis that the
+/// constant parameter or attribute `axis` holds; a negative axis counts from the end.
+fn axis_dim(cx: &Ctx<'_>, op: &crate::ir::Op, of: &str, axis: &str) -> Option<i64> {
+    let a = match op.param(axis) {
+        Some(_) => cx.analysis.consts.param(op, axis)?.as_int()?,
+        None => ConstValue::from_literal(op.attributes.get(axis)?)?.as_int()?,
+    };
+    let name = match op.param(of)?.args.first()? {
+        Arg::Name(n) => n.as_str(),
+        Arg::Value(l) => return dim_at(l.ty.tensor()?, a),
+    };
+    dim_at(cx.f.value_type(name)?.tensor()?, a)
+}
+
+fn dim_at(t: &crate::ir::TensorType, axis: i64) -> Option<i64> {
+    let dims = t.shape.as_ref()?;
+    let i = if axis < 0 {
+        (dims.len() as i64).checked_add(axis)?
+    } else {
+        axis
+    };
+    let d = dims.get(usize::try_from(i).ok()?)?.known()?;
+    i64::try_from(d).ok()
 }
 
 fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> bool {
@@ -681,7 +716,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if v.constant.is_some() || v.value.is_some() {
         let constant: Option<std::borrow::Cow<'_, ConstValue>> = match r {
-            ValRef::Named(n, _) => cx.facts.consts.get(n).map(std::borrow::Cow::Borrowed),
+            ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
             ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
         }
         .or_else(|| blob_constant(cx, r).map(std::borrow::Cow::Owned));
@@ -699,7 +734,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if let Some(rt) = v.runtime {
         let dep = match r {
-            ValRef::Named(n, _) => cx.facts.deps.get(n),
+            ValRef::Named(n, _) => cx.analysis.deps.get(n),
             ValRef::Lit(_) => None,
         };
         if !rt.test(dep) {
@@ -783,7 +818,7 @@ fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
 }
 
 fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bindings) -> bool {
-    let sw = &cx.facts.states;
+    let sw = &cx.analysis.states;
     let Some((wi, w)) = sw.write_at(node) else {
         return false;
     };

@@ -4,19 +4,21 @@
 //! implemented here once, a message / help template, an optional fix primitive and test snippets.
 //! No rule has Rust code of its own.
 
-pub mod compile;
+pub(crate) mod compile;
 pub mod engine;
-pub mod fixes;
+pub(crate) mod fixes;
+#[warn(missing_docs)]
 pub mod info;
 pub mod loader;
-pub mod matcher;
-pub mod region;
+pub(crate) mod matcher;
+pub(crate) mod placement;
+pub(crate) mod region;
 pub mod schema;
-pub mod template;
+mod suggest;
+pub(crate) mod template;
 pub mod testing;
-pub mod yaml;
 
-pub use engine::{check_function, check_model};
+pub use engine::{match_function, match_model};
 pub use info::RuleInfo;
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
 pub use testing::{

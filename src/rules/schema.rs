@@ -35,6 +35,9 @@ pub enum Status {
     Removed,
 }
 
+/// Named match fragments (ast-grep's `utils`): name → rule object.
+pub type Utils = BTreeMap<String, SerRule>;
+
 /// `rules/<id>.yaml`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -89,6 +92,10 @@ pub struct RuleFile {
     /// Test snippets.
     #[serde(default)]
     pub tests: Option<SerTests>,
+    /// Named match fragments this rule's `matches:` keys can use (they shadow the shared ones in
+    /// `rules/utils.yaml`).
+    #[serde(default)]
+    pub utils: Utils,
     /// Findings where one of these matches get its severity instead of `severity` (first wins).
     #[serde(default)]
     pub severity_when: Vec<SerSeverityWhen>,
@@ -132,6 +139,10 @@ pub struct SerRule {
     /// Attributes of the op (other than `name`) by key.
     #[serde(default)]
     pub attr: Option<BTreeMap<String, ValueSpec>>,
+    /// A dimension chosen by a value of the op: the dimension of parameter `of` at the axis that
+    /// parameter or attribute `axis` holds as a constant (`softmax` over a long axis).
+    #[serde(default)]
+    pub axis_dim: Option<AxisDimSpec>,
     /// Regular expression on the op's display name (or the input's name).
     #[serde(default)]
     pub name: Option<String>,
@@ -149,6 +160,10 @@ pub struct SerRule {
     #[serde(default)]
     pub origin: Option<Box<SerRule>>,
     // ---- composite ----
+    /// The named match fragment holds: one of the rule's `utils:` or of the shared
+    /// `rules/utils.yaml` (`matches: weight-decompression-op`).
+    #[serde(default)]
+    pub matches: Option<String>,
     /// Every rule holds.
     #[serde(default)]
     pub all: Option<Vec<SerRule>>,
@@ -179,6 +194,19 @@ pub struct SerRule {
     /// fed-by: first step only through this parameter; feeds: only into this parameter.
     #[serde(default)]
     pub via: Option<String>,
+}
+
+/// `axis-dim: { of, axis, size }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisDimSpec {
+    /// The parameter whose dimension is tested (its first binding), e.g. `x`.
+    pub of: String,
+    /// The parameter or attribute holding the axis as a constant integer, e.g. `axis`; a negative
+    /// axis counts from the end.
+    pub axis: String,
+    /// What the dimension must be (known, and within these bounds).
+    pub size: CountSpec,
 }
 
 /// `stop-by:` value.
@@ -484,7 +512,12 @@ pub struct SerTests {
 #[serde(deny_unknown_fields)]
 pub struct SerCase {
     /// A whole text-MIL program.
-    pub mil: String,
+    #[serde(default)]
+    pub mil: Option<String>,
+    /// Or a model on disk (a package, `.mlmodelc`, `.mlmodel` or `.mil`), relative to the rule
+    /// file's folder: for `fact:` rules whose facts need weight files or a description.
+    #[serde(default)]
+    pub model: Option<String>,
     /// Expected findings (invalid cases); empty means "at least one".
     #[serde(default)]
     pub expect: Vec<SerExpect>,

@@ -3,7 +3,8 @@
 
 use super::compile::{Vars, BUILTIN_VARS};
 use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind};
-use crate::analysis::facts::Fact;
+use super::suggest::did_you_mean;
+use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
 use crate::ir::{Node, NodeId, TensorType, ValueType};
 
 /// Accessors of an op / input capture (`{OP}` is one).
@@ -195,15 +196,25 @@ impl Template {
     }
 
     /// Errors for placeholders that are not bound by the rule or use an unknown accessor. In a
-    /// `fact:` rule any upper-case name may come from the fact's captures.
-    pub fn check(&self, vars: &Vars, fact_rule: bool) -> Vec<String> {
+    /// `fact:` rule (`fact` is its registered kind) a placeholder names a capture of the kind or
+    /// the fact's location (`FUNCTION`, `OP`, `STATE`).
+    pub fn check(&self, vars: &Vars, fact: Option<&FactKind>) -> Vec<String> {
         let mut errors = Vec::new();
         for p in &self.parts {
             let Part::Var { name, acc } = p else { continue };
-            if fact_rule {
+            if let Some(kind) = fact {
                 if !acc.is_empty() {
                     errors.push(format!(
                         "`{{{name}.{acc}}}`: fact captures have no accessors"
+                    ));
+                }
+                let known = || kind.captures.iter().chain(LOCATION_CAPTURES).copied();
+                if !known().any(|c| c == name) {
+                    errors.push(format!(
+                        "`{{{name}}}` is not a capture of `{}` facts{} (captures: {})",
+                        kind.name,
+                        did_you_mean(name, known()),
+                        known().collect::<Vec<_>>().join(", ")
                     ));
                 }
                 continue;
@@ -373,7 +384,7 @@ fn op_name(cx: &Ctx<'_>, id: Option<NodeId>) -> Option<String> {
 }
 
 fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
-    let sw = &cx.facts.states;
+    let sw = &cx.analysis.states;
     match b {
         Binding::Node(n) => node_accessor(cx, *n, acc),
         Binding::Value(v) => value_accessor(v, acc),
@@ -530,16 +541,17 @@ mod tests {
         let mut vars = Vars::new();
         vars.insert("S".into(), VarKind::State);
         let ok = Template::parse("{S} {S.padded_shape} {OP} {OP.type} {FUNCTION}").expect("parses");
-        assert!(ok.check(&vars, false).is_empty());
+        assert!(ok.check(&vars, None).is_empty());
         let bad = Template::parse("{W} {S.nope}").expect("parses");
-        let errs = bad.check(&vars, false);
+        let errs = bad.check(&vars, None);
         assert_eq!(errs.len(), 2, "{errs:?}");
         assert!(errs[0].contains("not bound"));
         assert!(errs[1].contains("unknown accessor"));
-        // fact rules take any capture name
-        assert!(Template::parse("{FILE}")
-            .expect("parses")
-            .check(&vars, true)
-            .is_empty());
+        // fact rules take their kind's captures and the location, and suggest the closest
+        let kind = crate::analysis::facts::fact_kind("blob-overlap").expect("registered");
+        let fact = Template::parse("{FILE} {OP} {OFSET}").expect("parses");
+        let errs = fact.check(&vars, Some(kind));
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].contains("did you mean `OFFSET`?"), "{errs:?}");
     }
 }

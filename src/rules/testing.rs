@@ -5,13 +5,15 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::engine::check_model;
+use super::engine::match_model;
 use super::loader::{Rule, RuleSet};
 use super::schema::{SerCase, SerExpect};
 use crate::analysis::facts::Fact;
+use crate::discover::discover;
 use crate::finding::Finding;
 use crate::ir::{Model, ModelDesc, ModelKind, SourceText};
 use crate::read::miltext::parse_program;
+use crate::read::{read_model, ReadOutcome};
 
 /// Which list a case is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -178,6 +180,47 @@ pub fn snippet_model(name: &str, mil: &str) -> Result<Model, String> {
     })
 }
 
+/// The folder a rule's `model:` paths are relative to: the rule file's folder; for built-ins, the
+/// source tree's `rules/` (fixtures are not embedded in the binary).
+fn rule_folder(rule: &Rule) -> PathBuf {
+    let dir = rule
+        .source
+        .path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    if rule.source.builtin {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)
+    } else {
+        dir
+    }
+}
+
+/// The model a `model:` case names, read as `check` reads it.
+fn fixture_model(rule: &Rule, rel: &str) -> Result<Model, String> {
+    let path = rule_folder(rule).join(rel);
+    let found = discover(std::slice::from_ref(&path));
+    let [one] = found.as_slice() else {
+        return Err(format!(
+            "{}: not one model ({} found)",
+            path.display(),
+            found.len()
+        ));
+    };
+    let discovered = one.as_ref().map_err(ToString::to_string)?;
+    match read_model(discovered) {
+        Ok(ReadOutcome::Model(m)) => Ok(*m),
+        Ok(ReadOutcome::Pipeline(_)) => Err(format!(
+            "{}: a pipeline; give one of its ML programs as a model of its own",
+            path.display()
+        )),
+        Ok(ReadOutcome::NotMlProgram { what, .. }) => {
+            Err(format!("{}: {what}, not an ML program", path.display()))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn describe(f: &Finding) -> String {
     format!(
         "{{function: {}, op: {}, state: {}}}",
@@ -215,11 +258,18 @@ fn run_case(
         detail,
         note: case.note.clone(),
     };
-    let model = match snippet_model(&name, &case.mil) {
-        Ok(m) => m,
-        Err(e) => return result(CaseStatus::Error, format!("snippet does not parse: {e}")),
+    let model = match (&case.mil, &case.model) {
+        (Some(mil), _) => {
+            snippet_model(&name, mil).map_err(|e| format!("snippet does not parse: {e}"))
+        }
+        (None, Some(path)) => fixture_model(rule, path),
+        (None, None) => Err("the case gives neither `mil:` nor `model:`".to_string()),
     };
-    let findings = check_model(&model, single, &facts(&model));
+    let model = match model {
+        Ok(m) => m,
+        Err(e) => return result(CaseStatus::Error, e),
+    };
+    let findings = match_model(&model, single, &facts(&model));
     let got: Vec<String> = findings.iter().map(describe).collect();
     match kind {
         CaseKind::Valid => {

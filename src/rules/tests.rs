@@ -39,7 +39,7 @@ fn only(rules: &RuleSet, id: &str) -> RuleSet {
 
 fn check(mil: &str, rules: &RuleSet) -> Vec<Finding> {
     let model = snippet_model("test.mil", mil).expect("snippet parses");
-    check_model(&model, rules, &[])
+    match_model(&model, rules, &[])
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn blend_fix_is_offered_only_for_a_whole_state_write() {
     let test = |i: usize| {
         let rule = rules.get("state-blend-rmw").expect("rule");
         let case = rule.tests.invalid.get(i).expect("case");
-        check(&case.mil, &rules)
+        check(case.mil.as_deref().expect("a mil case"), &rules)
     };
     let whole = test(0);
     assert_eq!(whole.len(), 1);
@@ -174,7 +174,10 @@ fn a_user_rule_in_yaml_only_works_end_to_end() {
     assert!(report.passed(), "{report}");
     assert_eq!(report.count(CaseStatus::Reported), 1);
     let rule = user.get("no-lstm").expect("rule");
-    let findings = check(&rule.tests.invalid[0].mil, &user);
+    let findings = check(
+        rule.tests.invalid[0].mil.as_deref().expect("a mil case"),
+        &user,
+    );
     assert_eq!(findings.len(), 1);
     assert_eq!(
         findings[0].message,
@@ -370,15 +373,36 @@ fn fact_rules_render_fact_captures() {
     fact.function = Some("main".into());
     fact.op = Some("w".into());
     let other = Fact::new("something-else");
-    let findings = check_model(&model, &rules, &[fact, other]);
+    let findings = match_model(&model, &rules, &[fact, other]);
     assert_eq!(findings.len(), 1);
     assert_eq!(
         findings[0].message,
         "`w` in `main`: weights/weight.bin at 128"
     );
     // `fact:` with other keys is refused
-    let mixed = body.replace("{ fact: blob-bad-sentinel }", "{ fact: x, op: relu }");
+    let mixed = body.replace(
+        "{ fact: blob-bad-sentinel }",
+        "{ fact: blob-bad-sentinel, op: relu }",
+    );
     assert!(load_rule_text("blob-bad-sentinel.yaml", &mixed, None, false).is_err());
+}
+
+#[test]
+fn fact_rules_name_registered_kinds_and_captures() {
+    let body =
+        "id: r\ntitle: t\nseverity: error\nmatch: { fact: blob-overlapp }\nmessage: \"{FILE}\"\n";
+    let (msg, labels) = load_error("r", body);
+    assert!(msg.contains("unknown fact kind `blob-overlapp`"), "{msg}");
+    assert!(msg.contains("did you mean `blob-overlap`?"), "{msg}");
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0].1, body.find("match").expect("in the body"));
+    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: blob-overlap }\nmessage: \"{FILE} at {OFSET}\"\n";
+    let (msg, _) = load_error("r", body);
+    assert!(
+        msg.contains("`{OFSET}` is not a capture of `blob-overlap` facts"),
+        "{msg}"
+    );
+    assert!(msg.contains("did you mean `OFFSET`?"), "{msg}");
 }
 
 #[test]
@@ -559,7 +583,7 @@ fn severity_when_picks_the_first_matching_severity() {
 fn severity_when_is_refused_on_fact_rules() {
     let err = load_rule_text(
         "t.yaml",
-        "id: t\ntitle: t\nseverity: error\nmatch: { fact: x }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
+        "id: t\ntitle: t\nseverity: error\nmatch: { fact: blob-overlap }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
         None,
         false,
     )
@@ -591,19 +615,19 @@ fn model_spec_version_matches_known_versions_only() {
     let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { spec-version: { max: 8 } } }\nmessage: m\n");
     let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n            tensor<fp16, [2]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
     let mut model = snippet_model("t.mil", mil).unwrap();
-    assert!(check_model(&model, &r, &[]).is_empty(), "no spec version");
+    assert!(match_model(&model, &r, &[]).is_empty(), "no spec version");
     model.spec_version = Some(8);
-    assert_eq!(check_model(&model, &r, &[]).len(), 1);
+    assert_eq!(match_model(&model, &r, &[]).len(), 1);
     model.spec_version = Some(9);
-    assert!(check_model(&model, &r, &[]).is_empty());
+    assert!(match_model(&model, &r, &[]).is_empty());
     // The built-in rule reads the spec version too.
     let rules = only(&builtin(), "opset-too-old-for-states");
     let mil = "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [1, 257, 32]>> kv) {\n            tensor<fp16, [1, 257, 32]> r = read_state(input = kv)[name = string(\"r\")];\n        } -> (r);\n}\n";
     let mut model = snippet_model("t.mil", mil).unwrap();
     model.spec_version = Some(9);
-    assert!(check_model(&model, &rules, &[]).is_empty());
+    assert!(match_model(&model, &rules, &[]).is_empty());
     model.spec_version = Some(8);
-    let f = check_model(&model, &rules, &[]);
+    let f = match_model(&model, &rules, &[]);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].state.as_deref(), Some("kv"));
 }
@@ -627,12 +651,12 @@ fn small_blob_constants_have_values_for_value_predicates() {
     let mut model = snippet_model("t.mil", mil).unwrap();
     let rules = only(&builtin(), "mask-nonfinite-const");
     assert!(
-        check_model(&model, &rules, &[]).is_empty(),
+        match_model(&model, &rules, &[]).is_empty(),
         "the weight file is not found from `.`"
     );
     model.model_path = dir.path().to_path_buf();
     model.root = dir.path().to_path_buf();
-    let f = check_model(&model, &rules, &[]);
+    let f = match_model(&model, &rules, &[]);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].op.as_deref(), Some("mask"));
 }
@@ -664,7 +688,7 @@ fn wrapped_write_names_the_wrapper_and_offers_the_unwrap() {
     let rules = only(&builtin(), "state-full-extent-write");
     let rule = rules.get("state-full-extent-write").expect("rule");
     let case = rule.tests.invalid.last().expect("the wrapper case");
-    let findings = check(&case.mil, &rules);
+    let findings = check(case.mil.as_deref().expect("a text case"), &rules);
     let [f] = findings.as_slice() else {
         panic!("one finding expected, got {findings:?}")
     };
@@ -692,4 +716,94 @@ fn wrapped_write_names_the_wrapper_and_offers_the_unwrap() {
         "{}",
         fix.title
     );
+}
+const RELU_OR_LUT: &str = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n            tensor<fp16, [1, 4]> z = sigmoid(x = y)[name = string(\"z\")];\n        } -> (z);\n}\n";
+
+#[test]
+fn matches_names_a_shared_or_a_local_fragment() {
+    // Shared (rules/utils.yaml): `weight-op` never matches a relu.
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  op: [relu, sigmoid]\n  not: { matches: weight-op }\nmessage: \"{OP}\"\n";
+    let rule = load_rule_text("r.yaml", body, Some("r"), false).expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    assert_eq!(check(RELU_OR_LUT, &rules).len(), 2);
+    // A rule's own `utils:` shadow the shared ones, and may capture.
+    let body = "id: r\ntitle: t\nseverity: info\nutils:\n  weight-op: { op: relu, capture: $R }\nmatch: { matches: weight-op }\nmessage: \"{R}\"\n";
+    let rule = load_rule_text("r.yaml", body, Some("r"), false).expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let found = check(RELU_OR_LUT, &rules);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].message, "y");
+}
+
+#[test]
+fn fragments_are_checked_at_load() {
+    let body = "id: r\ntitle: t\nseverity: info\nmatch: { matches: weight-opp }\nmessage: m\n";
+    let (msg, _) = load_error("r", body);
+    assert!(
+        msg.contains("no match fragment `weight-opp`; did you mean `weight-op`?"),
+        "{msg}"
+    );
+    let body = "id: r\ntitle: t\nseverity: info\nutils:\n  a: { matches: b }\n  b: { op: relu, not: { matches: a } }\nmatch: { matches: a }\nmessage: m\n";
+    let (msg, _) = load_error("r", body);
+    assert!(
+        msg.contains("fragment `a` uses itself (a → b → a)"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_rule_folder_may_share_fragments() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("utils.yaml"),
+        "act: { op: [relu, sigmoid] }\n",
+    )
+    .expect("write");
+    write_rule(
+        dir.path(),
+        "no-act",
+        "id: no-act\ntitle: t\nseverity: info\nmatch: { matches: act }\nmessage: \"{OP}\"\n",
+    );
+    let rules = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
+    assert_eq!(check(RELU_OR_LUT, &rules).len(), 2);
+}
+
+/// `softmax` over x `[1, 20000]`, its axis a constant `ax`.
+fn softmax_over(axis: i32) -> String {
+    format!(
+        "program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [1, 20000]> x) {{\n            int32 ax = const()[name = string(\"ax\"), val = int32({axis})];\n            tensor<fp16, [1, 20000]> y = softmax(axis = ax, x = x)[name = string(\"sm\")];\n        }} -> (y);\n}}\n"
+    )
+}
+
+#[test]
+fn axis_dim_reads_the_axis_from_the_op() {
+    let mut body = String::from(
+        "id: softmax-long-axis\ntitle: t\nseverity: warning\nmatch:\n  op: softmax\n  axis-dim: { of: x, axis: axis, size: { min: 16385 } }\nmessage: \"`{OP}` is a softmax over an axis longer than 16384\"\ntests:\n  valid:\n",
+    );
+    for (list, axis) in [("valid", 0), ("invalid", -1), ("invalid", 1)] {
+        if list == "invalid" && !body.contains("invalid:") {
+            body.push_str("  invalid:\n");
+        }
+        body.push_str("    - mil: |\n");
+        for line in softmax_over(axis).lines() {
+            body.push_str(&format!("        {line}\n"));
+        }
+        if list == "invalid" {
+            body.push_str("      expect: [{ op: sm }]\n");
+        }
+    }
+    let rule = load_rule_text(
+        "softmax-long-axis.yaml",
+        &body,
+        Some("softmax-long-axis"),
+        false,
+    )
+    .expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let report = run_rule_tests(&rules);
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.count(CaseStatus::Validated), 1);
+    assert_eq!(report.count(CaseStatus::Reported), 2);
+    // An axis out of range matches nothing.
+    assert!(check(&softmax_over(2), &rules).is_empty());
 }

@@ -1,5 +1,5 @@
 //! What each fuzz target checks, shared by the libFuzzer targets (`fuzz/fuzz_targets/*.rs`, which
-//! include this file by path) and by `tests/fuzz_regressions.rs`, which replays every saved crashing
+//! include this file by path) and by `tests/it/fuzz_regressions.rs`, which replays every saved crashing
 //! input through the same code. Each function panics when the library misbehaves on its input.
 #![allow(dead_code)]
 

@@ -11,32 +11,59 @@ pub mod table;
 
 use rayon::prelude::*;
 
-use super::facts::Fact;
-use crate::ir::Model;
+use super::facts::{Fact, FactKind};
+use crate::ir::{Model, ModelKind};
 
 pub use table::{OpTable, OPSETS};
 
-/// Fact kinds produced here (each is also a rule id).
-pub const KINDS: &[&str] = &[
-    "mil-unknown-op",
-    "mil-op-too-new",
-    "mil-unknown-param",
-    "mil-missing-param",
-    "mil-param-not-const",
-    "mil-param-dtype",
-    "mil-dtype-mismatch",
-    "mil-param-kind",
-    "mil-output-type",
-    "mil-literal-elements",
-    "mil-write-state-type",
-    "mil-update-state-in-text",
-    "mil-opset-not-checked",
+/// Fact kinds produced here (each is also a rule id), with the captures each carries; every fact
+/// also carries `OP_TYPE`.
+pub const FACT_KINDS: &[FactKind] = &[
+    kind("mil-unknown-op", &["OP_TYPE", "SUGGESTION"]),
+    kind(
+        "mil-op-too-new",
+        &["OP_TYPE", "SINCE", "SINCE_TARGET", "OPSET", "OPSET_TARGET"],
+    ),
+    kind("mil-unknown-param", &["OP_TYPE", "PARAM", "SUGGESTION"]),
+    kind("mil-missing-param", &["OP_TYPE", "PARAM"]),
+    kind("mil-param-not-const", &["OP_TYPE", "PARAM", "VALUE", "SOURCE"]),
+    kind(
+        "mil-param-dtype",
+        &["OP_TYPE", "PARAM", "VALUE", "DTYPE", "ALLOWED"],
+    ),
+    kind(
+        "mil-dtype-mismatch",
+        &["OP_TYPE", "PARAM", "DTYPE", "OTHER", "OTHER_DTYPE"],
+    ),
+    kind(
+        "mil-param-kind",
+        &["OP_TYPE", "PARAM", "VALUE", "EXPECTED", "GOT"],
+    ),
+    kind(
+        "mil-output-type",
+        &["OP_TYPE", "OUTPUT", "DECLARED", "INFERRED", "DETAIL"],
+    ),
+    kind(
+        "mil-literal-elements",
+        &["OP_TYPE", "PARAM", "TYPE", "FOUND", "EXPECTED"],
+    ),
+    kind(
+        "mil-write-state-type",
+        &["OP_TYPE", "STATE_TYPE", "DATA", "DATA_TYPE"],
+    ),
+    kind("mil-update-state-in-text", &["OP_TYPE"]),
+    kind("mil-opset-not-checked", &["OPSET", "KNOWN"]),
 ];
+
+const fn kind(name: &'static str, captures: &'static [&'static str]) -> FactKind {
+    FactKind { name, captures }
+}
 
 /// The op-set facts of every function of `model`.
 pub fn opset_facts(model: &Model) -> Vec<Fact> {
     let table = OpTable::builtin();
-    let text = model.kind.is_text();
+    // Spans of compiled and text models point into a real `model.mil`.
+    let text = matches!(model.kind, ModelKind::MlModelc | ModelKind::MilText);
     model
         .program
         .functions

@@ -184,7 +184,7 @@ pub struct OpTable {
 impl OpTable {
     /// Parses both tables; every opset name and inference kind must be known.
     pub fn parse(ops: &str, inference: &str) -> Result<OpTable, String> {
-        let ops: OpsFile = crate::rules::yaml::from_str(ops).map_err(|e| e.to_string())?;
+        let ops: OpsFile = crate::yaml::from_str(ops).map_err(|e| e.to_string())?;
         for (name, versions) in &ops.ops {
             for v in versions {
                 for o in std::iter::once(&v.since).chain(v.until.as_ref()) {
@@ -200,7 +200,7 @@ impl OpTable {
             }
         }
         let inf: InferenceFile =
-            crate::rules::yaml::from_str(inference).map_err(|e| e.to_string())?;
+            crate::yaml::from_str(inference).map_err(|e| e.to_string())?;
         let mut inference = BTreeMap::new();
         for (kind, names) in inf.infer {
             let k = Inference::from_name(&kind).ok_or(format!("unknown inference `{kind}`"))?;

@@ -1,0 +1,139 @@
+//! The one place that touches the YAML crate (serde_yaml is archived upstream; swap it here).
+//! Rule files, the config and the rule data under `rules/` (op set, placement table) read YAML
+//! through it.
+
+/// A YAML document that did not deserialize, with its position when known.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct YamlError {
+    pub message: String,
+    /// 1-based line and column.
+    pub location: Option<(usize, usize)>,
+    /// Byte offset of the problem.
+    pub offset: Option<usize>,
+}
+
+/// Deserializes one YAML document.
+pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlError> {
+    serde_yaml::from_str(text).map_err(|e| {
+        let loc = e.location();
+        YamlError {
+            message: e.to_string(),
+            location: loc.as_ref().map(|l| (l.line(), l.column())),
+            offset: loc.map(|l| l.index()),
+        }
+    })
+}
+
+/// The byte range of the key at `path` (mapping keys, list items as decimal indices) in a
+/// block-style YAML document, found by indentation. Falls back to the deepest key found on the way.
+pub fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
+    let mut lines = Vec::new();
+    let mut offset = 0usize;
+    for line in text.split_inclusive('\n') {
+        lines.push((offset, line.trim_end_matches(['\n', '\r'])));
+        offset += line.len();
+    }
+    let indent_of = |l: &str| (l.len() - l.trim_start().len()) as isize;
+    let mut best: Option<(usize, usize)> = None;
+    let mut start = 0usize;
+    let mut parent_indent: isize = -1;
+    for seg in path {
+        let mut found = None;
+        if let Ok(index) = seg.parse::<usize>() {
+            // The index-th `- ` item at the first indentation seen below the parent key.
+            let mut count = 0usize;
+            let mut item_indent = None;
+            for (i, &(off, line)) in lines.iter().enumerate().skip(start + 1) {
+                let t = line.trim_start();
+                if t.is_empty() || t.starts_with('#') {
+                    continue;
+                }
+                let ind = indent_of(line);
+                if ind < parent_indent || (ind == parent_indent && !t.starts_with('-')) {
+                    break;
+                }
+                if t.starts_with("- ") || t == "-" {
+                    let ii = *item_indent.get_or_insert(ind);
+                    if ind == ii {
+                        if count == index {
+                            found = Some((i, off + ind as usize, 1, ind + 1));
+                            break;
+                        }
+                        count += 1;
+                    }
+                }
+            }
+        } else {
+            let first = if best.is_none() { 0 } else { start };
+            for (i, &(off, line)) in lines.iter().enumerate().skip(first) {
+                let t = line.trim_start();
+                if t.is_empty() || t.starts_with('#') {
+                    continue;
+                }
+                let mut ind = indent_of(line);
+                let mut body = t;
+                // `- key:` opens a mapping inside a list item.
+                while let Some(rest) = body.strip_prefix("- ") {
+                    ind += 2;
+                    body = rest.trim_start();
+                }
+                if best.is_some() && i > start && ind <= parent_indent {
+                    break;
+                }
+                let key = body
+                    .split(':')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .trim_matches('"');
+                if key == seg && body.contains(':') {
+                    let key_off = off + (line.len() - body.len());
+                    found = Some((i, key_off, seg.len(), ind));
+                    break;
+                }
+            }
+        }
+        let Some((line_idx, off, len, ind)) = found else {
+            break;
+        };
+        best = Some((off, len));
+        start = line_idx;
+        parent_indent = ind;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(p: &[&str]) -> Vec<String> {
+        p.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn syntax_errors_carry_an_offset() {
+        let err = from_str::<std::collections::BTreeMap<String, String>>("a: [1,\n").unwrap_err();
+        assert!(err.offset.is_some());
+    }
+
+    #[test]
+    fn keys_are_located_by_path() {
+        let text = "id: x\nmatch:\n  state-write:\n    full: true\n  op: a\nmessage: m\n";
+        let at = |p: &[&str]| locate(text, &path(p)).map(|(o, l)| &text[o..o + l]);
+        assert_eq!(at(&["match", "state-write", "full"]), Some("full"));
+        assert_eq!(at(&["message"]), Some("message"));
+        let off = locate(text, &path(&["match", "op"])).expect("found").0;
+        assert_eq!(&text[off..off + 2], "op");
+        assert!(off > text.find("full").expect("full"));
+    }
+
+    #[test]
+    fn list_items_are_located() {
+        let text = "match:\n  any:\n    - op: a\n    - op: b\n      name: z\nname: top\n";
+        let (o, l) = locate(text, &path(&["match", "any", "1", "name"])).expect("found");
+        assert_eq!(&text[o..o + l], "name");
+        assert_eq!(o, text.find("name: z").expect("present"));
+    }
+}

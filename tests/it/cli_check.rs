@@ -1,0 +1,514 @@
+//! `coreml-lint check` end to end: exit codes, JSON shape, selection, config, user rules, rule
+//! explanations and rule tests, fixes through the CLI, and many models at once.
+
+use crate::common;
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("coreml-lint").unwrap();
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn corpus(rel: &str) -> PathBuf {
+    common::corpus().join(rel)
+}
+
+fn json(cmd: &mut Command) -> (i32, Value) {
+    let out = cmd.arg("--output-format").arg("json").output().unwrap();
+    let code = out.status.code().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (code, v)
+}
+
+fn rules_of(v: &Value) -> Vec<String> {
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn exit_codes_follow_the_fail_level() {
+    bin()
+        .args(["check", "--output-format", "concise"])
+        .arg(corpus("packages/mlp-clean.mlpackage"))
+        .assert()
+        .code(0);
+    bin()
+        .args(["check", "--output-format", "concise"])
+        .arg(corpus("packages/state-full-extent-write.mlpackage"))
+        .assert()
+        .code(1);
+    // A warning-only model passes by default and fails with --fail-on warning.
+    let warn = corpus("packages/state-multiple-writes.mlpackage");
+    bin()
+        .args(["check", "--output-format", "concise"])
+        .arg(&warn)
+        .assert()
+        .code(0);
+    bin()
+        .args([
+            "check",
+            "--fail-on",
+            "warning",
+            "--output-format",
+            "concise",
+        ])
+        .arg(&warn)
+        .assert()
+        .code(1);
+    bin()
+        .args(["check", "--exit-zero", "--output-format", "concise"])
+        .arg(corpus("packages/state-full-extent-write.mlpackage"))
+        .assert()
+        .code(0);
+    bin().args(["check", "--no-such-flag"]).assert().code(2);
+}
+
+#[test]
+fn json_document_has_the_documented_shape() {
+    let (code, v) = json(
+        bin()
+            .arg("check")
+            .arg(corpus("packages/state-full-extent-write.mlpackage")),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v["version"], 1);
+    let d = &v["diagnostics"][0];
+    for key in [
+        "rule", "severity", "path", "function", "op", "state", "message", "help", "fix",
+    ] {
+        assert!(d.get(key).is_some(), "missing {key}: {d}");
+    }
+    assert_eq!(d["rule"], "state-full-extent-write");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["function"], "main");
+    assert_eq!(d["op"], "coreml_update_state_1_write_state");
+    assert_eq!(d["state"], "kv_cache");
+    assert_eq!(d["fix"]["kind"], "pad-state");
+    assert_eq!(d["fix"]["applicability"], "safe");
+    assert_eq!(v["summary"]["errors"], 1);
+    assert_eq!(v["summary"]["models_checked"], 1);
+}
+
+#[test]
+fn select_ignore_and_config_file() {
+    let model = corpus("packages/state-blend-rmw.mlpackage");
+    let (_, v) = json(bin().arg("check").arg(&model));
+    assert_eq!(rules_of(&v), ["state-blend-rmw", "state-full-extent-write"]);
+    let (code, v) = json(
+        bin()
+            .args(["check", "--ignore", "state-full-extent-write"])
+            .arg(&model),
+    );
+    assert_eq!(
+        (code, rules_of(&v)),
+        (0, vec!["state-blend-rmw".to_string()])
+    );
+    let (_, v) = json(bin().args(["check", "--select", "gather"]).arg(&model));
+    assert!(rules_of(&v).is_empty());
+
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(&model, &dir.path().join("m.mlpackage"));
+    std::fs::write(
+        dir.path().join("coreml-lint.yaml"),
+        "severity:\n  state-blend-rmw: error\nignores:\n  - rule: state-full-extent-write\n    function: main\n    state: kv_cache\n",
+    )
+    .unwrap();
+    let (code, v) = json(bin().arg("check").arg(dir.path().join("m.mlpackage")));
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&v), ["state-blend-rmw"]);
+    assert_eq!(v["diagnostics"][0]["severity"], "error");
+    std::fs::write(
+        dir.path().join("coreml-lint.yaml"),
+        "per-path-ignores:\n  \"*.mlpackage\": [state]\n",
+    )
+    .unwrap();
+    let (code, v) = json(bin().arg("check").arg(dir.path().join("m.mlpackage")));
+    assert_eq!((code, rules_of(&v).len()), (0, 0));
+    let (_, v) = json(
+        bin()
+            .args(["check", "--isolated"])
+            .arg(dir.path().join("m.mlpackage")),
+    );
+    assert_eq!(rules_of(&v).len(), 2);
+    std::fs::write(dir.path().join("coreml-lint.yaml"), "selekt: [x]\n").unwrap();
+    let out = bin()
+        .arg("check")
+        .arg(dir.path().join("m.mlpackage"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("coreml-lint.yaml"));
+}
+
+const LSTM_RULE: &str = r#"id: no-lstm
+title: LSTM op
+severity: warning
+category: ane-placement
+description: Flags every lstm op.
+why: Example user rule.
+match:
+  op: lstm
+message: "`{OP}` is an lstm"
+tests:
+  invalid:
+    - mil: |
+        program(1.3)
+        {
+            func main<ios18>(tensor<fp16, [1, 4]> x) {
+                    tensor<fp16, [1, 4]> y = lstm(x = x)[name = string("l")];
+                } -> (y);
+        }
+      expect: [{ op: l }]
+  valid:
+    - mil: |
+        program(1.3)
+        {
+            func main<ios18>(tensor<fp16, [1, 4]> x) {
+                    tensor<fp16, [1, 4]> y = relu(x = x)[name = string("r")];
+                } -> (y);
+        }
+"#;
+
+#[test]
+fn user_rule_from_yaml_works_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("my-rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("no-lstm.yaml"), LSTM_RULE).unwrap();
+    let pkg = dir.path().join("m.mlmodelc");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("model.mil"),
+        // 64 wide: fp16 I/O whose last axis is a multiple of 32 (no `io-last-axis-alignment` info).
+        "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x) {\n            tensor<fp16, [1, 64]> y = lstm(x = x)[name = string(\"l\")];\n        } -> (y);\n}",
+    )
+    .unwrap();
+    let (code, v) = json(
+        bin()
+            .arg("check")
+            .arg("--rules")
+            .arg(&rules)
+            .arg("--fail-on")
+            .arg("warning")
+            // The hand-written lstm has no weights: the op-set check reports its missing parameters.
+            .arg("--ignore")
+            .arg("mil")
+            .arg(&pkg),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&v), ["no-lstm"]);
+    assert_eq!(v["diagnostics"][0]["message"], "`l` is an lstm");
+    bin().arg("test-rules").arg(&rules).assert().code(0);
+    std::fs::write(
+        rules.join("no-lstm.yaml"),
+        LSTM_RULE.replace("match:\n  op: lstm", "match:\n  op: relu"),
+    )
+    .unwrap();
+    bin().arg("test-rules").arg(&rules).assert().code(1);
+    std::fs::write(
+        rules.join("no-lstm.yaml"),
+        LSTM_RULE.replace("`{OP}`", "`{NOPE}`"),
+    )
+    .unwrap();
+    let out = bin()
+        .arg("check")
+        .arg("--rules")
+        .arg(&rules)
+        .arg(&pkg)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("no-lstm.yaml"));
+}
+
+#[test]
+fn rule_explanations_and_builtin_rule_tests() {
+    let rule = |arg: &str| {
+        let out = bin()
+            .args(["rule", arg])
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    let text = rule("state-full-extent-write");
+    assert!(
+        text.contains("MLComputePlan") && text.contains("E5RT"),
+        "{text}"
+    );
+    assert!(text.contains("Severity: error    "), "{text}");
+    // A rule whose severity depends on the match names both.
+    let text = rule("tensor-rank");
+    assert!(
+        text.contains("Severity: warning (error when its `severity-when` case holds)"),
+        "{text}"
+    );
+    let text = rule("--all");
+    for id in [
+        "state-full-extent-write",
+        "state-blend-rmw",
+        "gather-float-indices",
+        "blob-bad-sentinel",
+    ] {
+        assert!(text.contains(id), "{id} missing from rule --all");
+    }
+    bin().args(["rule", "no-such-rule"]).assert().code(2);
+    bin().arg("test-rules").assert().code(0);
+}
+
+#[test]
+fn fix_through_the_cli_pads_rechecks_and_is_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("h1.mlpackage");
+    common::copy_tree(&corpus("packages/state-full-extent-write.mlpackage"), &pkg);
+    let weights = std::fs::read(pkg.join("Data/com.apple.CoreML/weights/weight.bin")).unwrap();
+    let manifest = std::fs::read(pkg.join("Manifest.json")).unwrap();
+    let model = std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap();
+
+    // --diff writes nothing.
+    let out = bin().args(["check", "--diff"]).arg(&pkg).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+    func main<ios18>(tensor<fp16, [1, 64]> x, state<tensor<fp16, [2, 2, 257, 32]>> kv_cache)"));
+    assert_eq!(
+        std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap(),
+        model
+    );
+
+    // --output writes a fixed copy and leaves the input alone.
+    let out_dir = dir.path().join("fixed");
+    let (code, v) = json(
+        bin()
+            .args(["check", "--fix", "--output"])
+            .arg(&out_dir)
+            .arg(&pkg),
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap(),
+        model
+    );
+    bin()
+        .arg("check")
+        .arg(out_dir.join("h1.mlpackage"))
+        .assert()
+        .code(0);
+
+    // In place: fixed, weights and manifest byte-identical, a second fix changes nothing.
+    bin().args(["check", "--fix"]).arg(&pkg).assert().code(0);
+    let fixed = std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap();
+    assert_ne!(fixed, model);
+    assert_eq!(
+        std::fs::read(pkg.join("Data/com.apple.CoreML/weights/weight.bin")).unwrap(),
+        weights
+    );
+    assert_eq!(std::fs::read(pkg.join("Manifest.json")).unwrap(), manifest);
+    let (code, v) = json(bin().args(["check", "--fix"]).arg(&pkg));
+    assert_eq!((code, rules_of(&v).len()), (0, 0));
+    assert_eq!(
+        std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap(),
+        fixed
+    );
+    let out = bin().arg("dump").arg(&pkg).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("state<tensor<fp16, [2, 2, 257, 32]>> kv_cache"));
+}
+
+#[test]
+fn blend_fix_is_safe_and_applied_by_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("blend.mlpackage");
+    common::copy_tree(&corpus("packages/state-blend-rmw.mlpackage"), &pkg);
+    let before = std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap();
+    // The offer says "safe, applied by --fix", and --fix applies it.
+    let (_, v) = json(bin().arg("check").arg(&pkg));
+    let offers: Vec<&Value> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d.get("fix").filter(|f| !f.is_null()))
+        .collect();
+    assert!(!offers.is_empty(), "{v}");
+    assert!(offers.iter().all(|f| f["applicability"] == "safe"), "{v}");
+    let (code, v) = json(bin().args(["check", "--fix"]).arg(&pkg));
+    assert_eq!(code, 0);
+    assert_ne!(
+        std::fs::read(pkg.join("Data/com.apple.CoreML/model.mlmodel")).unwrap(),
+        before
+    );
+    assert_eq!(
+        rules_of(&v),
+        ["state-blend-rmw"],
+        "the padded blend still costs O(context) per token"
+    );
+}
+
+#[test]
+fn output_dir_is_created_for_a_text_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let mil = dir.path().join("h1.mil");
+    std::fs::write(
+        &mil,
+        "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [2, 8, 4]>> s, tensor<fp16, [2, 8, 4]> u) {\n            tensor<fp16, [2, 8, 4]> old = read_state(input = s)[name = string(\"old\")];\n            tensor<fp16, [2, 8, 4]> new = add(x = old, y = u)[name = string(\"new\")];\n            write_state(data = new, input = s)[name = string(\"w\")];\n        } -> (u);\n}\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("not/yet/there");
+    bin()
+        .args(["check", "--quiet", "--fix", "--output"])
+        .arg(&out_dir)
+        .arg(&mil)
+        .assert()
+        .code(0);
+    let fixed = std::fs::read_to_string(out_dir.join("h1.mil")).unwrap();
+    assert!(
+        fixed.contains("state<tensor<fp16, [2, 9, 4]>> s"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn converter_made_chains_are_fixed_as_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("fixed");
+    // Hand-padded torch.export cache: the wrappers go, the 17 rows stay, the run-time begin is
+    // still reported. The prefill/infer pair is padded in both functions.
+    bin()
+        .args(["check", "--quiet", "--fix", "--output"])
+        .arg(&out_dir)
+        .arg(corpus("torch/torch-state-export-padded.mlpackage"))
+        .arg(corpus("torch/torch-state-multifunction.mlpackage"))
+        .assert()
+        .code(0);
+    let (_, v) = json(bin().arg("check").arg(&out_dir));
+    let mut rules = rules_of(&v);
+    rules.sort();
+    assert_eq!(rules, ["state-dynamic-begin", "state-dynamic-begin"], "{v}");
+    let dump = |p: &str| {
+        let out = bin().arg("dump").arg(out_dir.join(p)).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let padded = dump("torch-state-export-padded.mlpackage");
+    assert!(
+        padded.contains("state<tensor<fp16, [1, 2, 17, 32]>> k_cache"),
+        "{padded}"
+    );
+    assert!(!padded.contains("slice_scatter_1_cast_fp16"), "{padded}");
+    let pair = dump("torch-state-multifunction.mlpackage");
+    assert_eq!(
+        pair.matches("state<tensor<fp16, [1, 2, 17, 32]>> k_cache")
+            .count(),
+        2,
+        "{pair}"
+    );
+}
+
+#[test]
+fn many_models_in_parallel_give_stable_output_and_one_broken_model_does_not_stop_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = [
+        "packages/state-full-extent-write.mlpackage",
+        "packages/mlp-clean.mlpackage",
+        "compiled/mlmodelc-state-full-extent-write.mlmodelc",
+    ];
+    for i in 0..50 {
+        let src = corpus(sources[i % sources.len()]);
+        let name = format!("m{i:02}.{}", src.extension().unwrap().to_string_lossy());
+        common::copy_tree(&src, &dir.path().join(name));
+    }
+    let run = || {
+        bin()
+            .args(["check", "--output-format", "json"])
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    let a = run();
+    let b = run();
+    assert_eq!(a.stdout, b.stdout, "output differs between runs");
+    let v: Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["summary"]["models_checked"], 50);
+    assert_eq!(
+        v["summary"]["errors"], 33,
+        "17 packages and 16 compiled copies with H1"
+    );
+    let paths: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted, "findings are not in path order");
+
+    let broken = dir.path().join("zz-broken.mlmodelc");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("model.mil"), "program(1.3) {").unwrap();
+    let (code, v) = json(bin().arg("check").arg(dir.path()));
+    assert_eq!(code, 2);
+    assert_eq!(v["summary"]["models_checked"], 50);
+    assert_eq!(v["summary"]["models_failed"], 1);
+    assert!(v["errors"][0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("zz-broken.mlmodelc"));
+}
+
+#[test]
+fn sarif_from_the_cli_validates_and_carries_the_text_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("kv.mlmodelc");
+    common::copy_tree(
+        &corpus("compiled/mlmodelc-state-full-extent-write.mlmodelc"),
+        &pkg,
+    );
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["check", "--output-format", "sarif", "kv.mlmodelc"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    if let Some(schema) = common::sarif_validator() {
+        let errors: Vec<String> = schema.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "invalid SARIF: {errors:?}");
+    }
+    let result = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "state-full-extent-write")
+        .expect("H1 result");
+    let loc = &result["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "kv.mlmodelc/model.mil");
+    let change = &result["fixes"][0]["artifactChanges"][0];
+    let replacement = &change["replacements"][0];
+    let original = std::fs::read_to_string(pkg.join("model.mil")).unwrap();
+    assert_eq!(replacement["deletedRegion"]["charOffset"], 0);
+    assert_eq!(
+        replacement["deletedRegion"]["charLength"],
+        original.encode_utf16().count()
+    );
+    // Applying the replacement as an editor would gives the padded program.
+    let fixed = replacement["insertedContent"]["text"].as_str().unwrap();
+    std::fs::write(pkg.join("model.mil"), fixed).unwrap();
+    let (_, v) = json(bin().arg("check").arg(&pkg));
+    assert!(
+        !rules_of(&v).iter().any(|r| r == "state-full-extent-write"),
+        "{v}"
+    );
+}

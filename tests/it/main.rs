@@ -1,0 +1,35 @@
+//! The integration tests, in one binary (as rust-analyzer and ruff do: one link instead of one per
+//! file). Each module is one former `tests/<name>.rs`. `tests/alloc_limits.rs` stays a binary of
+//! its own: it installs a counting global allocator.
+
+mod common;
+#[path = "../fuzz_harness/mod.rs"]
+mod fuzz_harness;
+
+mod blob_realworld;
+mod builtin_rules;
+mod cli_check;
+mod cli_read;
+mod corpus_dump;
+mod corpus_rules;
+mod fix_offers;
+mod fix_packages;
+mod fix_safety;
+mod fix_text;
+mod fuzz_regressions;
+mod layers;
+mod limits;
+mod linear_ops;
+mod mutation;
+mod opset_rules;
+mod origin_findings;
+mod paths;
+mod pipelines;
+mod placement_cli;
+mod read_corpus_packages;
+mod read_hostile;
+mod read_packages;
+mod read_text;
+mod realworld_rules;
+mod report_machine;
+mod rule_snapshots;

@@ -1,0 +1,287 @@
+//! False-positive check of every node rule and the description facts on the real-world models in
+//! `../shared/realworld` (written by Apple's tools and coremltools; none has a state or several
+//! functions). The state, gather and description rules give nothing. The ANE-readiness rules give
+//! exactly the findings pinned below, each checked by hand to be a true statement about the model.
+//! fp32-compute, tensor-dim-limit and tensor-rank report each connected region once, at its origin
+//! (`origin:`); `origin_findings.rs` checks that the regions cover every op reported before.
+//! - `fp32-compute`: whole-fp32 programs (ironmill MNIST: one region; the parakeet preprocessor: a
+//!   length computation and the feature path) and the fp32 LSTM islands coremltools keeps in the
+//!   fp16 silero-vad models (one per `lstm`: the `cast`s to fp32 around it and the `lstm`).
+//! - `tensor-dim-limit`: htdemucs' 343980-sample audio path (one region of 216 ops), WhisperKit's
+//!   480000-sample mel input, the 51865/51866-wide logits, and the prefill model's 122880-long int16
+//!   index vectors.
+//! - `tensor-rank`: the rank-5 reshapes / transposes of htdemucs (11 regions).
+//! - `io-last-axis-alignment` (info): fp16 inputs and outputs whose last axis is not a multiple of
+//!   32 (e.g. WhisperKit's 3000-wide mel features).
+//!
+//! The `blob-*` rules are checked on these models in `blob_realworld.rs`.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+
+use coreml_lint::analysis::description::description_facts;
+use coreml_lint::discover::discover;
+use coreml_lint::finding::Severity;
+use coreml_lint::ir::{DType, FeatureKind};
+use coreml_lint::read::{read_model, ReadOutcome};
+use coreml_lint::rules::{match_model, RuleSet};
+
+/// (rule, model path under `realworld/`, severity, count).
+const PINNED: &[(&str, &str, &str, usize)] = &[
+    (
+        "fp32-compute",
+        "fluidaudio-parakeet-eou-1280ms/parakeet_eou_preprocessor.mlmodelc",
+        "warning",
+        2,
+    ),
+    (
+        "fp32-compute",
+        "ironmill-mnist-coremlc-compiled/base.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "fp32-compute",
+        "mobius-silero-vad-compiled/silero-vad-unified-256ms-v6.0.0.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "fp32-compute",
+        "mobius-silero-vad-compiled/unified_256ms_int8.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "fp32-compute",
+        "mobius-silero-vad-compiled/unified_256ms_palette_4bit.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "fp32-compute",
+        "mobius-silero-vad-compiled/unified_256ms_pruned_int8.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "fp32-compute",
+        "mobius-silero-vad-compiled/unified_palette_2bit.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "fp32-compute",
+        "mobius-silero-vad-mlpackage/silero-vad-unified-256ms-v6.0.0.mlpackage",
+        "warning",
+        8,
+    ),
+    (
+        "fp32-compute",
+        "mobius-silero-vad-mlpackage/unified_256ms_palette_4bit.mlpackage",
+        "warning",
+        8,
+    ),
+    (
+        "io-last-axis-alignment",
+        "coremltools-modelrunner-add-model/add_model.mlmodelc",
+        "info",
+        3,
+    ),
+    (
+        "io-last-axis-alignment",
+        "fluidaudio-optimization-models/Argmax.mlmodelc",
+        "info",
+        2,
+    ),
+    (
+        "io-last-axis-alignment",
+        "fluidaudio-optimization-models/TokenDurationPrediction.mlmodelc",
+        "info",
+        2,
+    ),
+    (
+        "io-last-axis-alignment",
+        "htdemucs-6s-mlpackage-ios18/htdemucs_6s.mlpackage",
+        "info",
+        2,
+    ),
+    (
+        "io-last-axis-alignment",
+        "whisperkit-large-v3-947MB-palettized/AudioEncoder.mlmodelc",
+        "info",
+        2,
+    ),
+    (
+        "io-last-axis-alignment",
+        "whisperkit-large-v3-947MB-palettized/MelSpectrogram.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "io-last-axis-alignment",
+        "whisperkit-large-v3-947MB-palettized/TextDecoder.mlmodelc",
+        "info",
+        5,
+    ),
+    (
+        "io-last-axis-alignment",
+        "whisperkit-large-v3-turbo-prefill/TextDecoderContextPrefill.mlmodelc",
+        "info",
+        2,
+    ),
+    (
+        "io-last-axis-alignment",
+        "whisperkit-tiny/AudioEncoder.mlmodelc",
+        "info",
+        2,
+    ),
+    (
+        "io-last-axis-alignment",
+        "whisperkit-tiny/MelSpectrogram.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "io-last-axis-alignment",
+        "whisperkit-tiny/TextDecoder.mlmodelc",
+        "info",
+        5,
+    ),
+    (
+        "tensor-dim-limit",
+        "htdemucs-6s-mlpackage-ios18/htdemucs_6s.mlpackage",
+        "warning",
+        1,
+    ),
+    (
+        "tensor-dim-limit",
+        "whisperkit-large-v3-947MB-palettized/MelSpectrogram.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "tensor-dim-limit",
+        "whisperkit-large-v3-947MB-palettized/TextDecoder.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "tensor-dim-limit",
+        "whisperkit-large-v3-turbo-prefill/TextDecoderContextPrefill.mlmodelc",
+        "warning",
+        2,
+    ),
+    (
+        "tensor-dim-limit",
+        "whisperkit-tiny/MelSpectrogram.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "tensor-dim-limit",
+        "whisperkit-tiny/TextDecoder.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "tensor-rank",
+        "htdemucs-6s-mlpackage-ios18/htdemucs_6s.mlpackage",
+        "warning",
+        11,
+    ),
+];
+
+type Key = (String, String, String);
+
+#[test]
+fn realworld_findings_are_exactly_the_pinned_ones() {
+    let Some(shared) = common::shared() else {
+        eprintln!("../shared not present: skipped");
+        return;
+    };
+    let root = shared.join("realworld");
+    let rules = RuleSet::builtin().expect("built-ins load");
+    let mut checked = 0;
+    let mut got: BTreeMap<Key, usize> = BTreeMap::new();
+    for d in discover(std::slice::from_ref(&root)).into_iter().flatten() {
+        let Ok(ReadOutcome::Model(model)) = read_model(&d) else {
+            continue;
+        };
+        checked += 1;
+        let rel = model
+            .path
+            .strip_prefix(&root)
+            .unwrap_or(&model.path)
+            .display()
+            .to_string();
+        for f in match_model(&model, &rules, &description_facts(&model)) {
+            let sev = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "info",
+            };
+            *got.entry((f.rule, rel.clone(), sev.to_string()))
+                .or_default() += 1;
+        }
+    }
+    println!("checked {checked} real-world models");
+    assert!(checked >= 20, "the real-world models read");
+    let want: BTreeMap<Key, usize> = PINNED
+        .iter()
+        .map(|(r, p, s, n)| ((r.to_string(), p.to_string(), s.to_string()), *n))
+        .collect();
+    for (k, n) in &got {
+        println!("{n:>4} {} {} {}", k.0, k.1, k.2);
+    }
+    assert_eq!(got, want);
+}
+
+/// The description check is live on real models: each agrees with its program (above), and the
+/// same model with one input's element type changed in the description gives a mismatch.
+#[test]
+fn description_check_reads_realworld_descriptions() {
+    let Some(shared) = common::shared() else {
+        eprintln!("../shared not present: skipped");
+        return;
+    };
+    let mut compared = 0;
+    for d in discover(&[shared.join("realworld")]).into_iter().flatten() {
+        let Ok(ReadOutcome::Model(mut model)) = read_model(&d) else {
+            continue;
+        };
+        assert!(
+            description_facts(&model).is_empty(),
+            "{}",
+            model.path.display()
+        );
+        let desc = &mut model.description;
+        let target = if desc.functions.is_empty() {
+            &mut desc.top
+        } else {
+            &mut desc.functions[0]
+        };
+        let Some(FeatureKind::Array { dtype, .. }) = target.inputs.first_mut().map(|f| &mut f.kind)
+        else {
+            continue;
+        };
+        *dtype = Some(if *dtype == Some(DType::Int8) {
+            DType::Fp64
+        } else {
+            DType::Int8
+        });
+        compared += 1;
+        assert_eq!(
+            description_facts(&model).len(),
+            1,
+            "{}: an edited description must mismatch",
+            model.path.display()
+        );
+    }
+    println!("edited {compared} real-world descriptions");
+    assert!(
+        compared >= 15,
+        "most real-world models describe an array input"
+    );
+}
