@@ -364,7 +364,7 @@ fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linte
                 quiet: args.quiet,
             },
         ),
-        OutputFormat::Concise => report::human::render_concise(run),
+        OutputFormat::Concise => report::concise::render(run),
         OutputFormat::Json => report::json::render(run),
         OutputFormat::Sarif => report::sarif::render(
             run,
