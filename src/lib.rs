@@ -10,6 +10,7 @@ pub mod discover;
 pub mod finding;
 pub mod fix;
 pub mod ir;
+pub mod json_schema;
 pub mod lint;
 pub mod read;
 pub mod report;
