@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 use super::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 
-fn finding(f: &Finding) -> Value {
+/// One element of `diagnostics` (the Python API's `Diagnostic.to_dict()` is this too).
+pub fn finding(f: &Finding) -> Value {
     json!({
         "rule": f.rule,
         "severity": f.severity,
