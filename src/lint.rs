@@ -5,7 +5,7 @@ use crate::analysis::description::description_facts;
 use crate::analysis::facts::Fact;
 use crate::finding::Finding;
 use crate::ir::Model;
-use crate::report::RuleInfo;
+use crate::rules::RuleInfo;
 use crate::rules::{check_model, RuleSet};
 
 /// Runs a rule set over models.

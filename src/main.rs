@@ -4,14 +4,16 @@
 //! error (a model that could not be read, a bad config or rule file, a refused fix).
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use coreml_lint::config::{self, Overrides, Settings};
+use coreml_lint::check::{self, CheckOptions, CheckOutcome, ConfigFile, Keep, Observer};
+use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
-use coreml_lint::fix::run::{fix_run, FixOptions};
-use coreml_lint::report::{self, CheckRun, ModelOutcome};
+use coreml_lint::fix::run::{fixed_texts, FixOptions};
+use coreml_lint::report;
 use coreml_lint::rules::RuleSet;
 
 #[derive(Parser)]
@@ -218,147 +220,88 @@ fn load_rules(dirs: &[PathBuf]) -> Option<RuleSet> {
     }
 }
 
-fn settings_for(args: &CheckArgs, paths: &[PathBuf]) -> Result<Settings, u8> {
-    let file = if args.isolated {
-        None
-    } else {
-        args.config
-            .clone()
-            .or_else(|| config::find_upward(paths.first().map_or(Path::new("."), PathBuf::as_path)))
-    };
-    let options = match &file {
-        Some(p) => match config::load(p) {
-            Ok(o) => Some((p.as_path(), o)),
-            Err(e) => {
-                report_error(e);
-                return Err(2);
-            }
-        },
-        None => None,
-    };
-    let overrides = Overrides {
-        select: args.select.clone(),
-        extend_select: args.extend_select.clone(),
-        ignore: args.ignore.clone(),
-        fail_on: args.fail_on.map(Severity::from),
-        rules: args.rules.clone(),
-    };
-    Settings::resolve(options, overrides).map_err(|e| {
-        report_error(e);
-        2
-    })
+/// The progress line on stderr, once the number of models is known.
+#[derive(Default)]
+struct StderrProgress(OnceLock<report::progress::Progress>);
+
+impl Observer for StderrProgress {
+    fn started(&self, models: usize) {
+        let _ = self.0.set(report::progress::Progress::stderr(models));
+    }
+    fn model_done(&self) {
+        if let Some(p) = self.0.get() {
+            p.tick();
+        }
+    }
+    fn finished(&self) {
+        if let Some(p) = self.0.get() {
+            p.finish();
+        }
+    }
 }
 
 fn check(args: CheckArgs) -> u8 {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
-    };
-    let settings = match settings_for(&args, &paths) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let Some(rules) = load_rules(&settings.rule_dirs) else {
-        return 2;
-    };
-    let linter = coreml_lint::lint::Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
-    let found = coreml_lint::discover::discover(&paths);
-    let progress = report::progress::Progress::stderr(found.len());
-    // Fixes, SARIF (which carries each text model's fixed `model.mil`) and the placement
-    // estimate read the graphs after the run.
-    let keep = if args.fix
-        || args.unsafe_fixes
-        || args.diff
-        || args.placement
-        || matches!(args.output_format, OutputFormat::Sarif)
-    {
-        coreml_lint::check::Keep::Programs
-    } else {
-        coreml_lint::check::Keep::Reports
-    };
-    let mut run = coreml_lint::check::run_discovered(
-        found,
-        &settings,
-        |m| linter.lint(m),
-        &|| progress.tick(),
-        keep,
-    );
-    progress.finish();
-
-    let mut failures = 0;
-    if args.fix || args.unsafe_fixes || args.diff {
-        let opts = FixOptions {
+    let fixing = args.fix || args.unsafe_fixes || args.diff;
+    let diff_only = args.diff && !(args.fix || args.unsafe_fixes);
+    let options = CheckOptions {
+        config: match (&args.config, args.isolated) {
+            (_, true) => ConfigFile::Isolated,
+            (Some(p), false) => ConfigFile::Path(p.clone()),
+            (None, false) => ConfigFile::Find,
+        },
+        overrides: Overrides {
+            select: args.select.clone(),
+            extend_select: args.extend_select.clone(),
+            ignore: args.ignore.clone(),
+            fail_on: args.fail_on.map(Severity::from),
+            rules: args.rules.clone(),
+        },
+        fix: fixing.then(|| FixOptions {
             allow_unsafe: args.unsafe_fixes,
-            diff_only: args.diff && !(args.fix || args.unsafe_fixes),
+            diff_only,
             output: args.output.clone(),
             pad_axis: args.pad_axis,
-        };
-        let fixed = fix_run(&run, &opts);
-        if opts.diff_only {
+        }),
+        // SARIF (which carries each text model's fixed `model.mil`) and the placement estimate
+        // read the graphs after the run.
+        keep: if args.placement || matches!(args.output_format, OutputFormat::Sarif) {
+            Keep::Programs
+        } else {
+            Keep::Reports
+        },
+    };
+    let outcome = match check::check_observed(&args.paths, &options, &StderrProgress::default()) {
+        Ok(o) => o,
+        Err(e) => {
+            report_error(e);
+            return 2;
+        }
+    };
+    if let Some(fixed) = &outcome.fixes {
+        if diff_only {
             emit(&fixed.diff);
         }
         eprint!("{}", fixed.render_messages());
-        failures = fixed.failures;
-        if !fixed.written.is_empty() {
-            // Re-check what was written, as ruff does, so output and exit code reflect the fixed models.
-            let rerun = coreml_lint::check::run(&fixed.written, &settings, |m| linter.lint(m));
-            run = merge_fixed(run, rerun, &fixed.written, &fixed.written_from);
-        }
     }
-    if !(args.diff && !(args.fix || args.unsafe_fixes)) {
-        print_run(&run, &args, &linter);
+    if !diff_only {
+        print_run(&outcome, &args);
     }
-    let code = exit_code(&run, &settings, args.exit_zero);
+    let code = if outcome.has_errors() {
+        2
+    } else if !args.exit_zero && outcome.has_failing_findings() {
+        1
+    } else {
+        0
+    };
     // The process ends right after this: freeing every model's graph one node at a time would
     // cost about a tenth of a large model's check (BENCHMARKS.md); the OS reclaims it at once.
-    std::mem::forget(run);
-    if failures > 0 {
-        2
-    } else {
-        code
-    }
+    std::mem::forget(outcome);
+    code
 }
 
-/// The run with each fixed model's result replaced by the result of re-checking what was written
-/// for it (`written[i]` came from `written_from[i]`).
-fn merge_fixed(
-    mut run: CheckRun,
-    rerun: CheckRun,
-    written: &[PathBuf],
-    written_from: &[PathBuf],
-) -> CheckRun {
-    let mut fresh: std::collections::BTreeMap<PathBuf, report::ModelResult> = rerun
-        .models
-        .into_iter()
-        .map(|m| (m.path.clone(), m))
-        .collect();
-    for m in &mut run.models {
-        let Some(i) = written_from.iter().position(|p| *p == m.path) else {
-            continue;
-        };
-        let new = written.get(i).and_then(|w| {
-            let key = fresh.keys().find(|k| same_path(k, w)).cloned()?;
-            fresh.remove(&key)
-        });
-        if let Some(new) = new {
-            *m = new;
-        }
-    }
-    run.elapsed += rerun.elapsed;
-    run
-}
-
-/// Two spellings of one path (discovery drops `./` components).
-fn same_path(a: &Path, b: &Path) -> bool {
-    a == b
-        || std::fs::canonicalize(a)
-            .ok()
-            .is_some_and(|x| std::fs::canonicalize(b).ok() == Some(x))
-}
-
-fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linter) {
-    let infos = linter.rule_infos();
+fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
+    let run = &outcome.run;
+    let infos = &outcome.rules;
     let base = std::env::current_dir().unwrap_or_default();
     let text = match args.output_format {
         OutputFormat::Human => report::human::render(
@@ -373,15 +316,15 @@ fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linte
         OutputFormat::Json => report::json::render(run),
         OutputFormat::Sarif => report::sarif::render(
             run,
-            &infos,
+            infos,
             &base,
-            &coreml_lint::fix::run::fixed_texts(run, args.pad_axis),
+            &fixed_texts(run.checked(), args.pad_axis),
         ),
         OutputFormat::Github => report::github::render(run, &base),
     };
     emit(&text);
     if args.statistics {
-        emit(&report::statistics::render(run, &infos));
+        emit(&report::statistics::render(run, infos));
     }
     if args.placement {
         let table = report::placement::render(run);
@@ -391,20 +334,6 @@ fn print_run(run: &CheckRun, args: &CheckArgs, linter: &coreml_lint::lint::Linte
             OutputFormat::Human | OutputFormat::Concise => emit(&table),
         }
     }
-}
-
-fn exit_code(run: &CheckRun, settings: &Settings, exit_zero: bool) -> u8 {
-    if run
-        .models
-        .iter()
-        .any(|m| matches!(m.outcome, ModelOutcome::Failed(_)))
-    {
-        return 2;
-    }
-    if !exit_zero && run.findings().any(|f| f.severity >= settings.fail_on) {
-        return 1;
-    }
-    0
 }
 
 fn dump(paths: &[PathBuf]) -> u8 {

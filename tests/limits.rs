@@ -10,9 +10,7 @@ use assert_cmd::Command;
 use coreml_lint::discover::Discovered;
 use coreml_lint::ir::render::render_to_string;
 use coreml_lint::ir::ModelKind;
-use coreml_lint::read::limits::{
-    MAX_BLOCK_NESTING, MAX_FILE_BYTES, MAX_IMMEDIATE_ELEMENTS, MAX_NESTING,
-};
+use coreml_lint::limits::{MAX_BLOCK_NESTING, MAX_FILE_BYTES, MAX_IMMEDIATE_ELEMENTS, MAX_NESTING};
 use coreml_lint::read::miltext::parse_program;
 use coreml_lint::read::{read_model, ReadError, ReadOutcome};
 

@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use coreml_lint::check::ModelOutcome;
+use coreml_lint::check::{Checker, Keep};
 use coreml_lint::config::Settings;
-use coreml_lint::fix::run::{fix_run, FixOptions};
-use coreml_lint::lint::Linter;
-use coreml_lint::report::ModelOutcome;
+use coreml_lint::fix::run::FixOptions;
 
 /// Mutants per model through the library (the CLI gets every `CLI_EVERY`-th one).
 const PER_MODEL: usize = 300;
@@ -394,8 +394,14 @@ struct Originals {
 type Ending = usize;
 
 /// The library pipeline on one model root; panics propagate.
-fn library(root: &Path, linter: &Linter, settings: &Settings) -> Ending {
-    let run = coreml_lint::check::run(&[root.to_path_buf()], settings, |m| linter.lint(m));
+fn library(root: &Path, checker: &Checker) -> Ending {
+    let opts = FixOptions {
+        allow_unsafe: true,
+        diff_only: true,
+        ..FixOptions::default()
+    };
+    let outcome = checker.check(&[root.to_path_buf()], Some(&opts), Keep::Programs, &());
+    let run = &outcome.run;
     assert_eq!(run.models.len(), 1);
     let ending = match &run.models[0].outcome {
         ModelOutcome::Failed(e) => {
@@ -406,12 +412,6 @@ fn library(root: &Path, linter: &Linter, settings: &Settings) -> Ending {
         ModelOutcome::Checked { findings, .. } => usize::from(!findings.is_empty()),
         _ => 2,
     };
-    let opts = FixOptions {
-        allow_unsafe: true,
-        diff_only: true,
-        ..FixOptions::default()
-    };
-    let _ = fix_run(&run, &opts);
     ending
 }
 
@@ -455,7 +455,7 @@ fn corpus_models() -> Vec<PathBuf> {
 }
 
 /// Mutates one model `PER_MODEL` times; returns failures as text and how many mutants ended each way.
-fn mutate_model(src: &Path, linter: &Linter, settings: &Settings) -> (Vec<String>, [usize; 3]) {
+fn mutate_model(src: &Path, checker: &Checker) -> (Vec<String>, [usize; 3]) {
     let name = src.file_name().unwrap().to_string_lossy().into_owned();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join(&name);
@@ -497,7 +497,7 @@ fn mutate_model(src: &Path, linter: &Linter, settings: &Settings) -> (Vec<String
         let m = mutate(&mut rng, &f, &originals);
         let original = std::fs::read(&m.file).unwrap_or_default();
         std::fs::write(&m.file, &m.bytes).unwrap();
-        let outcome = catch_unwind(AssertUnwindSafe(|| library(&root, linter, settings)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| library(&root, checker)));
         match outcome {
             Ok(e) => endings[e] += 1,
             Err(p) => {
@@ -525,17 +525,19 @@ fn mutate_model(src: &Path, linter: &Linter, settings: &Settings) -> (Vec<String
 fn corpus_mutants_end_in_findings_or_clean_errors() {
     let models = corpus_models();
     assert!(models.len() >= 40, "corpus has {} models", models.len());
-    let linter = Linter::new(coreml_lint::rules::RuleSet::builtin().unwrap());
-    let settings = Settings::resolve(None, Default::default()).unwrap();
+    let checker = Checker::with_rules(
+        Settings::resolve(None, Default::default()).unwrap(),
+        coreml_lint::rules::RuleSet::builtin().unwrap(),
+    );
     let (tx, rx) = mpsc::channel();
     let started = Instant::now();
     let mut failures = Vec::new();
     let mut endings = [0usize; 3];
     std::thread::scope(|s| {
-        let (linter, settings) = (&linter, &settings);
+        let checker = &checker;
         s.spawn(move || {
             for m in &models {
-                let f = mutate_model(m, linter, settings);
+                let f = mutate_model(m, checker);
                 tx.send((m.clone(), f)).unwrap();
             }
         });

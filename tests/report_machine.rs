@@ -6,12 +6,14 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use coreml_lint::check::{CheckRun, ModelOutcome, ModelResult};
 use coreml_lint::discover::discover;
 use coreml_lint::finding::{Applicability, Finding, FixOffer, Label, Severity};
 use coreml_lint::ir::render::render_to_string;
 use coreml_lint::ir::{Model, ModelKind};
 use coreml_lint::read::{read_model, ReadOutcome};
-use coreml_lint::report::{github, sarif, CheckRun, ModelOutcome, ModelResult, RuleInfo};
+use coreml_lint::report::{github, sarif};
+use coreml_lint::rules::RuleInfo;
 use serde_json::Value;
 
 /// A compiled model whose state write covers the whole state (the one-row pad hazard).

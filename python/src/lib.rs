@@ -8,7 +8,12 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use std::path::PathBuf;
+
+use coreml_lint::check::{self, CheckOptions, CheckOutcome, ConfigFile, Keep, ModelOutcome};
+use coreml_lint::config::Overrides;
 use coreml_lint::finding::{Applicability, Finding};
+use coreml_lint::fix::run::FixOptions;
 use coreml_lint::ir::span::line_col;
 use coreml_lint::ir::Model;
 use coreml_lint::report;
@@ -182,7 +187,12 @@ struct Rule {
 #[pymethods]
 impl Rule {
     fn __repr__(&self) -> String {
-        format!("<Rule {} ({}): {}>", self.id, self.severity.as_deref().unwrap_or("-"), self.title)
+        format!(
+            "<Rule {} ({}): {}>",
+            self.id,
+            self.severity.as_deref().unwrap_or("-"),
+            self.title
+        )
     }
 }
 
@@ -211,6 +221,130 @@ fn rules(rule_dirs: Vec<std::path::PathBuf>) -> PyResult<Vec<Rule>> {
         .collect())
 }
 
+/// How a Python call checks: the keyword arguments, as the CLI's flags would give them.
+fn options(
+    select: Option<Vec<String>>,
+    ignore: Vec<String>,
+    config: Option<PathBuf>,
+    isolated: bool,
+    fix: Option<FixOptions>,
+) -> CheckOptions {
+    CheckOptions {
+        config: match (config, isolated) {
+            (_, true) => ConfigFile::Isolated,
+            (Some(p), false) => ConfigFile::Path(p),
+            (None, false) => ConfigFile::Find,
+        },
+        overrides: Overrides {
+            select,
+            ignore,
+            ..Overrides::default()
+        },
+        fix,
+        keep: Keep::Reports,
+    }
+}
+
+/// What a check gave, as plain data (built with the GIL released).
+struct Checked {
+    diagnostics: Vec<Diagnostic>,
+    /// The message of each model that could not be read, as the CLI prints it.
+    read_errors: Vec<String>,
+}
+
+fn checked(outcome: &CheckOutcome) -> Checked {
+    let mut out = Checked {
+        diagnostics: Vec::new(),
+        read_errors: Vec::new(),
+    };
+    for m in &outcome.run.models {
+        match &m.outcome {
+            ModelOutcome::Checked { model, findings } => out
+                .diagnostics
+                .extend(findings.iter().map(|f| Diagnostic::new(model, f))),
+            ModelOutcome::Failed(e) => out.read_errors.push(e.to_string()),
+            ModelOutcome::Skipped(_) => {}
+        }
+    }
+    out
+}
+
+/// Runs the library's one entry with the GIL released; a config or rules error, or a model that
+/// could not be read, becomes the Python exception.
+fn run_check(
+    py: Python<'_>,
+    path: PathBuf,
+    options: CheckOptions,
+) -> PyResult<(Checked, Option<coreml_lint::fix::run::FixRun>)> {
+    let result = py.detach(move || {
+        check::check(&[path], &options).map(|outcome| {
+            let c = checked(&outcome);
+            (c, outcome.fixes)
+        })
+    });
+    let (c, fixes) = result.map_err(|e| ConfigError::new_err(e.to_string()))?;
+    if !c.read_errors.is_empty() {
+        return Err(ReadError::new_err(c.read_errors.join("\n")));
+    }
+    Ok((c, fixes))
+}
+
+/// `coreml_lint.check`: the diagnostics of every model under `path`.
+#[pyfunction]
+#[pyo3(signature = (path, select, ignore, config, isolated))]
+fn _check(
+    py: Python<'_>,
+    path: PathBuf,
+    select: Option<Vec<String>>,
+    ignore: Vec<String>,
+    config: Option<PathBuf>,
+    isolated: bool,
+) -> PyResult<Vec<Diagnostic>> {
+    let options = options(select, ignore, config, isolated, None);
+    Ok(run_check(py, path, options)?.0.diagnostics)
+}
+
+/// What `_fix` returns: written roots, the model each came from, messages, failures, and the
+/// diagnostics after the re-check.
+type FixResult = (
+    Vec<String>,
+    Vec<String>,
+    Vec<String>,
+    usize,
+    Vec<Diagnostic>,
+);
+
+/// `coreml_lint.fix`: `check --fix` (or `--unsafe-fixes`, `--output`) on `path`.
+#[pyfunction]
+#[pyo3(signature = (path, output, unsafe_fixes, select, config, isolated))]
+fn _fix(
+    py: Python<'_>,
+    path: PathBuf,
+    output: Option<PathBuf>,
+    unsafe_fixes: bool,
+    select: Option<Vec<String>>,
+    config: Option<PathBuf>,
+    isolated: bool,
+) -> PyResult<FixResult> {
+    let fix = FixOptions {
+        allow_unsafe: unsafe_fixes,
+        diff_only: false,
+        output,
+        pad_axis: None,
+    };
+    let options = options(select, Vec::new(), config, isolated, Some(fix));
+    let (c, fixes) = run_check(py, path, options)?;
+    let fixes = fixes.unwrap_or_default();
+    let paths = |v: &[PathBuf]| v.iter().map(|p| p.display().to_string()).collect();
+    Ok((
+        paths(&fixes.written),
+        paths(&fixes.written_from),
+        fixes.messages,
+        fixes.failures,
+        c.diagnostics,
+    ))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -221,5 +355,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Rule>()?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(rules, m)?)?;
+    m.add_function(wrap_pyfunction!(_check, m)?)?;
+    m.add_function(wrap_pyfunction!(_fix, m)?)?;
     Ok(())
 }

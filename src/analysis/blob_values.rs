@@ -15,8 +15,8 @@ use std::path::PathBuf;
 
 use super::consteval::{ConstData, ConstValue};
 use crate::ir::{BlobRef, DType, Literal, Model, ValueType};
+use crate::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
 use crate::read::blob::{self, BlobFile};
-use crate::read::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
 
 /// Reads small file-backed constants of one model. Files are opened once; values are decoded
 /// on each request and not kept (a rule asks for a constant once, and holding every decoded table

@@ -2,13 +2,13 @@
 //! and a handful of cheap ops (`add`, `sub`, `mul`, `floor_div`, `concat`, `cast`, `reshape`,
 //! `expand_dims`, `squeeze`, `identity`, `shape` of static shapes, `slice_by_index`, `fill`,
 //! `range_1d`, …). One forward pass in program order; tensors over
-//! [`MAX_CONSTEVAL_ELEMENTS`](crate::read::limits::MAX_CONSTEVAL_ELEMENTS) are never materialised.
+//! [`MAX_CONSTEVAL_ELEMENTS`](crate::limits::MAX_CONSTEVAL_ELEMENTS) are never materialised.
 
 use std::collections::HashMap;
 use std::fmt;
 
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, TensorData, ValueType};
-use crate::read::limits::MAX_CONSTEVAL_ELEMENTS;
+use crate::limits::MAX_CONSTEVAL_ELEMENTS;
 
 /// Decoded elements of a constant, row-major.
 #[derive(Clone, Debug, PartialEq)]

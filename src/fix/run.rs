@@ -1,12 +1,13 @@
-//! `check --fix` / `--unsafe-fixes` / `--diff` / `--output`: applies the fixes the findings of a
-//! check offer, model by model, and says what it did.
+//! `check --fix` / `--unsafe-fixes` / `--diff` / `--output`: applies the fixes the findings of
+//! checked models offer, model by model, and says what it did.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::PathBuf;
 
 use super::{apply, FixError, FixMode, PadRequest};
-use crate::report::{CheckRun, ModelOutcome};
+use crate::finding::Finding;
+use crate::ir::Model;
 
 /// How `check` was asked to fix.
 #[derive(Clone, Debug, Default)]
@@ -38,13 +39,13 @@ pub struct FixRun {
 /// The fix primitive the pad belongs to (offered by `state-full-extent-write` and `state-blend-rmw`).
 const PAD_STATE: &str = "pad-state";
 
-/// Applies every offered fix of every checked model in `run`.
-pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
+/// Applies every offered fix of each checked model (a model with its sorted findings).
+pub fn fix_models<'a>(
+    models: impl IntoIterator<Item = (&'a Model, &'a [Finding])>,
+    opts: &FixOptions,
+) -> FixRun {
     let mut out = FixRun::default();
-    for m in &run.models {
-        let ModelOutcome::Checked { model, findings } = &m.outcome else {
-            continue;
-        };
+    for (model, findings) in models {
         let requests = pad_requests(findings, opts.pad_axis);
         if requests.is_empty() {
             continue;
@@ -99,12 +100,12 @@ pub fn fix_run(run: &CheckRun, opts: &FixOptions) -> FixRun {
 
 /// For each text model (`model.mil` on disk) with offered pad fixes, the whole fixed `model.mil`:
 /// what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF says which).
-pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf, String> {
+pub fn fixed_texts<'a>(
+    models: impl IntoIterator<Item = (&'a Model, &'a [Finding])>,
+    pad_axis: Option<usize>,
+) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
-    for m in &run.models {
-        let ModelOutcome::Checked { model, findings } = &m.outcome else {
-            continue;
-        };
+    for (model, findings) in models {
         if !model.source.is_file {
             continue;
         }
@@ -121,7 +122,7 @@ pub fn fixed_texts(run: &CheckRun, pad_axis: Option<usize>) -> BTreeMap<PathBuf,
     out
 }
 
-fn pad_requests(findings: &[crate::finding::Finding], pad_axis: Option<usize>) -> Vec<PadRequest> {
+fn pad_requests(findings: &[Finding], pad_axis: Option<usize>) -> Vec<PadRequest> {
     let states: BTreeSet<&str> = findings
         .iter()
         .filter(|f| f.fix.as_ref().is_some_and(|x| x.kind == PAD_STATE))

@@ -10,8 +10,8 @@ use super::literal::{Literal, Payload, TensorData};
 use super::span::Span;
 use super::types::{DType, Dim, TensorType, ValueType};
 use super::Program;
-use crate::read::limits::MAX_NESTING;
-use crate::read::miltext::number::write_hex_float;
+use crate::limits::MAX_NESTING;
+use crate::mil_number::write_hex_float;
 
 /// Text opset name for a proto opset name (`CoreML8` → `ios18`); text names pass through.
 pub fn text_opset(opset: &str) -> &str {

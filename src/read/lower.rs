@@ -13,7 +13,7 @@ use prost::Message;
 use rayon::prelude::*;
 
 use super::proto::{self, argument::binding, dimension, immediate_value, tensor_value, value};
-use super::{limits, ReadError};
+use super::ReadError;
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
 use crate::ir::literal::f16_to_f64;
 use crate::ir::Function;
@@ -21,6 +21,7 @@ use crate::ir::{
     Arg, Attributes, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc,
     Literal, ModelDesc, Output, Param, Payload, Program, Span, TensorData, TensorType, ValueType,
 };
+use crate::limits;
 
 /// A lowered ML program.
 #[derive(Debug)]

@@ -9,7 +9,7 @@
 use std::fmt::Write;
 
 use super::human::summary_line;
-use super::{CheckRun, ModelOutcome};
+use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::span::line_col;
 use crate::ir::Model;

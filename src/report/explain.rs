@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::RuleInfo;
+use crate::rules::RuleInfo;
 
 /// The full explanation of one rule.
 pub fn explain(rule: &RuleInfo) -> String {

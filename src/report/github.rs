@@ -9,7 +9,7 @@ use std::fmt::Write;
 use std::path::{Component, Path};
 
 use super::sarif::{relative_path, text_range};
-use super::{CheckRun, ModelOutcome};
+use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::Model;
 

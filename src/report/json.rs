@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{CheckRun, ModelOutcome};
+use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 
 /// One element of `diagnostics` (the Python API's `Diagnostic.to_dict()` is this too).

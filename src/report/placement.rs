@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::{CheckRun, ModelOutcome};
+use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 use crate::ir::{Function, Op, ValueType};
 

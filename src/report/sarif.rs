@@ -16,9 +16,10 @@ use serde_sarif::sarif::{
     Tool, ToolComponent,
 };
 
-use super::{CheckRun, ModelOutcome, RuleInfo};
+use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Applicability, Finding, Severity};
 use crate::ir::{Model, Span};
+use crate::rules::RuleInfo;
 
 /// The `uriBaseId` every relative artifact URI is resolved against: the folder the tool ran in.
 pub const SRCROOT: &str = "%SRCROOT%";

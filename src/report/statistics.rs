@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{CheckRun, RuleInfo};
+use crate::check::CheckRun;
+use crate::rules::RuleInfo;
 
 /// One line per rule that fired: count, id, `[*]` when a fix exists, title.
 pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
@@ -37,8 +38,8 @@ pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::{ModelOutcome, ModelResult};
     use crate::finding::Finding;
-    use crate::report::{ModelOutcome, ModelResult};
 
     fn finding(rule: &str) -> Finding {
         Finding::bare(rule, "m.mlpackage")

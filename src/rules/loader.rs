@@ -10,12 +10,12 @@ use rayon::prelude::*;
 
 use super::compile::{CompileError, Compiler, Vars};
 use super::fixes::fix_kind;
+use super::info::RuleInfo;
 use super::matcher::Matcher;
 use super::schema::{RuleFile, SerFix, SerTests, Status};
 use super::template::Template;
 use super::yaml;
 use crate::finding::{Applicability, Severity};
-use crate::report::RuleInfo;
 
 mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));

@@ -7,6 +7,7 @@
 pub mod compile;
 pub mod engine;
 pub mod fixes;
+pub mod info;
 pub mod loader;
 pub mod matcher;
 pub mod schema;
@@ -15,6 +16,7 @@ pub mod testing;
 pub mod yaml;
 
 pub use engine::{check_function, check_model};
+pub use info::RuleInfo;
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
 pub use testing::{
     run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseStatus, TestReport,

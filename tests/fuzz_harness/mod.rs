@@ -157,6 +157,17 @@ pub fn linter() -> &'static coreml_lint::lint::Linter {
     })
 }
 
+/// Default settings and the built-in rules, loaded once per process.
+pub fn checker() -> &'static coreml_lint::check::Checker {
+    static CHECKER: std::sync::OnceLock<coreml_lint::check::Checker> = std::sync::OnceLock::new();
+    CHECKER.get_or_init(|| {
+        let settings = coreml_lint::config::Settings::resolve(None, Default::default())
+            .expect("default settings");
+        let rules = coreml_lint::rules::RuleSet::builtin().expect("built-in rules load");
+        coreml_lint::check::Checker::with_rules(settings, rules)
+    })
+}
+
 /// `Model` protobufs: bytes → decode → lower → render → every rule (on a model whose folders do
 /// not exist, so weight files are reported missing, never opened).
 pub fn model_proto(data: &[u8]) {
@@ -204,7 +215,8 @@ fn pipeline_file(kind: u8, id: u8) -> Option<&'static str> {
 /// `check` (discover, read, every rule) and `--fix --unsafe-fixes --output` into a fresh folder.
 /// The input package must come out byte-identical.
 pub fn pipeline(data: &[u8], dir: &Path) {
-    use coreml_lint::fix::run::{fix_run, FixOptions};
+    use coreml_lint::check::Keep;
+    use coreml_lint::fix::run::FixOptions;
 
     let _ = std::fs::remove_dir_all(dir);
     let kind = data.first().copied().unwrap_or(0) % 2;
@@ -234,15 +246,13 @@ pub fn pipeline(data: &[u8], dir: &Path) {
         written.retain(|(p, _)| *p != file);
         written.push((file, bytes.to_vec()));
     }
-    let settings =
-        coreml_lint::config::Settings::resolve(None, Default::default()).expect("default settings");
-    let run = coreml_lint::check::run(std::slice::from_ref(&pkg), &settings, |m| linter().lint(m));
     let opts = FixOptions {
         allow_unsafe: true,
         output: Some(out.clone()),
         ..FixOptions::default()
     };
-    let fixed = fix_run(&run, &opts);
+    // Checks, fixes into `out` and re-checks what was written.
+    let _ = checker().check(std::slice::from_ref(&pkg), Some(&opts), Keep::Programs, &());
     for (file, bytes) in &written {
         let now = std::fs::read(file).expect("input file still there");
         assert!(
@@ -250,8 +260,5 @@ pub fn pipeline(data: &[u8], dir: &Path) {
             "{} changed by check/fix --output",
             file.display()
         );
-    }
-    if !fixed.written.is_empty() {
-        let _ = coreml_lint::check::run(&fixed.written, &settings, |m| linter().lint(m));
     }
 }

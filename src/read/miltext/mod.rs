@@ -1,7 +1,6 @@
 //! Text MIL (`model.mil`): lexer and parser with byte spans (FORMAT.md §5, SYNTAX-NOTES.md).
 
 mod lexer;
-pub mod number;
 mod parser;
 
 use std::path::Path;

@@ -3,13 +3,13 @@
 use crate::ir::Attributes;
 
 use super::lexer::{Tok, Token};
-use super::number::{parse_float, parse_int};
 use crate::ir::build::{BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
 use crate::ir::{
     Arg, BlobRef, DType, Dim, Literal, Output, Param, Payload, Span, TensorData, TensorType,
     ValueType,
 };
-use crate::read::limits::{MAX_BLOCK_NESTING, MAX_DIM, MAX_IMMEDIATE_ELEMENTS, MAX_NESTING};
+use crate::limits::{MAX_BLOCK_NESTING, MAX_DIM, MAX_IMMEDIATE_ELEMENTS, MAX_NESTING};
+use crate::mil_number::{parse_float, parse_int};
 
 /// A syntax error: where, what was expected, and a label for the span.
 #[derive(Debug, Clone, PartialEq, Eq)]

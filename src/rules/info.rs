@@ -1,0 +1,27 @@
+//! A rule's metadata as front ends and reporters see it: what `rule ID` explains and SARIF lists.
+
+use crate::finding::Severity;
+
+/// What reporters need to know about a rule (SARIF's `rules` array, `rule` explanations).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleInfo {
+    pub id: String,
+    pub title: String,
+    pub default_severity: Option<Severity>,
+    /// Other severities a finding can take (`severity-when:`), in the order they are tested.
+    pub conditional_severities: Vec<Severity>,
+    pub category: String,
+    /// What it does (SARIF fullDescription).
+    pub description: String,
+    /// Why it matters, with the evidence.
+    pub why: String,
+    /// How to fix it.
+    pub fix_text: String,
+    /// An example (text MIL) of what fires.
+    pub example: String,
+    /// Where it was seen (chip + OS).
+    pub seen_on: Vec<String>,
+    pub references: Vec<String>,
+    /// Name of the fix primitive, when the rule offers one.
+    pub fix: Option<String>,
+}

@@ -1,0 +1,160 @@
+//! Dependencies between the library's layers point one way (ARCHITECTURE.md): a module's
+//! non-test code names only modules of a lower layer, or its own. Test code may use anything.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module and its layer, lowest first. A module may use modules of lower layers;
+/// modules sharing a layer may use each other (discovery and reading hand each other paths and
+/// errors).
+const LAYERS: &[&[&str]] = &[
+    &["limits", "mil_number"],
+    &["ir"],
+    &["finding"],
+    &["discover", "read"],
+    &["analysis"],
+    &["rules"],
+    &["config"],
+    &["json_schema"],
+    &["fix"],
+    &["lint"],
+    &["check"],
+    &["report"],
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module a file belongs to: `src/ir/render.rs` → `ir`, `src/check.rs` → `check`.
+fn top_module(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// The file's code outside `#[cfg(test)]` items, and the names of modules it declares test-only.
+fn non_test_code(text: &str) -> (Vec<&str>, Vec<String>) {
+    let mut code = Vec::new();
+    let mut test_modules = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        if line == "#[cfg(test)]" {
+            match lines.peek() {
+                Some(next) if next.trim_end().ends_with(';') => {
+                    let name = next.trim_end_matches(';').rsplit(' ').next().unwrap_or("");
+                    test_modules.push(name.to_string());
+                    lines.next();
+                }
+                _ => {
+                    // An item block: skip to its closing brace at column 0.
+                    for l in lines.by_ref() {
+                        if l == "}" {
+                            break;
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        code.push(line);
+    }
+    (code, test_modules)
+}
+
+#[test]
+fn dependencies_point_one_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut test_only: Vec<PathBuf> = Vec::new();
+    let mut code_of: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for f in &files {
+        code_of.insert(f.clone(), std::fs::read_to_string(f).unwrap());
+    }
+    for (f, text) in &code_of {
+        let (_, tests) = non_test_code(text);
+        let dir = if f
+            .file_name()
+            .is_some_and(|n| n == "mod.rs" || n == "lib.rs")
+        {
+            f.parent().unwrap().to_path_buf()
+        } else {
+            f.with_extension("")
+        };
+        for t in tests {
+            test_only.push(dir.join(format!("{t}.rs")));
+            test_only.push(dir.join(&t));
+        }
+    }
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for (f, text) in &code_of {
+        let name = f.file_name().unwrap();
+        if name == "main.rs" || name == "lib.rs" || test_only.iter().any(|t| f.starts_with(t)) {
+            continue;
+        }
+        let from = top_module(&src, f);
+        let Some(from_layer) = layer_of(&from) else {
+            violations.push(format!("{}: module `{from}` has no layer", f.display()));
+            continue;
+        };
+        checked += 1;
+        let (code, _) = non_test_code(text);
+        for (i, line) in code.iter().enumerate() {
+            for (pos, _) in line.match_indices("crate::") {
+                let rest = &line[pos + "crate::".len()..];
+                let to: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if to.is_empty() || to == from {
+                    continue;
+                }
+                match layer_of(&to) {
+                    Some(l) if l <= from_layer => {}
+                    _ => violations.push(format!(
+                        "{}: `{from}` uses `crate::{to}` (line ~{}): {}",
+                        f.strip_prefix(&src).unwrap().display(),
+                        i + 1,
+                        line.trim()
+                    )),
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} files checked");
+    assert!(
+        violations.is_empty(),
+        "dependencies against the layer order:\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn test_code_is_recognised() {
+    let text = "use crate::a;\n#[cfg(test)]\nmod tests {\n    use crate::b;\n}\n#[cfg(test)]\npub(crate) mod testutil;\nuse crate::c;\n";
+    let (code, tests) = non_test_code(text);
+    assert_eq!(code, vec!["use crate::a;", "use crate::c;"]);
+    assert_eq!(tests, vec!["testutil".to_string()]);
+}
