@@ -25,6 +25,8 @@ from coreml_lint._native import (
     ReadError,
     Rule,
     __version__,
+    _check,
+    _fix,
     rules,
 )
 
@@ -160,8 +162,6 @@ def check(
         ReadError: a model could not be read (the message is the one the CLI prints).
         ConfigError: the config file or a rule folder it names could not be used.
     """
-    from coreml_lint._native import _check
-
     config_file, isolated = _config(config)
     with _ModelPath(model) as target:
         return _check(
@@ -194,8 +194,6 @@ def fix(
         ConfigError: the config file or a rule folder could not be used.
         FixError: a fix could not be written.
     """
-    from coreml_lint._native import _fix
-
     config_file, isolated = _config(config)
     with _ModelPath(model) as target:
         if target.is_mlmodel and output is None:
