@@ -61,7 +61,10 @@ def main() -> int:
         env["PATH"] = os.pathsep.join([*reversed(extra), env["PATH"]])
         env.update({k: expand(str(v)) for k, v in step.get("env", {}).items()})
         print(f"-- {step['name']}", file=sys.stderr)
-        code = subprocess.run([step.get("shell", "bash"), "-c", step["run"]], cwd=workdir, env=env).returncode
+        # The steps' output is the job log (stderr here); stdout carries only the outputs.
+        code = subprocess.run(
+            [step.get("shell", "bash"), "-c", step["run"]], cwd=workdir, env=env, stdout=sys.stderr
+        ).returncode
         if step.get("id"):
             outputs[step["id"]] = dict(
                 line.split("=", 1) for line in out_file.read_text().splitlines() if "=" in line
