@@ -50,6 +50,14 @@ def tree_digest(path: Path) -> dict[str, str]:
     }
 
 
+@pytest.fixture(autouse=True, scope="session")
+def corpus_unchanged():
+    """No test (nor coremltools) writes into the corpus."""
+    before = tree_digest(CORPUS)
+    yield
+    assert tree_digest(CORPUS) == before, "a test changed corpus/"
+
+
 # --- the command -------------------------------------------------------------------------------
 
 
@@ -142,10 +150,16 @@ def test_a_config_file_is_found_or_named(tmp_path: Path) -> None:
         coreml_lint.check(pkg, config=bad)
 
 
-def test_check_an_mlmodel_loaded_with_coremltools() -> None:
+def loaded_copy(ct, tmp_path: Path, name: str):
+    """An MLModel of a copy of a corpus package (coremltools rewrites the Manifest.json it loads)."""
+    path = tmp_path / name
+    shutil.copytree(CORPUS / "packages" / name, path)
+    return path, ct.models.MLModel(str(path), skip_model_load=True)
+
+
+def test_check_an_mlmodel_loaded_with_coremltools(tmp_path: Path) -> None:
     ct = pytest.importorskip("coremltools")
-    path = CORPUS / "packages/state-full-extent-write.mlpackage"
-    mlmodel = ct.models.MLModel(str(path), skip_model_load=True)
+    path, mlmodel = loaded_copy(ct, tmp_path, "state-full-extent-write.mlpackage")
     got = coreml_lint.check(mlmodel, select=["state"])
     assert [d.to_dict() | {"path": ""} for d in got] == [
         d.to_dict() | {"path": ""} for d in coreml_lint.check(path, select=["state"])
@@ -277,10 +291,10 @@ def test_fix_in_place_and_unsafe_fixes(tmp_path: Path) -> None:
 
 def test_fix_an_mlmodel_needs_an_output(tmp_path: Path) -> None:
     ct = pytest.importorskip("coremltools")
-    mlmodel = ct.models.MLModel(str(CORPUS / "packages/state-full-extent-write.mlpackage"), skip_model_load=True)
+    _, mlmodel = loaded_copy(ct, tmp_path, "state-full-extent-write.mlpackage")
     with pytest.raises(ValueError, match="output"):
         coreml_lint.fix(mlmodel)
-    report = coreml_lint.fix(mlmodel, output=tmp_path)
+    report = coreml_lint.fix(mlmodel, output=tmp_path / "fixed")
     assert report.changed and report.diagnostics == []
 
 
