@@ -2,11 +2,14 @@
 # The pre-commit hook for real: `pre-commit try-repo` builds coreml-lint from this checkout
 # (language: rust) and runs it on a scratch git repo holding a bad and a good compiled model.
 # Expects the hook to fail while the bad model is there and to pass once it is removed.
+# HOOK_REPO names another hook repository to try the same way (ci/python-package.sh passes the
+# wheel-installed `language: python` mirror).
 #
 # Uses $VENV (made by .ci/run) when it has pre-commit, else makes a venv in a temp folder.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
+hook_repo="${HOOK_REPO:-$repo}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
@@ -38,7 +41,7 @@ git -C "$work" init --quiet
 git -C "$work" add -A
 
 run_hook() {
-  (cd "$work" && "$precommit" try-repo "$repo" coreml-lint --all-files --verbose) \
+  (cd "$work" && "$precommit" try-repo "$hook_repo" coreml-lint --all-files --verbose) \
     >"$scratch/out.txt" 2>&1
 }
 

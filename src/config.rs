@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobMatcher};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::finding::{Finding, Severity};
@@ -13,7 +14,7 @@ use crate::finding::{Finding, Severity};
 pub const CONFIG_NAMES: &[&str] = &["coreml-lint.yaml", ".coreml-lint.yaml"];
 
 /// One `ignores:` entry: a finding matching every given key is dropped (models have no comments for `noqa`).
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct IgnoreEntry {
     /// Rule id (or prefix such as `state`); all rules when absent.
@@ -29,7 +30,7 @@ pub struct IgnoreEntry {
 }
 
 /// The config file as written. Every key is optional.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Options {
     /// Rule ids or prefixes to enable (default: all); `ALL` selects everything.

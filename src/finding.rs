@@ -4,13 +4,16 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::fix_plan::PadPlan;
 use crate::ir::{Span, SubModel};
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; never fails a run by default.

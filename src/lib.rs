@@ -17,6 +17,8 @@ pub mod finding;
 pub mod fix;
 pub mod ir;
 #[warn(missing_docs)]
+pub mod json_schema;
+#[warn(missing_docs)]
 pub mod limits;
 #[warn(missing_docs)]
 pub mod lint;

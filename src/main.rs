@@ -182,7 +182,13 @@ fn use_color(choice: ColorChoice) -> bool {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    ExitCode::from(run(std::env::args_os()))
+}
+
+/// The program for these arguments (the first is the program name), returning the exit code. The
+/// Python package's `coreml-lint` command compiles this file into its native module and calls it.
+pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> u8 {
+    let cli = Cli::parse_from(args);
     let color = match &cli.command {
         Command::Check(a) => use_color(a.color),
         _ => use_color(ColorChoice::Auto),
@@ -196,13 +202,12 @@ fn main() -> ExitCode {
                 .build(),
         )
     }));
-    let code = match cli.command {
+    match cli.command {
         Command::Check(args) => check(args),
         Command::Dump { paths } => dump(&paths),
         Command::Rule { id, all, rules } => rule(id, all, &rules),
         Command::TestRules { dirs } => test_rules(&dirs),
-    };
-    ExitCode::from(code)
+    }
 }
 
 fn load_rules(dirs: &[PathBuf]) -> Option<RuleSet> {
@@ -307,7 +312,7 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
                 quiet: args.quiet,
             },
         ),
-        OutputFormat::Concise => report::human::render_concise(run),
+        OutputFormat::Concise => report::concise::render(run),
         OutputFormat::Json => report::json::render(run),
         OutputFormat::Sarif => report::sarif::render(
             run,

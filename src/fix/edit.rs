@@ -5,10 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::ir::render::render_to_string;
-use crate::ir::{
-    Arg, Function, Node, NodeId, Op, Output, Param, Program,
-    Span, ValueType, BODY,
-};
+use crate::ir::{Arg, Function, Node, NodeId, Op, Output, Param, Program, Span, ValueType, BODY};
 use crate::read::miltext::parse_program;
 
 use crate::analysis::fix_plan::{with_rows, Anchor, FunctionEdit, NewOp, OpRef, PadPlan};

@@ -21,7 +21,9 @@ use crate::finding::Applicability;
 use crate::ir::render::render_to_string;
 use crate::ir::{Model, ModelKind};
 
-pub use crate::analysis::fix_plan::{plan_model, plan_pad, plan_state, FixRefusal, ModelPlans, PadPlan, PadRequest};
+pub use crate::analysis::fix_plan::{
+    plan_model, plan_pad, plan_state, FixRefusal, ModelPlans, PadPlan, PadRequest,
+};
 pub use write::{replace_atomically, WriteError};
 
 /// Where the fixed model goes.

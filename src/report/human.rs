@@ -201,25 +201,3 @@ pub fn summary_line(run: &CheckRun) -> String {
         run.elapsed.as_millis()
     )
 }
-
-/// `path:line:col: severity[rule] message`, one line per finding.
-pub fn render_concise(run: &CheckRun) -> String {
-    let mut out = String::new();
-    for (model, f) in run.findings_with_models() {
-        let _ = writeln!(
-            out,
-            "{}: {}[{}] {}",
-            location(model, f),
-            f.severity,
-            f.rule,
-            f.message
-        );
-    }
-    for m in &run.models {
-        if let ModelOutcome::Failed(e) = &m.outcome {
-            let _ = writeln!(out, "{}: error[read] {e}", m.path.display());
-        }
-    }
-    out.push_str(&summary_line(run));
-    out
-}

@@ -8,7 +8,8 @@ use crate::finding::Finding;
 /// How many covered op names a diagnostic lists (the count is always complete).
 const COVERED_NAMES: usize = 10;
 
-fn finding(f: &Finding) -> Value {
+/// One element of `diagnostics` (the Python API's `Diagnostic.to_dict()` is this too).
+pub fn finding(f: &Finding) -> Value {
     json!({
         "rule": f.rule,
         "severity": f.severity,

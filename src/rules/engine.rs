@@ -14,9 +14,9 @@ use super::region::regions;
 use super::schema::Status;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
+use crate::analysis::fix_plan::{plan_model, ModelPlans};
 use crate::analysis::{analyze, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
-use crate::analysis::fix_plan::{plan_model, ModelPlans};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 use crate::rules::fixes::PAD_STATE;
 
@@ -31,7 +31,8 @@ pub fn match_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;
         // then functions are matched in parallel, each with its own reader of weight values.
-        let facts: Vec<FunctionAnalysis> = model.program.functions.par_iter().map(analyze).collect();
+        let facts: Vec<FunctionAnalysis> =
+            model.program.functions.par_iter().map(analyze).collect();
         let plans = plan_model(model, &facts);
         let per_function: Vec<Vec<Finding>> = model
             .program

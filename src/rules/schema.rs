@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::finding::{Applicability, Severity};
 
 /// One string or a list of strings.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum OneOrMany {
     One(String),
@@ -26,7 +27,7 @@ impl OneOrMany {
 }
 
 /// Lifecycle of a rule (ruff's registry).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Stable,
@@ -39,7 +40,7 @@ pub enum Status {
 pub type Utils = BTreeMap<String, SerRule>;
 
 /// `rules/<id>.yaml`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RuleFile {
     /// Rule id, kebab-case; equals the file name without `.yaml`.
@@ -102,7 +103,7 @@ pub struct RuleFile {
 }
 
 /// One entry of `severity-when:`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SerSeverityWhen {
     /// The severity findings get when `match` holds at the matched node.
@@ -113,7 +114,7 @@ pub struct SerSeverityWhen {
 }
 
 /// A rule object (ast-grep style). Sibling keys must all hold.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SerRule {
     // ---- atomic ----
@@ -197,7 +198,7 @@ pub struct SerRule {
 }
 
 /// `axis-dim: { of, axis, size }`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AxisDimSpec {
     /// The parameter whose dimension is tested (its first binding), e.g. `x`.
@@ -210,7 +211,7 @@ pub struct AxisDimSpec {
 }
 
 /// `stop-by:` value.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum StopBySpec {
     Word(String),
@@ -218,7 +219,7 @@ pub enum StopBySpec {
 }
 
 /// `op:` value.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum OpSpec {
     Types(OneOrMany),
@@ -226,7 +227,7 @@ pub enum OpSpec {
 }
 
 /// `op: { type, opset }`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct OpFull {
     /// Op type(s).
@@ -238,7 +239,7 @@ pub struct OpFull {
 }
 
 /// An opset or a range of opsets (`ios15`…`ios18`, `CoreML5`…`CoreML9`).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum OpsetSpec {
     Exact(String),
@@ -246,7 +247,7 @@ pub enum OpsetSpec {
 }
 
 /// `{ min, max }` over opsets.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpsetRange {
     #[serde(default)]
@@ -256,7 +257,7 @@ pub struct OpsetRange {
 }
 
 /// A count: an exact number, or bounds and divisibility.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum CountSpec {
     Exact(i64),
@@ -264,7 +265,7 @@ pub enum CountSpec {
 }
 
 /// `{ min, max, multiple-of, not-multiple-of }`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CountRange {
     #[serde(default)]
@@ -278,7 +279,7 @@ pub struct CountRange {
 }
 
 /// A number range for constant element values.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NumRange {
     #[serde(default)]
@@ -288,7 +289,7 @@ pub struct NumRange {
 }
 
 /// One dimension in a shape pattern: a number, `?` (unknown) or `_` (anything).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum DimSpec {
     Size(u64),
@@ -296,7 +297,7 @@ pub enum DimSpec {
 }
 
 /// `true` / `false`, or `data` / `shape` (run-time through data only / through shapes only).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RuntimeSpec {
     Flag(bool),
@@ -304,7 +305,7 @@ pub enum RuntimeSpec {
 }
 
 /// A literal for `value: { equals: … }`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum Scalars {
     Bool(bool),
@@ -315,7 +316,7 @@ pub enum Scalars {
 }
 
 /// Predicates on a value (an op input, output, attribute or a function input).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ValueSpec {
     /// Element type(s): `fp16`, `[int8, uint8]`, or the classes `float`, `int`.
@@ -369,7 +370,7 @@ pub struct ValueSpec {
 }
 
 /// Predicates on constant elements.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ValuePred {
     /// Elements equal this (a scalar matches a one-element tensor).
@@ -393,7 +394,7 @@ pub struct ValuePred {
 }
 
 /// Properties of the function a node is in.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FunctionSpec {
     /// Regular expression on the function name.
@@ -414,7 +415,7 @@ pub struct FunctionSpec {
 }
 
 /// Properties of the model a node is in.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ModelSpec {
     /// `specificationVersion` (unknown for bare text MIL: then this does not match).
@@ -423,7 +424,7 @@ pub struct ModelSpec {
 }
 
 /// Predicates on a state write (see `analysis::state_writes`).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct StateWriteSpec {
     /// Binds the written state (`$S`).
@@ -471,7 +472,7 @@ pub struct StateWriteSpec {
 }
 
 /// `fix:` — a fix primitive name, or `{ kind, title, applicability }`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SerFix {
     Name(String),
@@ -479,7 +480,7 @@ pub enum SerFix {
 }
 
 /// The object form of `fix:`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SerFixFull {
     /// Fix primitive (`pad-state`).
@@ -496,7 +497,7 @@ pub struct SerFixFull {
 }
 
 /// `tests:`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SerTests {
     /// Snippets the rule must not fire on.
@@ -508,7 +509,7 @@ pub struct SerTests {
 }
 
 /// One test snippet.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SerCase {
     /// A whole text-MIL program.
@@ -527,7 +528,7 @@ pub struct SerCase {
 }
 
 /// One expected finding; absent keys are not checked.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct SerExpect {
     #[serde(default)]

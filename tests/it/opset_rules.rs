@@ -85,7 +85,8 @@ fn mil_rule_snippets_are_clean_twins() {
     for rule in mil {
         assert!(!rule.tests.valid.is_empty() && !rule.tests.invalid.is_empty());
         for case in &rule.tests.valid {
-            let m = snippet_model("valid.mil", case.mil.as_deref().expect("a text case")).expect("parses");
+            let m = snippet_model("valid.mil", case.mil.as_deref().expect("a text case"))
+                .expect("parses");
             let kinds: Vec<String> = opset_facts(&m).into_iter().map(|x| x.kind).collect();
             assert!(
                 kinds.is_empty(),
@@ -95,7 +96,8 @@ fn mil_rule_snippets_are_clean_twins() {
             );
         }
         for case in &rule.tests.invalid {
-            let m = snippet_model("invalid.mil", case.mil.as_deref().expect("a text case")).expect("parses");
+            let m = snippet_model("invalid.mil", case.mil.as_deref().expect("a text case"))
+                .expect("parses");
             let kinds: BTreeSet<String> = opset_facts(&m).into_iter().map(|x| x.kind).collect();
             assert_eq!(
                 kinds,
@@ -142,5 +144,6 @@ fn cli_reports_each_defect_on_its_line() {
         );
     }
     assert!(stdout.contains("did you mean `relu6`?"), "{stdout}");
-    assert_eq!(stdout.matches("error[mil-").count(), 4, "{stdout}");
+    assert_eq!(stdout.matches(": error: ").count(), 4, "{stdout}");
+    assert_eq!(stdout.matches("[mil-").count(), 4, "{stdout}");
 }

@@ -119,7 +119,7 @@ fn every_output_format_names_the_sub_model() {
 
     for (format, expected) in [
         ("human", "[sub-model 1 \"decode\": main/"),
-        ("concise", "[sub-model 1 \"decode\": main/"),
+        ("concise", "(sub-model 1 \"decode\", function `main`, op `"),
         ("github", "[sub-model 1 \"decode\": main/"),
     ] {
         let (code, out, _) = check(format, &[], &[&pkg]);

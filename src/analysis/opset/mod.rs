@@ -26,7 +26,10 @@ pub const FACT_KINDS: &[FactKind] = &[
     ),
     kind("mil-unknown-param", &["OP_TYPE", "PARAM", "SUGGESTION"]),
     kind("mil-missing-param", &["OP_TYPE", "PARAM"]),
-    kind("mil-param-not-const", &["OP_TYPE", "PARAM", "VALUE", "SOURCE"]),
+    kind(
+        "mil-param-not-const",
+        &["OP_TYPE", "PARAM", "VALUE", "SOURCE"],
+    ),
     kind(
         "mil-param-dtype",
         &["OP_TYPE", "PARAM", "VALUE", "DTYPE", "ALLOWED"],

@@ -199,8 +199,7 @@ impl OpTable {
                 }
             }
         }
-        let inf: InferenceFile =
-            crate::yaml::from_str(inference).map_err(|e| e.to_string())?;
+        let inf: InferenceFile = crate::yaml::from_str(inference).map_err(|e| e.to_string())?;
         let mut inference = BTreeMap::new();
         for (kind, names) in inf.infer {
             let k = Inference::from_name(&kind).ok_or(format!("unknown inference `{kind}`"))?;

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The Python package as users get it, with no Rust on their side:
+#   1. `maturin sdist`, then a wheel built from that sdist through pip (PEP 517, as `pip install .`
+#      builds; dev profile here to reuse the debug build of `cargo test`);
+#   2. the wheel installed into a fresh venv: pytest over the `coreml-lint` command and the whole
+#      API (tests/python/test_package.py);
+#   3. action.yml's steps run against the wheel (tests/python/action_steps.py), and action.yml and
+#      the release workflow validated against the GitHub schemas;
+#   4. the `language: python` pre-commit hook (pre-commit-mirror/) tried with `pre-commit
+#      try-repo`, pip finding only the wheel just built (PIP_FIND_LINKS, no index).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+TOOLS="${VENV:?run from .ci/run, which sets VENV}"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
+pip_quiet=(--quiet --disable-pip-version-check)
+
+"$TOOLS/bin/pip" install "${pip_quiet[@]}" "maturin>=1.5,<2" check-jsonschema pyyaml
+
+echo "-- sdist"
+"$TOOLS/bin/maturin" sdist --out "$scratch/dist"
+sdist=("$scratch"/dist/coreml_lint-*.tar.gz)
+listing="$(tar -tzf "${sdist[0]}")"
+for f in pyproject.toml python/Cargo.toml python/src/lib.rs python/coreml_lint/__init__.py \
+  Cargo.toml Cargo.lock src/main.rs build.rs rules/state-full-extent-write.yaml README.md; do
+  grep -q "^coreml_lint-[^/]*/$f\$" <<<"$listing" || { echo "FAIL: sdist lacks $f" >&2; exit 1; }
+done
+if grep -q "/corpus/" <<<"$listing"; then
+  echo "FAIL: the sdist carries the test corpus" >&2
+  exit 1
+fi
+
+echo "-- wheel from the sdist (pip, PEP 517)"
+MATURIN_PEP517_ARGS="--profile dev" "$TOOLS/bin/pip" wheel "${pip_quiet[@]}" --no-deps \
+  --wheel-dir "$scratch/wheels" "${sdist[0]}"
+wheel=("$scratch"/wheels/coreml_lint-*.whl)
+[[ -f "${wheel[0]}" ]] || { echo "FAIL: no wheel built" >&2; exit 1; }
+
+echo "-- fresh venv with the wheel"
+python3 -m venv "$scratch/venv"
+"$scratch/venv/bin/pip" install "${pip_quiet[@]}" "${wheel[0]}" -r corpus/requirements.txt \
+  pytest jsonschema pyyaml
+"$scratch/venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_package.py
+
+echo "-- action.yml and the release workflow"
+"$TOOLS/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
+"$TOOLS/bin/check-jsonschema" --builtin-schema vendor.github-workflows .github/workflows/release.yml
+work="$scratch/action-work"
+mkdir -p "$work/Models"
+cp -R corpus/packages/state-full-extent-write.mlpackage "$work/Models/"
+cp -R corpus/packages/mlp-clean.mlpackage "$work/Models/"
+status=0
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
+  "$repo" "$work" "paths=Models/" "sarif-file=out.sarif" >"$scratch/action.json" 2>"$scratch/action.log" \
+  || status=$?
+if [[ $status -ne 1 ]] || ! grep -q '^::error file=Models/state-full-extent-write.mlpackage/.*state-full-extent-write' "$scratch/action.log" \
+  || ! grep -q '"exit-code": "1"' "$scratch/action.json"; then
+  cat "$scratch/action.log" "$scratch/action.json"
+  echo "FAIL: the action did not report the bad model (status $status)" >&2
+  exit 1
+fi
+"$TOOLS/bin/python" - "$work/out.sarif" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rules = [r["ruleId"] for r in doc["runs"][0]["results"]]
+assert doc["version"] == "2.1.0" and rules == ["state-full-extent-write"], rules
+PY
+rm -rf "$work/Models/state-full-extent-write.mlpackage"
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
+  "$repo" "$work" "paths=Models/" >"$scratch/action.json" 2>"$scratch/action.log" \
+  || { cat "$scratch/action.log"; echo "FAIL: the action failed on a clean model" >&2; exit 1; }
+
+echo "-- the language: python pre-commit hook, from the wheel"
+mirror="$scratch/mirror"
+cp -R pre-commit-mirror "$mirror"
+git -C "$mirror" init --quiet
+git -C "$mirror" add -A
+git -C "$mirror" -c user.name=ci -c user.email=ci@localhost commit --quiet -m mirror
+# The mirror's build backend and the wheel are all pip may use: nothing is compiled.
+"$TOOLS/bin/pip" download "${pip_quiet[@]}" --dest "$scratch/wheels" --only-binary :all: "setuptools>=61"
+HOOK_REPO="$mirror" PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" \
+  PRE_COMMIT_HOME="$scratch/pre-commit-home" bash ci/precommit-test.sh
+echo "python package tests passed"

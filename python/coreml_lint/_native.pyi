@@ -1,0 +1,113 @@
+"""Type stubs of the native module (PyO3). Use the names re-exported by ``coreml_lint``."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+__version__: str
+
+class ReadError(ValueError):
+    """A model could not be read (the message is the one ``coreml-lint check`` prints)."""
+
+class ConfigError(ValueError):
+    """A config file or rule folder could not be used."""
+
+class Fix:
+    """The fix a diagnostic offers."""
+
+    @property
+    def kind(self) -> str:
+        """The fix primitive (``pad-state``)."""
+    @property
+    def title(self) -> str:
+        """What applying it does."""
+    @property
+    def applicability(self) -> str:
+        """``safe`` (applied by ``fix``), ``unsafe`` (needs ``unsafe_fixes=True``) or ``display-only``."""
+
+class Diagnostic:
+    """One finding of one rule in one model."""
+
+    @property
+    def rule(self) -> str: ...
+    @property
+    def severity(self) -> str:
+        """``error``, ``warning`` or ``info``."""
+    @property
+    def path(self) -> str:
+        """The model as discovered (a package root, a ``.mlmodel`` or ``.mil`` file)."""
+    @property
+    def function(self) -> Optional[str]: ...
+    @property
+    def op(self) -> Optional[str]:
+        """The op's ``name`` attribute."""
+    @property
+    def state(self) -> Optional[str]: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def help(self) -> Optional[str]:
+        """How to fix it: leads to a model no rule reports."""
+    @property
+    def line(self) -> Optional[int]:
+        """1-based line of the op in ``model.mil``, or for a protobuf model in the text
+        ``coreml-lint dump`` prints; ``None`` for findings about the whole model."""
+    @property
+    def column(self) -> Optional[int]: ...
+    @property
+    def fix(self) -> Optional[Fix]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The diagnostic as one element of the CLI's JSON ``diagnostics``."""
+
+class Rule:
+    """A rule and its documentation."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def severity(self) -> Optional[str]:
+        """The default severity (``error``, ``warning`` or ``info``)."""
+    @property
+    def category(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def why(self) -> str:
+        """Why it matters, with the evidence."""
+    @property
+    def fix_text(self) -> str:
+        """How to fix what it finds."""
+    @property
+    def example(self) -> str: ...
+    @property
+    def seen_on(self) -> List[str]: ...
+    @property
+    def references(self) -> List[str]: ...
+    @property
+    def fix(self) -> Optional[str]:
+        """The fix primitive the rule offers (``pad-state``), if any."""
+    @property
+    def documentation(self) -> str:
+        """Everything ``coreml-lint rule ID`` prints."""
+
+def rules(rule_dirs: Sequence[str] = ...) -> List[Rule]:
+    """Every built-in rule (and those in ``rule_dirs``), sorted by id."""
+
+def run_cli(argv: Sequence[str]) -> int:
+    """Runs the ``coreml-lint`` command line (program name first); returns the exit code."""
+
+def _check(
+    path: str,
+    select: Optional[List[str]],
+    ignore: List[str],
+    config: Optional[str],
+    isolated: bool,
+) -> List[Diagnostic]: ...
+def _fix(
+    path: str,
+    output: Optional[str],
+    unsafe_fixes: bool,
+    select: Optional[List[str]],
+    config: Optional[str],
+    isolated: bool,
+) -> Tuple[List[str], List[str], List[str], int, List[Diagnostic]]: ...

@@ -1,0 +1,78 @@
+//! JSON Schemas (draft-07, what YAML editors read) of the files users write:
+//! `coreml-lint.yaml` ([`Options`]), rule files ([`RuleFile`]) and a rule folder's `utils.yaml`
+//! of named match fragments ([`Utils`]), generated from the types that
+//! deserialize them, so the schemas cannot drift from what the loader accepts. The generated
+//! files are committed in `schemas/`; `tests/it/json_schema.rs` checks they are current.
+
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde_json::Value;
+
+use crate::config::Options;
+use crate::rules::schema::{RuleFile, Utils};
+
+/// Where the committed schemas are published (the `$id`s; what a `yaml-language-server`
+/// modeline points at).
+pub const BASE_URL: &str =
+    "https://raw.githubusercontent.com/coreml-lint/coreml-lint/main/schemas/";
+
+/// File name of the `coreml-lint.yaml` schema in `schemas/`.
+pub const CONFIG_SCHEMA_FILE: &str = "coreml-lint.schema.json";
+
+/// File name of the rule-file schema in `schemas/`.
+pub const RULE_SCHEMA_FILE: &str = "rule.schema.json";
+
+/// File name of the schema of a rule folder's `utils.yaml` in `schemas/`.
+pub const UTILS_SCHEMA_FILE: &str = "utils.schema.json";
+
+fn schema_for<T: JsonSchema>(file: &str, title: &str) -> Value {
+    let schema = SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    // `$schema`, `$id` and `title` first, where a reader looks for them.
+    let mut out = serde_json::Map::new();
+    let mut generated = match schema.to_value() {
+        Value::Object(o) => o,
+        _ => serde_json::Map::new(),
+    };
+    if let Some(draft) = generated.remove("$schema") {
+        out.insert("$schema".into(), draft);
+    }
+    out.insert("$id".into(), Value::String(format!("{BASE_URL}{file}")));
+    out.insert("title".into(), Value::String(title.into()));
+    generated.remove("title");
+    out.extend(generated);
+    Value::Object(out)
+}
+
+/// The schema of `coreml-lint.yaml`.
+pub fn config_schema() -> Value {
+    schema_for::<Options>(CONFIG_SCHEMA_FILE, "coreml-lint.yaml")
+}
+
+/// The schema of a rule file (`rules/<id>.yaml`).
+pub fn rule_schema() -> Value {
+    schema_for::<RuleFile>(RULE_SCHEMA_FILE, "coreml-lint rule file")
+}
+
+/// The schema of a rule folder's `utils.yaml` (named match fragments for `matches:`).
+pub fn utils_schema() -> Value {
+    schema_for::<Utils>(
+        UTILS_SCHEMA_FILE,
+        "coreml-lint match fragments (utils.yaml)",
+    )
+}
+
+/// Every schema with its file name, rendered as committed (pretty JSON, final newline).
+pub fn rendered() -> [(&'static str, String); 3] {
+    let render = |v: Value| {
+        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+        s.push('\n');
+        s
+    };
+    [
+        (CONFIG_SCHEMA_FILE, render(config_schema())),
+        (RULE_SCHEMA_FILE, render(rule_schema())),
+        (UTILS_SCHEMA_FILE, render(utils_schema())),
+    ]
+}

@@ -1,0 +1,79 @@
+"""Runs the `run:` steps of the composite action in `action.yml` as a runner would: each step's
+`env:` with `${{ inputs.* }}` and `${{ github.action_path }}` substituted, `GITHUB_PATH` and
+`GITHUB_OUTPUT` files honoured, `if: always()` steps run after a failure. Steps that `uses:`
+another action are listed, not run. Prints the outputs as JSON; exits with the action's status.
+
+    python action_steps.py ACTION_DIR WORKDIR key=value...   (inputs; defaults from action.yml)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+
+def main() -> int:
+    action_dir = Path(sys.argv[1]).resolve()
+    workdir = Path(sys.argv[2]).resolve()
+    action = yaml.safe_load((action_dir / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    inputs = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    for arg in sys.argv[3:]:
+        key, value = arg.split("=", 1)
+        assert key in inputs, f"no input {key}"
+        inputs[key] = value
+    temp = Path(tempfile.mkdtemp(prefix="action-"))
+    path_file = temp / "path"
+    path_file.touch()
+    outputs: dict[str, dict[str, str]] = {}
+
+    def expand(text: str) -> str:
+        def one(m: re.Match) -> str:
+            expr = m.group(1).strip()
+            if expr.startswith("inputs."):
+                return inputs[expr[len("inputs.") :]]
+            if expr == "github.action_path":
+                return str(action_dir)
+            raise SystemExit(f"unsupported expression {expr}")
+
+        return re.sub(r"\$\{\{(.*?)\}\}", one, text)
+
+    failed = False
+    for step in action["runs"]["steps"]:
+        condition = str(step.get("if", ""))
+        if failed and "always()" not in condition:
+            continue
+        if "uses" in step:
+            print(f"-- not run here: uses {step['uses']}", file=sys.stderr)
+            continue
+        assert "${{" not in step["run"], "run scripts take inputs through env, never inline"
+        out_file = temp / f"out-{len(outputs)}"
+        out_file.touch()
+        env = {**os.environ, "RUNNER_TEMP": str(temp), "GITHUB_PATH": str(path_file), "GITHUB_OUTPUT": str(out_file)}
+        extra = [p for p in path_file.read_text().splitlines() if p]
+        env["PATH"] = os.pathsep.join([*reversed(extra), env["PATH"]])
+        env.update({k: expand(str(v)) for k, v in step.get("env", {}).items()})
+        print(f"-- {step['name']}", file=sys.stderr)
+        # The steps' output is the job log (stderr here); stdout carries only the outputs.
+        code = subprocess.run(
+            [step.get("shell", "bash"), "-c", step["run"]], cwd=workdir, env=env, stdout=sys.stderr
+        ).returncode
+        if step.get("id"):
+            outputs[step["id"]] = dict(
+                line.split("=", 1) for line in out_file.read_text().splitlines() if "=" in line
+            )
+        if code != 0:
+            failed = True
+    print(json.dumps(outputs))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
