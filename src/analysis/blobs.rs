@@ -31,39 +31,30 @@ pub const FILE_WARN_BYTES: u64 = 1 << 31;
 /// Total weights above this are over the iPhone ANE budget (H13).
 pub const TOTAL_WARN_BYTES: u64 = 1 << 30;
 
+/// What the facts about one `BLOBFILE` reference carry.
+const REFERENCE_CAPTURES: &[&str] = &["DETAIL", "FILE", "PARAM", "PATH", "REFS"];
+
 /// Fact kinds produced here (each is also a rule id), with the captures each carries.
 pub const FACT_KINDS: &[FactKind] = &[
-    FactKind {
-        name: "blob-missing-file",
-        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
-    },
-    FactKind {
-        name: "blob-path-escape",
-        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
-    },
-    FactKind {
-        name: "blob-bad-path",
-        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
-    },
-    FactKind {
-        name: "blob-bad-header",
-        captures: &["DETAIL", "FILE", "PARAM", "PATH", "REFS"],
-    },
-    FactKind {
-        name: "blob-count-mismatch",
-        captures: &["DETAIL", "EXPECTED", "FILE", "FOUND", "PARAM", "PATH"],
-    },
-    FactKind {
-        name: "blob-out-of-bounds",
-        captures: &["DETAIL", "FILE", "FILE_LEN", "OFFSET", "PARAM", "PATH"],
-    },
-    FactKind {
-        name: "blob-misaligned",
-        captures: &["DETAIL", "FILE", "OFFSET", "PARAM", "PATH", "SUGGESTION"],
-    },
-    FactKind {
-        name: "blob-bad-sentinel",
-        captures: &[
+    FactKind::new("blob-missing-file", REFERENCE_CAPTURES),
+    FactKind::new("blob-path-escape", REFERENCE_CAPTURES),
+    FactKind::new("blob-bad-path", REFERENCE_CAPTURES),
+    FactKind::new("blob-bad-header", REFERENCE_CAPTURES),
+    FactKind::new(
+        "blob-count-mismatch",
+        &["DETAIL", "EXPECTED", "FILE", "FOUND", "PARAM", "PATH"],
+    ),
+    FactKind::new(
+        "blob-out-of-bounds",
+        &["DETAIL", "FILE", "FILE_LEN", "OFFSET", "PARAM", "PATH"],
+    ),
+    FactKind::new(
+        "blob-misaligned",
+        &["DETAIL", "FILE", "OFFSET", "PARAM", "PATH", "SUGGESTION"],
+    ),
+    FactKind::new(
+        "blob-bad-sentinel",
+        &[
             "DETAIL",
             "FILE",
             "FOUND",
@@ -72,33 +63,30 @@ pub const FACT_KINDS: &[FactKind] = &[
             "PATH",
             "SUGGESTION",
         ],
-    },
-    FactKind {
-        name: "blob-dtype-mismatch",
-        captures: &["EXPECTED", "FILE", "FOUND", "OFFSET", "PARAM", "PATH"],
-    },
-    FactKind {
-        name: "blob-size-mismatch",
-        captures: &[
+    ),
+    FactKind::new(
+        "blob-dtype-mismatch",
+        &["EXPECTED", "FILE", "FOUND", "OFFSET", "PARAM", "PATH"],
+    ),
+    FactKind::new(
+        "blob-size-mismatch",
+        &[
             "DETAIL", "EXPECTED", "FILE", "FOUND", "OFFSET", "PARAM", "PATH",
         ],
-    },
-    FactKind {
-        name: "blob-overlap",
-        captures: &["DETAIL", "FILE", "OFFSET", "OTHER", "PARAM", "PATH"],
-    },
-    FactKind {
-        name: "blob-unreferenced",
-        captures: &["DTYPE", "FILE", "OFFSET", "PARAM", "PATH", "SIZE"],
-    },
-    FactKind {
-        name: "blob-file-too-large",
-        captures: &["FILE", "PARAM", "PATH", "SIZE"],
-    },
-    FactKind {
-        name: "blob-weights-too-large",
-        captures: &["FILES", "PARAM", "PATH", "SIZE"],
-    },
+    ),
+    FactKind::new(
+        "blob-overlap",
+        &["DETAIL", "FILE", "OFFSET", "OTHER", "PARAM", "PATH"],
+    ),
+    FactKind::new(
+        "blob-unreferenced",
+        &["DTYPE", "FILE", "OFFSET", "PARAM", "PATH", "SIZE"],
+    ),
+    FactKind::new("blob-file-too-large", &["FILE", "PARAM", "PATH", "SIZE"]),
+    FactKind::new(
+        "blob-weights-too-large",
+        &["FILES", "PARAM", "PATH", "SIZE"],
+    ),
 ];
 
 /// A file-backed literal and the op holding it.

@@ -28,14 +28,11 @@ use crate::ir::{
 
 /// Fact kinds produced here (each is also a rule id), with the captures each carries.
 pub const FACT_KINDS: &[FactKind] = &[
-    FactKind {
-        name: "description-signature-mismatch",
-        captures: &["DETAIL"],
-    },
-    FactKind {
-        name: "state-shape-mismatch",
-        captures: &["DETAIL", "OTHER", "OTHER_TYPE", "TYPE"],
-    },
+    FactKind::new("description-signature-mismatch", &["DETAIL"]),
+    FactKind::new(
+        "state-shape-mismatch",
+        &["DETAIL", "OTHER", "OTHER_TYPE", "TYPE"],
+    ),
 ];
 
 /// Every description fact of `model`.

@@ -59,6 +59,13 @@ pub struct FactKind {
     pub captures: &'static [&'static str],
 }
 
+impl FactKind {
+    /// A kind and the captures its facts carry.
+    pub const fn new(name: &'static str, captures: &'static [&'static str]) -> FactKind {
+        FactKind { name, captures }
+    }
+}
+
 /// Placeholders every fact fills from its location (`STATE` unless a capture of that name exists).
 pub const LOCATION_CAPTURES: &[&str] = &["FUNCTION", "OP", "STATE"];
 

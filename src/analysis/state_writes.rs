@@ -915,10 +915,7 @@ pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWr
 pub const NEVER_WRITTEN: &str = "state-never-written";
 
 /// The fact kinds produced here, with their captures.
-pub const FACT_KINDS: &[FactKind] = &[FactKind {
-    name: NEVER_WRITTEN,
-    captures: &["READERS"],
-}];
+pub const FACT_KINDS: &[FactKind] = &[FactKind::new(NEVER_WRITTEN, &["READERS"])];
 
 /// One fact per state that some function of `model` reads and no function writes, on the first
 /// read. `torch.jit.trace` of an in-place cache update can drop the write this way.

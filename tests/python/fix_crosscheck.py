@@ -349,10 +349,15 @@ def main():
                 fail(name, f"output types differ from {ref}")
         if len(failures) == failed_before:
             print(f"ok   {name}")
+    finish("fix cross-check", len(cases))
+
+
+def finish(what, packages):
+    """Exits 1 when any check failed, else says how many packages passed."""
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
-    print(f"fix cross-check passed ({len(cases)} packages)")
+    print(f"{what} passed ({packages} packages)")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from fix_crosscheck import (
     check_untouched_and_loads,
     fail,
     failures,
+    finish,
     fixed_pairs,
     spec_of,
     weights_dir,
@@ -119,10 +120,7 @@ def main():
                 fail(name, f"sub-model {i}: description of {state} is {described_state(after[i], state)}, program {new}")
         if len(failures) == failed_before:
             print(f"ok   {name}")
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        sys.exit(1)
-    print(f"pipeline fix cross-check passed ({len(todo)} packages)")
+    finish("pipeline fix cross-check", len(todo))
 
 
 if __name__ == "__main__":

@@ -19,48 +19,44 @@ pub use table::{OpTable, OPSETS};
 /// Fact kinds produced here (each is also a rule id), with the captures each carries; every fact
 /// also carries `OP_TYPE`.
 pub const FACT_KINDS: &[FactKind] = &[
-    kind("mil-unknown-op", &["OP_TYPE", "SUGGESTION"]),
-    kind(
+    FactKind::new("mil-unknown-op", &["OP_TYPE", "SUGGESTION"]),
+    FactKind::new(
         "mil-op-too-new",
         &["OP_TYPE", "SINCE", "SINCE_TARGET", "OPSET", "OPSET_TARGET"],
     ),
-    kind("mil-unknown-param", &["OP_TYPE", "PARAM", "SUGGESTION"]),
-    kind("mil-missing-param", &["OP_TYPE", "PARAM"]),
-    kind(
+    FactKind::new("mil-unknown-param", &["OP_TYPE", "PARAM", "SUGGESTION"]),
+    FactKind::new("mil-missing-param", &["OP_TYPE", "PARAM"]),
+    FactKind::new(
         "mil-param-not-const",
         &["OP_TYPE", "PARAM", "VALUE", "SOURCE"],
     ),
-    kind(
+    FactKind::new(
         "mil-param-dtype",
         &["OP_TYPE", "PARAM", "VALUE", "DTYPE", "ALLOWED"],
     ),
-    kind(
+    FactKind::new(
         "mil-dtype-mismatch",
         &["OP_TYPE", "PARAM", "DTYPE", "OTHER", "OTHER_DTYPE"],
     ),
-    kind(
+    FactKind::new(
         "mil-param-kind",
         &["OP_TYPE", "PARAM", "VALUE", "EXPECTED", "GOT"],
     ),
-    kind(
+    FactKind::new(
         "mil-output-type",
         &["OP_TYPE", "OUTPUT", "DECLARED", "INFERRED", "DETAIL"],
     ),
-    kind(
+    FactKind::new(
         "mil-literal-elements",
         &["OP_TYPE", "PARAM", "TYPE", "FOUND", "EXPECTED"],
     ),
-    kind(
+    FactKind::new(
         "mil-write-state-type",
         &["OP_TYPE", "STATE_TYPE", "DATA", "DATA_TYPE"],
     ),
-    kind("mil-update-state-in-text", &["OP_TYPE"]),
-    kind("mil-opset-not-checked", &["OPSET", "KNOWN"]),
+    FactKind::new("mil-update-state-in-text", &["OP_TYPE"]),
+    FactKind::new("mil-opset-not-checked", &["OPSET", "KNOWN"]),
 ];
-
-const fn kind(name: &'static str, captures: &'static [&'static str]) -> FactKind {
-    FactKind { name, captures }
-}
 
 /// The op-set facts of every function of `model`.
 pub fn opset_facts(model: &Model) -> Vec<Fact> {
