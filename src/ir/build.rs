@@ -83,7 +83,14 @@ impl BuildError {
 struct Builder {
     graph: StableDiGraph<Node, Edge>,
     blocks: Vec<Block>,
+    /// Every name of the function, at its first definition (what `Function::def` answers).
     values: HashMap<String, ValueDef>,
+    /// The names visible where the builder is: MIL is lexically scoped, so a value defined in a
+    /// nested block is not visible after it, and sibling blocks (a `cond`'s branches) may reuse
+    /// a name, as coremltools does.
+    visible: HashMap<String, ValueDef>,
+    /// The names each open block defined, innermost last, to hide them when it closes.
+    scopes: Vec<Vec<String>>,
     order: u32,
 }
 
@@ -93,6 +100,8 @@ pub fn build_function(f: FunctionSyntax) -> Result<Function, BuildError> {
         graph: StableDiGraph::new(),
         blocks: Vec::new(),
         values: HashMap::new(),
+        visible: HashMap::new(),
+        scopes: Vec::new(),
         order: 0,
     };
     b.block(f.body, None)?;
@@ -109,12 +118,16 @@ pub fn build_function(f: FunctionSyntax) -> Result<Function, BuildError> {
 
 impl Builder {
     fn define(&mut self, name: String, def: ValueDef, span: Span) -> Result<(), BuildError> {
-        match self.values.entry(name) {
+        match self.visible.entry(name) {
             Entry::Occupied(e) => Err(BuildError::Duplicate {
                 name: e.key().clone(),
                 span,
             }),
             Entry::Vacant(e) => {
+                self.values.entry(e.key().clone()).or_insert(def);
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.push(e.key().clone());
+                }
                 e.insert(def);
                 Ok(())
             }
@@ -128,6 +141,7 @@ impl Builder {
             owner,
             ..Block::default()
         });
+        self.scopes.push(Vec::new());
         let mut inputs = Vec::with_capacity(syn.inputs.len());
         for inp in syn.inputs {
             let name = inp.name.clone();
@@ -145,11 +159,17 @@ impl Builder {
             ops.push(self.op(op, id)?);
         }
         for name in &syn.outputs {
-            if !self.values.contains_key(name) {
+            if !self.visible.contains_key(name) {
                 return Err(BuildError::UndefinedOutput {
                     name: name.clone(),
                     span: syn.outputs_span,
                 });
+            }
+        }
+        // The block's own names go out of scope (the function's body is the outermost block).
+        if owner.is_some() {
+            for name in self.scopes.pop().unwrap_or_default() {
+                self.visible.remove(&name);
             }
         }
         let block = &mut self.blocks[id.0 as usize];
@@ -164,19 +184,19 @@ impl Builder {
         for p in &syn.inputs {
             for (pos, arg) in p.args.iter().enumerate() {
                 if let Arg::Name(n) = arg {
-                    let def = self
-                        .values
-                        .get(n)
-                        .copied()
-                        .ok_or_else(|| BuildError::Undefined {
-                            name: n.clone(),
-                            op: syn
-                                .name
-                                .clone()
-                                .or_else(|| syn.outputs.first().map(|o| o.name.clone()))
-                                .unwrap_or_else(|| syn.op_type.clone()),
-                            span: syn.span,
-                        })?;
+                    let def =
+                        self.visible
+                            .get(n)
+                            .copied()
+                            .ok_or_else(|| BuildError::Undefined {
+                                name: n.clone(),
+                                op: syn
+                                    .name
+                                    .clone()
+                                    .or_else(|| syn.outputs.first().map(|o| o.name.clone()))
+                                    .unwrap_or_else(|| syn.op_type.clone()),
+                                span: syn.span,
+                            })?;
                     edges.push((
                         def,
                         Edge {

@@ -258,3 +258,20 @@ fn realworld_compiled_metadata_parses() {
         );
     }
 }
+
+/// A `torch.jit.script` loop with a branch, converted by coremltools 9.0 for iOS17
+/// (tests/fixtures/control-flow/generate.py): its `cond` branches reuse value names, which MIL
+/// scopes per block. It reads, and the op-set check finds nothing wrong with it.
+#[test]
+fn converter_made_control_flow_with_reused_names_reads() {
+    let pkg = common::repo().join("tests/fixtures/control-flow/scripted-loop-ios17.mlpackage");
+    let model = common::read(&pkg);
+    let f = &model.program.functions[0];
+    let types: Vec<&str> = f.ops().map(|(_, o)| o.op_type.as_str()).collect();
+    assert!(
+        types.contains(&"while_loop") && types.contains(&"cond"),
+        "{types:?}"
+    );
+    let mil: Vec<_> = coreml_lint::analysis::opset::opset_facts(&model);
+    assert!(mil.is_empty(), "{mil:?}");
+}

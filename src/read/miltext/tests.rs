@@ -203,6 +203,56 @@ fn two_functions_and_nested_blocks() {
     round_trip(text);
 }
 
+/// coremltools names the constants of each branch of a converted `cond` alike: sibling blocks may
+/// reuse a name, each use resolves to its own block's value, and a block's values are not visible
+/// after it.
+#[test]
+fn sibling_blocks_may_reuse_a_name() {
+    let text = r#"program(1.3)
+{
+    func main<ios17>(tensor<bool, []> p, tensor<fp16, [2]> x) {
+            tensor<fp16, [2]> r = cond(pred = p) {
+                    tensor<fp16, [2]> c = const()[name = string("c"), val = tensor<fp16, [2]>([0x1p+0, 0x1p+0])];
+                    tensor<fp16, [2]> t = add(x = x, y = c);
+                } -> (t) {
+                    tensor<fp16, [2]> c = const()[name = string("c"), val = tensor<fp16, [2]>([0x1p+1, 0x1p+1])];
+                    tensor<fp16, [2]> u = mul(x = x, y = c);
+                } -> (u);
+        } -> (r);
+}"#;
+    let p = parse(text);
+    let f = &p.functions[0];
+    let consts: Vec<_> = f
+        .ops()
+        .filter(|(_, o)| o.op_type == "const")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(consts.len(), 2);
+    for (op, want) in [("add", consts[0]), ("mul", consts[1])] {
+        let (id, _) = f.ops().find(|(_, o)| o.op_type == op).unwrap();
+        let from_c: Vec<_> = f
+            .producers(id)
+            .into_iter()
+            .filter(|(_, e)| e.param == "y")
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(from_c, vec![want], "`{op}` reads its own block's `c`");
+    }
+    round_trip(text);
+    // Still an error: a name used after the block that defined it, and a name defined twice in
+    // one scope chain.
+    let (msg, ..) = parse_err(&text.replace("} -> (r);", "} -> (c);"));
+    assert!(
+        msg.contains("`c` is not defined") || msg.contains("block output `c`"),
+        "{msg}"
+    );
+    let (msg, ..) = parse_err(&text.replace(
+        "tensor<fp16, [2]> u = mul(x = x, y = c);",
+        "tensor<fp16, [2]> x = mul(x = x, y = c);",
+    ));
+    assert!(msg.contains("`x` is defined twice"), "{msg}");
+}
+
 #[test]
 fn syntax_errors_have_line_and_column() {
     let (msg, line, col) = parse_err("program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1]> x) {\n        tensor<fp16, [1]> y = relu(x = x)\n    } -> (y);\n}");
