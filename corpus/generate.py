@@ -787,6 +787,7 @@ def stabilize(path: Path):
 
     manifest_file = path / "Manifest.json"
     manifest = json.loads(manifest_file.read_text())
+    drop_empty_items(path, manifest)
     renamed = {
         old: str(uuid.uuid5(uuid.NAMESPACE_URL, f"coreml-lint-corpus/{path.name}/{entry['name']}"))
         for old, entry in manifest["itemInfoEntries"].items()
@@ -794,6 +795,18 @@ def stabilize(path: Path):
     manifest["itemInfoEntries"] = {renamed[k]: v for k, v in manifest["itemInfoEntries"].items()}
     manifest["rootModelIdentifier"] = renamed[manifest["rootModelIdentifier"]]
     manifest_file.write_text(json.dumps(manifest, indent=4, sort_keys=True))
+
+
+def drop_empty_items(path: Path, manifest: dict):
+    """Remove Manifest items whose folder is empty or missing (the `weights` folder of a model
+    without weights): git keeps no empty folder, so a clone would hold a Manifest naming a path
+    that does not exist, which coremltools refuses to load."""
+    for key, entry in list(manifest["itemInfoEntries"].items()):
+        item = path / "Data" / entry["path"]
+        if item.is_dir() and not any(item.iterdir()):
+            item.rmdir()
+        if not item.exists() and key != manifest["rootModelIdentifier"]:
+            del manifest["itemInfoEntries"][key]
 
 
 def pkg(name):
