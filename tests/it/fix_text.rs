@@ -180,15 +180,7 @@ fn fix_and_check(root: &Path, state: &str, allow_unsafe: bool, padded_values: &[
     for (k, w) in &wb {
         assert_eq!(wa.get(k), Some(w), "window of {k:?} moved");
     }
-    // Outputs unchanged.
-    for (fb, fa) in before
-        .program
-        .functions
-        .iter()
-        .zip(&after.program.functions)
-    {
-        assert_eq!(fb.outputs(), fa.outputs());
-    }
+    common::assert_outputs_unchanged(&before, &after);
     // metadata.json follows, weights untouched.
     if root.join("metadata.json").exists() {
         let meta = fs::read_to_string(root.join("metadata.json")).unwrap();

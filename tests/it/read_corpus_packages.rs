@@ -134,7 +134,7 @@ fn program_positions(bytes: &[u8], at: &mut Vec<usize>) -> Vec<Vec<usize>> {
 /// constexprs, flexible shapes) to a message that decodes equal and has the original length.
 #[test]
 fn corpus_packages_reencode_losslessly() {
-    use coreml_lint::read::proto::{self, model::Type};
+    use coreml_lint::read::proto;
     use prost::Message;
     let mut checked = 0;
     for dir in ["packages", "reference"] {
@@ -151,19 +151,7 @@ fn corpus_packages_reencode_losslessly() {
             for at in positions {
                 let bytes = proto::sub_model_bytes(&whole, &at).unwrap();
                 let spec = proto::Model::decode(bytes).unwrap();
-                let Some(Type::MlProgram(program)) = &spec.r#type else {
-                    panic!("{} {at:?}: not an ML program", pkg.display())
-                };
-                let out =
-                    proto::encode_model_preserving(bytes, spec.description.as_ref(), Some(program))
-                        .unwrap();
-                assert_eq!(
-                    proto::Model::decode(out.as_slice()).unwrap(),
-                    spec,
-                    "{}",
-                    pkg.display()
-                );
-                assert_eq!(out.len(), bytes.len(), "{}", pkg.display());
+                let out = common::assert_reencodes_losslessly(bytes, &spec, &pkg);
                 let spliced = proto::replace_sub_model(&whole, &at, &out).unwrap();
                 assert_eq!(
                     proto::Model::decode(spliced.as_slice()).unwrap(),

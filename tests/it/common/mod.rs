@@ -136,3 +136,45 @@ pub fn const_window(
         })
         .collect()
 }
+
+/// Re-encodes the description and program of the ML program `spec` (decoded from `bytes`) into
+/// `bytes` and checks the result decodes to the same model with the same length: our structs
+/// model every field of the parts the fixer replaces (map order may differ; map entries and packed
+/// fields have the same size either way). Returns the re-encoded bytes.
+pub fn assert_reencodes_losslessly(
+    bytes: &[u8],
+    spec: &coreml_lint::read::proto::Model,
+    what: &std::path::Path,
+) -> Vec<u8> {
+    use coreml_lint::read::proto::{self, model::Type};
+    use prost::Message;
+    let Some(Type::MlProgram(program)) = &spec.r#type else {
+        panic!("{}: not an ML program", what.display())
+    };
+    let out =
+        proto::encode_model_preserving(bytes, spec.description.as_ref(), Some(program)).unwrap();
+    assert_eq!(
+        &proto::Model::decode(out.as_slice()).unwrap(),
+        spec,
+        "{}",
+        what.display()
+    );
+    assert_eq!(out.len(), bytes.len(), "{}", what.display());
+    out
+}
+
+/// Every function of `after` returns the same values as in `before`.
+pub fn assert_outputs_unchanged(before: &coreml_lint::ir::Model, after: &coreml_lint::ir::Model) {
+    assert_eq!(
+        before.program.functions.len(),
+        after.program.functions.len()
+    );
+    for (fb, fa) in before
+        .program
+        .functions
+        .iter()
+        .zip(&after.program.functions)
+    {
+        assert_eq!(fb.outputs(), fa.outputs(), "function `{}`", fb.name);
+    }
+}
