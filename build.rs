@@ -1,6 +1,7 @@
 //! Embeds every `rules/*.yaml` (and the optional `rules/redirects.yaml` and `rules/utils.yaml`) into
-//! the binary, so that
-//! adding a rule file needs no Rust change.
+//! the binary, so that adding a rule file needs no Rust change; and transcodes every YAML file under
+//! `rules/` (rule data included) to JSON, which `src/yaml.rs` parses instead of the YAML text: parsing
+//! YAML was a fifth of a large model's check and most of a small one's.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -56,9 +57,48 @@ fn main() {
         "`rules/utils.yaml`: shared match fragments.",
         utils,
     );
-    let dest =
-        PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("builtin_rules.rs");
-    std::fs::write(dest, out).expect("OUT_DIR is writable");
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
+    std::fs::write(out_dir.join("builtin_rules.rs"), out).expect("OUT_DIR is writable");
+    std::fs::write(out_dir.join("builtin_yaml.rs"), transcoded(&dir)).expect("OUT_DIR is writable");
+}
+
+/// `static TRANSCODED: &[(&str, &str)]`: (YAML text, the same document as JSON) of every YAML file
+/// under `dir`, sorted by the YAML text (looked up by binary search). A file that is not valid YAML
+/// is left out: read at run time, it gets the YAML parser's located error.
+fn transcoded(dir: &std::path::Path) -> String {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                println!("cargo:rerun-if-changed={}", path.display());
+                pending.push(path);
+            } else if path.extension().is_some_and(|x| x == "yaml") {
+                println!("cargo:rerun-if-changed={}", path.display());
+                files.push(path);
+            }
+        }
+    }
+    let mut pairs: Vec<(String, PathBuf, String)> = files
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let value: serde_json::Value = serde_yaml::from_str(&text).ok()?;
+            Some((text, path, value.to_string()))
+        })
+        .collect();
+    pairs.sort();
+    let mut out = String::from(
+        "/// (YAML text, JSON text) of every YAML file under `rules/`, sorted by the YAML text.\n\
+         pub(crate) static TRANSCODED: &[(&str, &str)] = &[\n",
+    );
+    for (_, path, json) in &pairs {
+        writeln!(out, "    (include_str!({:?}), {json:?}),", path.display().to_string())
+            .expect("writing to a String");
+    }
+    out.push_str("];\n");
+    out
 }
 
 /// `pub(crate) static NAME: Option<&str>`: the file's text, or `None` without the file.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark coreml-lint against coremltools and the prost-decode floor; prints markdown tables.
+# Benchmark coreml-lint against the zero-copy wire-walk floor (examples/wire_walk.rs), the prost
+# decode of the whole Model (examples/decode_floor.rs) and coremltools; prints markdown tables.
 #
 #   bench/run.sh            # build --release, generate bench/out if absent, measure, print
 #   RUNS=10 bench/run.sh    # more runs per measurement (default 15; medians are reported)
@@ -16,13 +17,14 @@ RUNS=${RUNS:-15}
 OUT=bench/out
 RES=$OUT/results
 LINT=target/release/coreml-lint
-FLOOR=target/release/examples/decode_floor
+FLOOR=target/release/examples/wire_walk
+DECODE=target/release/examples/decode_floor
 
 for tool in hyperfine /usr/bin/time cargo; do
     command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 
-cargo build --release --bin coreml-lint --example decode_floor
+cargo build --release --bin coreml-lint --example wire_walk --example decode_floor
 
 if [[ -n "${REGEN:-}" || ! -f $OUT/summary.json ]]; then
     "$PY" bench/generate.py
@@ -73,11 +75,13 @@ for variant in decoder-32l decoder-32l-1gb; do
         -n lint-human "$LINT_HUMAN $pkg" \
         -n lint-json "$LINT_JSON $pkg" \
         -n coremltools "$WALK $pkg" \
-        -n floor "$FLOOR $pkg"
+        -n floor "$FLOOR $pkg" \
+        -n prost-decode "$DECODE $pkg"
     rss "$variant-lint-human" $LINT_HUMAN "$pkg"
     rss "$variant-lint-json" $LINT_JSON "$pkg"
     rss "$variant-coremltools" $WALK "$pkg"
     rss "$variant-floor" "$FLOOR" "$pkg"
+    rss "$variant-prost-decode" "$DECODE" "$pkg"
     # In-process times of coremltools (without interpreter start and import): load+walk, and
     # the load (`MLModel` + `get_spec()`) alone.
     for _ in $(seq "$RUNS"); do

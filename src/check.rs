@@ -17,7 +17,7 @@ use crate::finding::{Finding, Severity};
 use crate::fix::run::{fix_models, FixOptions, FixRun};
 use crate::ir::Model;
 use crate::lint::Linter;
-use crate::read::{read_model, ReadError, ReadOutcome, Stage};
+use crate::read::{read_model_with, ReadError, ReadOptions, ReadOutcome, Stage};
 use crate::rules::{LoadError, RuleInfo, RuleSet};
 
 /// Which config file a check reads.
@@ -44,6 +44,20 @@ pub struct CheckOptions {
     pub fix: Option<FixOptions>,
     /// What to keep of each model (whole models are kept whenever fixes are asked for).
     pub keep: Keep,
+    /// Whether protobuf programs are rendered as text MIL for the report.
+    pub rendering: Rendering,
+}
+
+/// Whether protobuf programs are rendered as text MIL (text models always have their text).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rendering {
+    /// Rendered: findings carry spans into the text (line numbers, source snippets).
+    #[default]
+    Text,
+    /// Not rendered: findings in protobuf programs carry no usable span and their model no
+    /// source text. For reports that show no source of a protobuf program (JSON, SARIF, GitHub,
+    /// concise, a summary line): rendering is about a tenth of a large model's check.
+    Skip,
 }
 
 /// Why a check could not start: the config or the rules did not load.
@@ -127,6 +141,7 @@ pub fn check_observed(
 pub struct Checker {
     settings: Settings,
     linter: Linter,
+    rendering: Rendering,
 }
 
 impl Checker {
@@ -145,7 +160,7 @@ impl Checker {
         };
         let settings = Settings::resolve(file_options, options.overrides.clone())?;
         let rules = RuleSet::load(&settings.rule_dirs)?;
-        Ok(Checker::with_rules(settings, rules))
+        Ok(Checker::with_rules(settings, rules).rendering(options.rendering))
     }
 
     /// A checker for these settings and rules (only the rules the settings enable run).
@@ -153,7 +168,17 @@ impl Checker {
     pub fn with_rules(mut settings: Settings, rules: RuleSet) -> Checker {
         settings.redirect(rules.redirects());
         let linter = Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
-        Checker { settings, linter }
+        Checker {
+            settings,
+            linter,
+            rendering: Rendering::default(),
+        }
+    }
+
+    /// This checker, rendering protobuf programs or not.
+    pub fn rendering(mut self, rendering: Rendering) -> Checker {
+        self.rendering = rendering;
+        self
     }
 
     /// Checks `paths`, applies `fix` when given, re-checks what the fixes wrote.
@@ -240,7 +265,10 @@ impl Checker {
             }
             ModelOutcome::Checked { model, findings }
         };
-        match read_model(d) {
+        let read = ReadOptions {
+            render: self.rendering == Rendering::Text,
+        };
+        match read_model_with(d, read) {
             Ok(ReadOutcome::Model(model)) => vec![checked(model)],
             Ok(ReadOutcome::Pipeline(stages)) => stages
                 .into_iter()

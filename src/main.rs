@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use coreml_lint::check::{self, CheckOptions, CheckOutcome, ConfigFile, Keep, Observer};
+use coreml_lint::check::{
+    self, CheckOptions, CheckOutcome, ConfigFile, Keep, Observer, Rendering,
+};
 use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
 use coreml_lint::fix::run::{fixed_texts, FixOptions};
@@ -268,6 +270,12 @@ fn check(args: CheckArgs) -> u8 {
             Keep::Programs
         } else {
             Keep::Reports
+        },
+        // Only the human report shows a protobuf program's text (line numbers and snippets).
+        rendering: if args.output_format == OutputFormat::Human && !args.quiet {
+            Rendering::Text
+        } else {
+            Rendering::Skip
         },
     };
     let outcome = match check::check_observed(&args.paths, &options, &StderrProgress::default()) {

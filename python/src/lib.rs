@@ -10,7 +10,9 @@ use pyo3::prelude::*;
 
 use std::path::PathBuf;
 
-use coreml_lint::check::{self, CheckOptions, CheckOutcome, ConfigFile, Keep, ModelOutcome};
+use coreml_lint::check::{
+    self, CheckOptions, CheckOutcome, ConfigFile, Keep, ModelOutcome, Rendering,
+};
 use coreml_lint::config::Overrides;
 use coreml_lint::finding::{Applicability, Finding};
 use coreml_lint::fix::run::FixOptions;
@@ -242,6 +244,8 @@ fn options(
         },
         fix,
         keep: Keep::Reports,
+        // `Diagnostic.line` / `.column` point into the rendered text of a protobuf program.
+        rendering: Rendering::Text,
     }
 }
 

@@ -15,4 +15,4 @@ pub mod package;
 pub mod proto;
 
 pub use error::{MilSyntax, ReadError};
-pub use package::{read_model, ReadOutcome, Stage};
+pub use package::{read_model, read_model_with, ReadOptions, ReadOutcome, Stage};

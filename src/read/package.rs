@@ -46,13 +46,34 @@ pub enum Stage {
     Other { sub_model: SubModel, what: String },
 }
 
-/// Reads the model at `d`.
+/// How a model is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Render a protobuf program as text MIL, giving its ops and inputs spans in that text (line
+    /// numbers and source snippets). Without it the source text is empty and spans are zero:
+    /// enough for reports that show no source (rendering is about a tenth of a large model's
+    /// check).
+    pub render: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions { render: true }
+    }
+}
+
+/// Reads the model at `d`, a protobuf program rendered as text.
 pub fn read_model(d: &Discovered) -> Result<ReadOutcome, ReadError> {
+    read_model_with(d, ReadOptions::default())
+}
+
+/// Reads the model at `d`.
+pub fn read_model_with(d: &Discovered, options: ReadOptions) -> Result<ReadOutcome, ReadError> {
     match d.kind {
-        ModelKind::MlPackage => read_package(&d.path),
+        ModelKind::MlPackage => read_package(&d.path, options),
         ModelKind::MlModel => {
             let root = d.path.parent().map(Path::to_path_buf).unwrap_or_default();
-            read_protobuf(&d.path, &d.path, ModelKind::MlModel, root.clone(), root)
+            read_protobuf(&d.path, &d.path, ModelKind::MlModel, root.clone(), root, options)
         }
         ModelKind::MlModelc => read_compiled(&d.path),
         ModelKind::MilText => {
@@ -70,7 +91,7 @@ pub fn read_model(d: &Discovered) -> Result<ReadOutcome, ReadError> {
     }
 }
 
-fn read_package(pkg: &Path) -> Result<ReadOutcome, ReadError> {
+fn read_package(pkg: &Path, options: ReadOptions) -> Result<ReadOutcome, ReadError> {
     let man = manifest::read_manifest(pkg)?;
     let model_path = man
         .root_model
@@ -83,6 +104,7 @@ fn read_package(pkg: &Path) -> Result<ReadOutcome, ReadError> {
         ModelKind::MlPackage,
         model_path,
         pkg.to_path_buf(),
+        options,
     )
 }
 
@@ -92,11 +114,16 @@ fn read_protobuf(
     kind: ModelKind,
     model_path: PathBuf,
     root: PathBuf,
+    options: ReadOptions,
 ) -> Result<ReadOutcome, ReadError> {
     let bytes = limits::read_capped(file)?;
     let program_model = |lowered: lower::LoweredProgram, sub_model: Option<SubModel>| {
         let mut program = lowered.program;
-        let text = render::render_program(&mut program);
+        let text = if options.render {
+            render::render_program(&mut program)
+        } else {
+            String::new()
+        };
         let name = match &sub_model {
             Some(sub) => format!("{} (rendered, {sub})", root_path.display()),
             None => format!("{} (rendered)", root_path.display()),
