@@ -94,8 +94,12 @@ fn transcoded(dir: &std::path::Path) -> String {
          pub(crate) static TRANSCODED: &[(&str, &str)] = &[\n",
     );
     for (_, path, json) in &pairs {
-        writeln!(out, "    (include_str!({:?}), {json:?}),", path.display().to_string())
-            .expect("writing to a String");
+        writeln!(
+            out,
+            "    (include_str!({:?}), {json:?}),",
+            path.display().to_string()
+        )
+        .expect("writing to a String");
     }
     out.push_str("];\n");
     out

@@ -9,9 +9,7 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use coreml_lint::check::{
-    self, CheckOptions, CheckOutcome, ConfigFile, Keep, Observer, Rendering,
-};
+use coreml_lint::check::{self, CheckOptions, CheckOutcome, ConfigFile, Keep, Observer, Rendering};
 use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
 use coreml_lint::fix::run::{fixed_texts, FixOptions};

@@ -132,7 +132,10 @@ mod tests {
 
     #[test]
     fn every_built_in_file_reads_the_same_from_its_transcoding() {
-        assert!(builtin::TRANSCODED.len() >= 40, "rules/ has the rule files and the rule data");
+        assert!(
+            builtin::TRANSCODED.len() >= 40,
+            "rules/ has the rule files and the rule data"
+        );
         for (yaml, json) in builtin::TRANSCODED {
             let from_yaml: serde_json::Value = serde_yaml::from_str(yaml).unwrap();
             assert_eq!(transcoded(yaml), Some(*json));

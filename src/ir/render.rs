@@ -169,8 +169,12 @@ impl Renderer {
     }
 
     fn indent(&mut self, depth: usize) {
-        for _ in 0..depth * 4 {
-            self.out.push(' ');
+        const SPACES: &str = "                                                                ";
+        let mut n = depth * 4;
+        while n > 0 {
+            let chunk = n.min(SPACES.len());
+            self.out.push_str(&SPACES[..chunk]);
+            n -= chunk;
         }
     }
 
@@ -314,7 +318,7 @@ impl Renderer {
                     }
                     match d {
                         Dim::Known(n) => {
-                            let _ = write!(self.out, "{n}");
+                            self.out.push_str(itoa::Buffer::new().format(*n));
                         }
                         Dim::Unknown => self.out.push('?'),
                     }
@@ -379,7 +383,9 @@ impl Renderer {
                 quote(&mut self.out, &b.path);
                 self.out.push_str("), offset = ");
                 self.scalar_ty(DType::UInt64);
-                let _ = write!(self.out, "({}))", b.offset);
+                self.out.push('(');
+                self.out.push_str(itoa::Buffer::new().format(b.offset));
+                self.out.push_str("))");
             }
             Payload::Tensor(data) => match ty.tensor() {
                 Some(t) => self.tensor(t, data),
@@ -497,7 +503,7 @@ impl Elements<'_> {
         match self {
             Elements::Ints(v) => {
                 if let Some(x) = v.get(i) {
-                    let _ = write!(out, "{x}");
+                    out.push_str(itoa::Buffer::new().format(*x));
                 }
             }
             Elements::Floats(v) => {
@@ -589,6 +595,12 @@ pub fn unpack_bytes(dtype: DType, bytes: &[u8]) -> Vec<i64> {
 fn quote(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
+    // Names almost never need escaping: copy them whole.
+    if !s.bytes().any(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\t')) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),

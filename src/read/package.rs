@@ -73,7 +73,14 @@ pub fn read_model_with(d: &Discovered, options: ReadOptions) -> Result<ReadOutco
         ModelKind::MlPackage => read_package(&d.path, options),
         ModelKind::MlModel => {
             let root = d.path.parent().map(Path::to_path_buf).unwrap_or_default();
-            read_protobuf(&d.path, &d.path, ModelKind::MlModel, root.clone(), root, options)
+            read_protobuf(
+                &d.path,
+                &d.path,
+                ModelKind::MlModel,
+                root.clone(),
+                root,
+                options,
+            )
         }
         ModelKind::MlModelc => read_compiled(&d.path),
         ModelKind::MilText => {

@@ -109,11 +109,15 @@ fn primary_label(f: &Finding) -> String {
     }
 }
 
-/// Where a finding is, as `path[:line:col]` plus function/op.
-pub fn location(model: &Model, f: &Finding) -> String {
+/// Where a finding is, as `path[:line:col]` plus function/op. `indexed` is the model's source
+/// with its lines indexed, when the caller has it.
+pub fn location(model: &Model, f: &Finding, indexed: Option<&IndexedSource>) -> String {
     let mut s = f.path.display().to_string();
     if let Some(span) = f.span {
-        let (line, col) = line_col(&model.source.text, span.start);
+        let (line, col) = match indexed {
+            Some(source) => source.line_col(span.start),
+            None => line_col(&model.source.text, span.start),
+        };
         if model.source.is_file {
             s = format!("{}:{line}:{col}", model.source.file.display());
         } else {
@@ -156,7 +160,11 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                                 .span
                                 .and(indexed.clone())
                                 .map(|source| NamedSource::new(model.source.name.clone(), source)),
-                            headline: format!("{}: {}", location(model, f), f.message),
+                            headline: format!(
+                                "{}: {}",
+                                location(model, f, indexed.as_ref()),
+                                f.message
+                            ),
                         };
                         let _ = handler.render_report(&mut out, &report);
                         out.push('\n');

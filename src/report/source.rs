@@ -20,22 +20,24 @@ pub struct IndexedSource {
 }
 
 impl IndexedSource {
+    /// Indexes the line starts of `text`.
     pub fn new(text: Arc<str>) -> IndexedSource {
         let bytes = text.as_bytes();
         let line_starts: Vec<usize> = std::iter::once(0)
-            .chain(
-                bytes
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &b)| b == b'\n')
-                    .map(|(i, _)| i + 1),
-            )
+            .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
             .collect();
         IndexedSource {
-            has_cr: bytes.contains(&b'\r'),
+            has_cr: memchr::memchr(b'\r', bytes).is_some(),
             text,
             line_starts: line_starts.into(),
         }
+    }
+
+    /// 1-based line and column (in bytes) of byte `offset`, as [`crate::ir::span::line_col`].
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_of(offset);
+        (line + 1, offset - self.start_of(line) + 1)
     }
 
     /// The 0-based line holding byte `offset`.
@@ -107,6 +109,19 @@ impl SourceCode for IndexedSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_col_matches_the_scan_of_the_text() {
+        let text = "ab\n\ncd\r\nefg\n";
+        let indexed = IndexedSource::new(Arc::from(text));
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(
+                indexed.line_col(offset),
+                crate::ir::span::line_col(text, offset),
+                "offset {offset}"
+            );
+        }
+    }
 
     /// Everything miette reads from a snippet.
     fn parts(c: &dyn SpanContents<'_>) -> (Vec<u8>, usize, usize, usize, usize, usize) {
