@@ -487,6 +487,45 @@ mod tests {
         assert_eq!(with_graphs, without);
     }
 
+    #[test]
+    fn skipping_the_rendering_leaves_every_report_that_shows_no_text_unchanged() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let run = |rendering: Rendering| {
+            let settings = Settings::resolve(None, Default::default()).expect("settings");
+            let checker = Checker::with_rules(settings, RuleSet::builtin().expect("rules"))
+                .rendering(rendering);
+            checker.run_discovered(discover(&[corpus.clone()]), &|| {}, Keep::Reports)
+        };
+        let (rendered, mut skipped) = (run(Rendering::Text), run(Rendering::Skip));
+        skipped.elapsed = rendered.elapsed;
+        assert!(rendered.findings().count() > 20);
+        assert_eq!(
+            crate::report::json::render(&rendered),
+            crate::report::json::render(&skipped)
+        );
+        assert_eq!(
+            crate::report::concise::render(&rendered),
+            crate::report::concise::render(&skipped)
+        );
+        let mut packages = 0;
+        for (a, b) in rendered.models.iter().zip(&skipped.models) {
+            if let (
+                ModelOutcome::Checked { model: a, .. },
+                ModelOutcome::Checked { model: b, .. },
+            ) = (&a.outcome, &b.outcome)
+            {
+                assert_eq!(a.source.is_file, b.source.is_file);
+                if a.source.is_file {
+                    assert_eq!(a.source.text, b.source.text);
+                } else {
+                    packages += 1;
+                    assert!(!a.source.text.is_empty() && b.source.text.is_empty());
+                }
+            }
+        }
+        assert!(packages > 10, "the corpus has packages");
+    }
+
     /// A folder with a user rule `no-relu` (renamed from `old-relu`) and a model with a relu.
     fn renamed_rule_fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let dir = tempfile::tempdir().expect("tempdir");
