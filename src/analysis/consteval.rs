@@ -4,8 +4,9 @@
 //! `range_1d`, …). One forward pass in program order; tensors over
 //! [`MAX_CONSTEVAL_ELEMENTS`](crate::limits::MAX_CONSTEVAL_ELEMENTS) are never materialised.
 
-use std::collections::HashMap;
 use std::fmt;
+
+use rustc_hash::FxHashMap;
 
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, TensorData, ValueType};
 use crate::limits::MAX_CONSTEVAL_ELEMENTS;
@@ -179,7 +180,7 @@ pub fn product(shape: &[u64]) -> Option<u64> {
 /// Value name → constant, for every value the pass could evaluate.
 #[derive(Clone, Debug, Default)]
 pub struct ConstEnv {
-    values: HashMap<String, ConstValue>,
+    values: FxHashMap<String, ConstValue>,
 }
 
 impl ConstEnv {
@@ -296,44 +297,44 @@ impl ConstEnv {
 pub fn evaluate(f: &Function) -> ConstEnv {
     let mut env = ConstEnv::default();
     for (_, op) in f.ops() {
-        let results = eval_op(f, &env, op);
-        for (out, value) in op.outputs.iter().zip(results) {
-            if let Some(v) = value {
-                if v.data.len() as u64 <= MAX_CONSTEVAL_ELEMENTS {
-                    env.values.insert(out.name.clone(), v);
-                }
-            }
+        // Every op the pass folds has one result.
+        let (Some(out), Some(v)) = (op.outputs.first(), eval_op(f, &env, op)) else {
+            continue;
+        };
+        if v.data.len() as u64 <= MAX_CONSTEVAL_ELEMENTS {
+            env.values.insert(out.name.clone(), v);
         }
     }
     env
 }
 
-fn eval_op(f: &Function, env: &ConstEnv, op: &Op) -> Vec<Option<ConstValue>> {
-    let one = |v: Option<ConstValue>| vec![v];
+/// The value of `op`'s result, when it folds. `x` is looked up first where the op needs it, so
+/// nothing else is copied for an op whose input is a run-time value.
+fn eval_op(f: &Function, env: &ConstEnv, op: &Op) -> Option<ConstValue> {
     let x = || env.param(op, "x");
     match op.op_type.as_str() {
-        "const" => one(op.attributes.get("val").and_then(ConstValue::from_literal)),
-        "identity" => one(x()),
+        "const" => op.attributes.get("val").and_then(ConstValue::from_literal),
+        "identity" => x(),
         "add" | "sub" | "mul" | "floor_div" | "real_div" | "maximum" | "minimum" | "mod"
         | "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
-        | "logical_and" | "logical_or" => one(binary(&op.op_type, x(), env.param(op, "y"))),
-        "cast" => one(cast(
-            x(),
+        | "logical_and" | "logical_or" => binary(&op.op_type, Some(x()?), env.param(op, "y")),
+        "cast" => cast(
+            Some(x()?),
             env.param(op, "dtype").as_ref().and_then(|d| d.as_str()),
-        )),
-        "reshape" => one(reshape(x(), env.param(op, "shape"))),
-        "expand_dims" => one(expand_dims(x(), env.param(op, "axes"))),
-        "squeeze" => one(squeeze(x(), env.param(op, "axes"))),
-        "shape" => one(shape_of(f, op)),
-        "concat" => one(concat(env, op)),
-        "slice_by_index" => one(slice_by_index(env, op)),
-        "fill" => one(fill(env.param(op, "shape"), env.param(op, "value"))),
-        "range_1d" => one(range_1d(
+        ),
+        "reshape" => reshape(Some(x()?), env.param(op, "shape")),
+        "expand_dims" => expand_dims(Some(x()?), env.param(op, "axes")),
+        "squeeze" => squeeze(Some(x()?), env.param(op, "axes")),
+        "shape" => shape_of(f, op),
+        "concat" => concat(env, op),
+        "slice_by_index" => slice_by_index(env, op),
+        "fill" => fill(env.param(op, "shape"), env.param(op, "value")),
+        "range_1d" => range_1d(
             env.param(op, "start"),
             env.param(op, "end"),
             env.param(op, "step"),
-        )),
-        _ => vec![None; op.outputs.len()],
+        ),
+        _ => None,
     }
 }
 

@@ -85,16 +85,16 @@ impl InferCx<'_> {
     }
 
     /// The tensor bound to a single-binding parameter (states excluded).
-    fn tensor(&self, op: &Op, param: &str) -> Option<TensorType> {
+    fn tensor<'b>(&'b self, op: &'b Op, param: &str) -> Option<&'b TensorType> {
         match self.arg_type(op.arg(param)?)? {
-            ValueType::Tensor(t) => Some(t.clone()),
+            ValueType::Tensor(t) => Some(t),
             _ => None,
         }
     }
 
-    fn state_tensor(&self, op: &Op, param: &str) -> Option<TensorType> {
+    fn state_tensor<'b>(&'b self, op: &'b Op, param: &str) -> Option<&'b TensorType> {
         match self.arg_type(op.arg(param)?)? {
-            ValueType::State(inner) => inner.tensor().cloned(),
+            ValueType::State(inner) => inner.tensor(),
             _ => None,
         }
     }
