@@ -216,80 +216,113 @@ impl ConstEnv {
     /// known and run-time pieces gives `Some` where the element is constant. `len` is the expected
     /// length (the rank of the sliced tensor).
     pub fn partial_ints(&self, f: &Function, op: &Op, param: &str, len: usize) -> Vec<Option<i64>> {
-        let Some(arg) = op.arg(param) else {
-            return vec![None; len];
-        };
-        let out = self.partial_arg(f, arg, 0);
-        if out.len() == len {
-            out
-        } else {
-            vec![None; len]
+        partial_ints(self, f, op, param, len)
+    }
+}
+
+/// Where constant values come from: the whole-function pass ([`ConstEnv`]), or a source that
+/// answers the same for the values it is asked about.
+pub(crate) trait ConstLookup {
+    /// The constant value of one binding (a named value or an inline literal).
+    fn arg(&self, arg: &Arg) -> Option<ConstValue>;
+}
+
+impl ConstLookup for ConstEnv {
+    fn arg(&self, arg: &Arg) -> Option<ConstValue> {
+        ConstEnv::arg(self, arg)
+    }
+}
+
+/// [`ConstEnv::partial_ints`] over any source of constant values.
+pub(crate) fn partial_ints(
+    consts: &impl ConstLookup,
+    f: &Function,
+    op: &Op,
+    param: &str,
+    len: usize,
+) -> Vec<Option<i64>> {
+    let Some(arg) = op.arg(param) else {
+        return vec![None; len];
+    };
+    let out = partial_arg(consts, f, arg, 0);
+    if out.len() == len {
+        out
+    } else {
+        vec![None; len]
+    }
+}
+
+fn partial_arg(
+    consts: &impl ConstLookup,
+    f: &Function,
+    arg: &Arg,
+    depth: u32,
+) -> Vec<Option<i64>> {
+    if let Some(v) = consts.arg(arg) {
+        if v.shape.len() <= 1 {
+            if let Some(ints) = v.ints() {
+                return ints.into_iter().map(Some).collect();
+            }
         }
     }
-
-    fn partial_arg(&self, f: &Function, arg: &Arg, depth: u32) -> Vec<Option<i64>> {
-        if let Some(v) = self.arg(arg) {
-            if v.shape.len() <= 1 {
-                if let Some(ints) = v.ints() {
-                    return ints.into_iter().map(Some).collect();
-                }
-            }
-        }
-        let Arg::Name(name) = arg else {
-            return Vec::new();
-        };
-        let unknown_of_len = |name: &str| -> Vec<Option<i64>> {
-            match f.value_type(name).and_then(ValueType::tensor) {
-                Some(t) => match t.known_dims().as_deref() {
-                    Some([n]) if *n <= MAX_CONSTEVAL_ELEMENTS => vec![None; *n as usize],
-                    Some([]) => vec![None],
-                    _ => Vec::new(),
-                },
-                None => Vec::new(),
-            }
-        };
-        if depth > 16 {
-            return unknown_of_len(name);
-        }
-        let Some(def) = f.def(name) else {
-            return Vec::new();
-        };
-        let Some(op) = f.op(def.node) else {
-            return unknown_of_len(name);
-        };
-        match op.op_type.as_str() {
-            "concat" => {
-                let axis = self.param(op, "axis").and_then(|a| a.as_int()).unwrap_or(0);
-                let Some(values) = op.param("values") else {
-                    return unknown_of_len(name);
-                };
-                if axis != 0 && axis != -1 {
-                    return unknown_of_len(name);
-                }
-                let mut out = Vec::new();
-                for a in &values.args {
-                    let piece = self.partial_arg(f, a, depth + 1);
-                    if piece.is_empty() {
-                        return unknown_of_len(name);
-                    }
-                    out.extend(piece);
-                }
-                out
-            }
-            "identity" | "cast" | "reshape" | "squeeze" | "expand_dims" => match op.arg("x") {
-                Some(x) => {
-                    let inner = self.partial_arg(f, x, depth + 1);
-                    let own = unknown_of_len(name);
-                    if inner.len() == own.len() {
-                        inner
-                    } else {
-                        own
-                    }
-                }
-                None => unknown_of_len(name),
+    let Arg::Name(name) = arg else {
+        return Vec::new();
+    };
+    let unknown_of_len = |name: &str| -> Vec<Option<i64>> {
+        match f.value_type(name).and_then(ValueType::tensor) {
+            Some(t) => match t.known_dims().as_deref() {
+                Some([n]) if *n <= MAX_CONSTEVAL_ELEMENTS => vec![None; *n as usize],
+                Some([]) => vec![None],
+                _ => Vec::new(),
             },
-            _ => unknown_of_len(name),
+            None => Vec::new(),
         }
+    };
+    if depth > 16 {
+        return unknown_of_len(name);
+    }
+    let Some(def) = f.def(name) else {
+        return Vec::new();
+    };
+    let Some(op) = f.op(def.node) else {
+        return unknown_of_len(name);
+    };
+    match op.op_type.as_str() {
+        "concat" => {
+            let axis = op
+                .arg("axis")
+                .and_then(|a| consts.arg(a))
+                .and_then(|a| a.as_int())
+                .unwrap_or(0);
+            let Some(values) = op.param("values") else {
+                return unknown_of_len(name);
+            };
+            if axis != 0 && axis != -1 {
+                return unknown_of_len(name);
+            }
+            let mut out = Vec::new();
+            for a in &values.args {
+                let piece = partial_arg(consts, f, a, depth + 1);
+                if piece.is_empty() {
+                    return unknown_of_len(name);
+                }
+                out.extend(piece);
+            }
+            out
+        }
+        "identity" | "cast" | "reshape" | "squeeze" | "expand_dims" => match op.arg("x") {
+            Some(x) => {
+                let inner = partial_arg(consts, f, x, depth + 1);
+                let own = unknown_of_len(name);
+                if inner.len() == own.len() {
+                    inner
+                } else {
+                    own
+                }
+            }
+            None => unknown_of_len(name),
+        },
+        _ => unknown_of_len(name),
     }
 }
 

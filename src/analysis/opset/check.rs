@@ -6,8 +6,7 @@ use super::infer::{infer, InferCx};
 use super::table::{
     opset_position, OpTable, OpVersion, OpsetPos, ParamKind, ParamSpec, MAX_GROUPS, OPSETS,
 };
-use crate::analysis::consteval;
-use crate::analysis::dependence::{self, DependenceMap};
+use super::values::FunctionValues;
 use crate::analysis::facts::Fact;
 use crate::ir::render::text_opset;
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, ValueType};
@@ -80,9 +79,11 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
         }
     };
     let old_opset_with_states = at + 1 < OPSETS.len() && f.inputs().any(|(_, i)| i.ty.is_state());
-    let consts = consteval::evaluate(f);
-    let deps = dependence::analyze(f);
-    let cx = InferCx { f, consts: &consts };
+    let values = FunctionValues::new(f);
+    let cx = InferCx {
+        f,
+        values: &values,
+    };
     let mut out = Vec::new();
     for (_, op) in f.ops() {
         let fact = |kind: &str| {
@@ -125,7 +126,7 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
             );
             continue;
         };
-        check_params(table, f, op, version, &deps, &fact, &mut out);
+        check_params(table, &values, op, version, &fact, &mut out);
         if let Some(how) = entry.inference() {
             output_type(&cx, op, how, &fact, &mut out);
         }
@@ -151,10 +152,9 @@ fn describe(ty: &ValueType) -> String {
 
 fn check_params<'a>(
     table: &OpTable,
-    f: &'a Function,
+    values: &FunctionValues<'a>,
     op: &'a Op,
     version: &'a OpVersion,
-    deps: &DependenceMap,
     fact: &dyn Fn(&str) -> Fact,
     out: &mut Vec<Fact>,
 ) {
@@ -208,7 +208,7 @@ fn check_params<'a>(
     let mut groups = [None; MAX_GROUPS];
     for (name, binds) in bindings(op) {
         if let Some(spec) = version.param(name) {
-            check_binding(table, f, op, name, binds, spec, deps, fact, &mut groups, out);
+            check_binding(table, values, op, name, binds, spec, fact, &mut groups, out);
         }
     }
     if missing != 0 {
@@ -229,12 +229,11 @@ fn bound_type<'a>(f: &'a Function, b: &Bound<'a>) -> Option<&'a ValueType> {
 #[allow(clippy::too_many_arguments)]
 fn check_binding<'a>(
     table: &OpTable,
-    f: &'a Function,
+    values: &FunctionValues<'a>,
     op: &'a Op,
     name: &'a str,
     binds: Bindings<'a>,
     spec: &'a ParamSpec,
-    deps: &DependenceMap,
     fact: &dyn Fn(&str) -> Fact,
     groups: &mut [Option<(&'a str, DType)>; MAX_GROUPS],
     out: &mut Vec<Fact>,
@@ -242,6 +241,7 @@ fn check_binding<'a>(
     if spec.kind == ParamKind::Any && !spec.constant {
         return; // nothing below applies
     }
+    let f = values.function();
     // The only binding and its type, when there is exactly one.
     let mut single: Option<(Bound<'a>, Option<&'a ValueType>)> = None;
     for (i, b) in binds.iter().enumerate() {
@@ -268,7 +268,7 @@ fn check_binding<'a>(
         }
         if spec.constant {
             if let Bound::Name(n) = b {
-                if let Some(d) = deps.get(n).filter(|d| d.data) {
+                if let Some(d) = values.dependence(n).filter(|d| d.data) {
                     out.push(
                         fact("mil-param-not-const")
                             .with("PARAM", name)
