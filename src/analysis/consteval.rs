@@ -252,12 +252,7 @@ pub(crate) fn partial_ints(
     }
 }
 
-fn partial_arg(
-    consts: &impl ConstLookup,
-    f: &Function,
-    arg: &Arg,
-    depth: u32,
-) -> Vec<Option<i64>> {
+fn partial_arg(consts: &impl ConstLookup, f: &Function, arg: &Arg, depth: u32) -> Vec<Option<i64>> {
     if let Some(v) = consts.arg(arg) {
         if v.shape.len() <= 1 {
             if let Some(ints) = v.ints() {

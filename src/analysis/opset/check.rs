@@ -80,10 +80,7 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
     };
     let old_opset_with_states = at + 1 < OPSETS.len() && f.inputs().any(|(_, i)| i.ty.is_state());
     let values = FunctionValues::new(f);
-    let cx = InferCx {
-        f,
-        values: &values,
-    };
+    let cx = InferCx { f, values: &values };
     let mut out = Vec::new();
     for (_, op) in f.ops() {
         let fact = |kind: &str| {
@@ -392,10 +389,11 @@ fn literal_counts(op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<Fact>) {
             };
             let Some(found) = data.len() else { continue };
             // The element count of a fully known shape, `None` on overflow.
-            let Some(expected) = t.shape.as_ref().and_then(|dims| {
-                dims.iter()
-                    .try_fold(1u64, |n, d| n.checked_mul(d.known()?))
-            }) else {
+            let Some(expected) = t
+                .shape
+                .as_ref()
+                .and_then(|dims| dims.iter().try_fold(1u64, |n, d| n.checked_mul(d.known()?)))
+            else {
                 continue;
             };
             if found as u64 != expected {

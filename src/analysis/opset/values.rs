@@ -78,13 +78,10 @@ impl<'a> FunctionValues<'a> {
         if depth == 0 || op.op_type == "shape" || !op.blocks.is_empty() {
             return false;
         }
-        op.inputs
-            .iter()
-            .flat_map(|p| &p.args)
-            .all(|a| match a {
-                Arg::Name(n) => self.compile_time(n, depth - 1),
-                Arg::Value(_) => true,
-            })
+        op.inputs.iter().flat_map(|p| &p.args).all(|a| match a {
+            Arg::Name(n) => self.compile_time(n, depth - 1),
+            Arg::Value(_) => true,
+        })
     }
 }
 
