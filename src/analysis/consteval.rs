@@ -4,8 +4,9 @@
 //! `range_1d`, …). One forward pass in program order; tensors over
 //! [`MAX_CONSTEVAL_ELEMENTS`](crate::limits::MAX_CONSTEVAL_ELEMENTS) are never materialised.
 
-use std::collections::HashMap;
 use std::fmt;
+
+use rustc_hash::FxHashMap;
 
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, TensorData, ValueType};
 use crate::limits::MAX_CONSTEVAL_ELEMENTS;
@@ -179,7 +180,7 @@ pub fn product(shape: &[u64]) -> Option<u64> {
 /// Value name → constant, for every value the pass could evaluate.
 #[derive(Clone, Debug, Default)]
 pub struct ConstEnv {
-    values: HashMap<String, ConstValue>,
+    values: FxHashMap<String, ConstValue>,
 }
 
 impl ConstEnv {
@@ -215,80 +216,108 @@ impl ConstEnv {
     /// known and run-time pieces gives `Some` where the element is constant. `len` is the expected
     /// length (the rank of the sliced tensor).
     pub fn partial_ints(&self, f: &Function, op: &Op, param: &str, len: usize) -> Vec<Option<i64>> {
-        let Some(arg) = op.arg(param) else {
-            return vec![None; len];
-        };
-        let out = self.partial_arg(f, arg, 0);
-        if out.len() == len {
-            out
-        } else {
-            vec![None; len]
+        partial_ints(self, f, op, param, len)
+    }
+}
+
+/// Where constant values come from: the whole-function pass ([`ConstEnv`]), or a source that
+/// answers the same for the values it is asked about.
+pub(crate) trait ConstLookup {
+    /// The constant value of one binding (a named value or an inline literal).
+    fn arg(&self, arg: &Arg) -> Option<ConstValue>;
+}
+
+impl ConstLookup for ConstEnv {
+    fn arg(&self, arg: &Arg) -> Option<ConstValue> {
+        ConstEnv::arg(self, arg)
+    }
+}
+
+/// [`ConstEnv::partial_ints`] over any source of constant values.
+pub(crate) fn partial_ints(
+    consts: &impl ConstLookup,
+    f: &Function,
+    op: &Op,
+    param: &str,
+    len: usize,
+) -> Vec<Option<i64>> {
+    let Some(arg) = op.arg(param) else {
+        return vec![None; len];
+    };
+    let out = partial_arg(consts, f, arg, 0);
+    if out.len() == len {
+        out
+    } else {
+        vec![None; len]
+    }
+}
+
+fn partial_arg(consts: &impl ConstLookup, f: &Function, arg: &Arg, depth: u32) -> Vec<Option<i64>> {
+    if let Some(v) = consts.arg(arg) {
+        if v.shape.len() <= 1 {
+            if let Some(ints) = v.ints() {
+                return ints.into_iter().map(Some).collect();
+            }
         }
     }
-
-    fn partial_arg(&self, f: &Function, arg: &Arg, depth: u32) -> Vec<Option<i64>> {
-        if let Some(v) = self.arg(arg) {
-            if v.shape.len() <= 1 {
-                if let Some(ints) = v.ints() {
-                    return ints.into_iter().map(Some).collect();
-                }
-            }
-        }
-        let Arg::Name(name) = arg else {
-            return Vec::new();
-        };
-        let unknown_of_len = |name: &str| -> Vec<Option<i64>> {
-            match f.value_type(name).and_then(ValueType::tensor) {
-                Some(t) => match t.known_dims().as_deref() {
-                    Some([n]) if *n <= MAX_CONSTEVAL_ELEMENTS => vec![None; *n as usize],
-                    Some([]) => vec![None],
-                    _ => Vec::new(),
-                },
-                None => Vec::new(),
-            }
-        };
-        if depth > 16 {
-            return unknown_of_len(name);
-        }
-        let Some(def) = f.def(name) else {
-            return Vec::new();
-        };
-        let Some(op) = f.op(def.node) else {
-            return unknown_of_len(name);
-        };
-        match op.op_type.as_str() {
-            "concat" => {
-                let axis = self.param(op, "axis").and_then(|a| a.as_int()).unwrap_or(0);
-                let Some(values) = op.param("values") else {
-                    return unknown_of_len(name);
-                };
-                if axis != 0 && axis != -1 {
-                    return unknown_of_len(name);
-                }
-                let mut out = Vec::new();
-                for a in &values.args {
-                    let piece = self.partial_arg(f, a, depth + 1);
-                    if piece.is_empty() {
-                        return unknown_of_len(name);
-                    }
-                    out.extend(piece);
-                }
-                out
-            }
-            "identity" | "cast" | "reshape" | "squeeze" | "expand_dims" => match op.arg("x") {
-                Some(x) => {
-                    let inner = self.partial_arg(f, x, depth + 1);
-                    let own = unknown_of_len(name);
-                    if inner.len() == own.len() {
-                        inner
-                    } else {
-                        own
-                    }
-                }
-                None => unknown_of_len(name),
+    let Arg::Name(name) = arg else {
+        return Vec::new();
+    };
+    let unknown_of_len = |name: &str| -> Vec<Option<i64>> {
+        match f.value_type(name).and_then(ValueType::tensor) {
+            Some(t) => match t.known_dims().as_deref() {
+                Some([n]) if *n <= MAX_CONSTEVAL_ELEMENTS => vec![None; *n as usize],
+                Some([]) => vec![None],
+                _ => Vec::new(),
             },
-            _ => unknown_of_len(name),
+            None => Vec::new(),
         }
+    };
+    if depth > 16 {
+        return unknown_of_len(name);
+    }
+    let Some(def) = f.def(name) else {
+        return Vec::new();
+    };
+    let Some(op) = f.op(def.node) else {
+        return unknown_of_len(name);
+    };
+    match op.op_type.as_str() {
+        "concat" => {
+            let axis = op
+                .arg("axis")
+                .and_then(|a| consts.arg(a))
+                .and_then(|a| a.as_int())
+                .unwrap_or(0);
+            let Some(values) = op.param("values") else {
+                return unknown_of_len(name);
+            };
+            if axis != 0 && axis != -1 {
+                return unknown_of_len(name);
+            }
+            let mut out = Vec::new();
+            for a in &values.args {
+                let piece = partial_arg(consts, f, a, depth + 1);
+                if piece.is_empty() {
+                    return unknown_of_len(name);
+                }
+                out.extend(piece);
+            }
+            out
+        }
+        "identity" | "cast" | "reshape" | "squeeze" | "expand_dims" => match op.arg("x") {
+            Some(x) => {
+                let inner = partial_arg(consts, f, x, depth + 1);
+                let own = unknown_of_len(name);
+                if inner.len() == own.len() {
+                    inner
+                } else {
+                    own
+                }
+            }
+            None => unknown_of_len(name),
+        },
+        _ => unknown_of_len(name),
     }
 }
 
@@ -296,44 +325,44 @@ impl ConstEnv {
 pub fn evaluate(f: &Function) -> ConstEnv {
     let mut env = ConstEnv::default();
     for (_, op) in f.ops() {
-        let results = eval_op(f, &env, op);
-        for (out, value) in op.outputs.iter().zip(results) {
-            if let Some(v) = value {
-                if v.data.len() as u64 <= MAX_CONSTEVAL_ELEMENTS {
-                    env.values.insert(out.name.clone(), v);
-                }
-            }
+        // Every op the pass folds has one result.
+        let (Some(out), Some(v)) = (op.outputs.first(), eval_op(f, &env, op)) else {
+            continue;
+        };
+        if v.data.len() as u64 <= MAX_CONSTEVAL_ELEMENTS {
+            env.values.insert(out.name.clone(), v);
         }
     }
     env
 }
 
-fn eval_op(f: &Function, env: &ConstEnv, op: &Op) -> Vec<Option<ConstValue>> {
-    let one = |v: Option<ConstValue>| vec![v];
+/// The value of `op`'s result, when it folds. `x` is looked up first where the op needs it, so
+/// nothing else is copied for an op whose input is a run-time value.
+fn eval_op(f: &Function, env: &ConstEnv, op: &Op) -> Option<ConstValue> {
     let x = || env.param(op, "x");
     match op.op_type.as_str() {
-        "const" => one(op.attributes.get("val").and_then(ConstValue::from_literal)),
-        "identity" => one(x()),
+        "const" => op.attributes.get("val").and_then(ConstValue::from_literal),
+        "identity" => x(),
         "add" | "sub" | "mul" | "floor_div" | "real_div" | "maximum" | "minimum" | "mod"
         | "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
-        | "logical_and" | "logical_or" => one(binary(&op.op_type, x(), env.param(op, "y"))),
-        "cast" => one(cast(
-            x(),
+        | "logical_and" | "logical_or" => binary(&op.op_type, Some(x()?), env.param(op, "y")),
+        "cast" => cast(
+            Some(x()?),
             env.param(op, "dtype").as_ref().and_then(|d| d.as_str()),
-        )),
-        "reshape" => one(reshape(x(), env.param(op, "shape"))),
-        "expand_dims" => one(expand_dims(x(), env.param(op, "axes"))),
-        "squeeze" => one(squeeze(x(), env.param(op, "axes"))),
-        "shape" => one(shape_of(f, op)),
-        "concat" => one(concat(env, op)),
-        "slice_by_index" => one(slice_by_index(env, op)),
-        "fill" => one(fill(env.param(op, "shape"), env.param(op, "value"))),
-        "range_1d" => one(range_1d(
+        ),
+        "reshape" => reshape(Some(x()?), env.param(op, "shape")),
+        "expand_dims" => expand_dims(Some(x()?), env.param(op, "axes")),
+        "squeeze" => squeeze(Some(x()?), env.param(op, "axes")),
+        "shape" => shape_of(f, op),
+        "concat" => concat(env, op),
+        "slice_by_index" => slice_by_index(env, op),
+        "fill" => fill(env.param(op, "shape"), env.param(op, "value")),
+        "range_1d" => range_1d(
             env.param(op, "start"),
             env.param(op, "end"),
             env.param(op, "step"),
-        )),
-        _ => vec![None; op.outputs.len()],
+        ),
+        _ => None,
     }
 }
 

@@ -4,7 +4,7 @@
 //! state's content) or through its shape only (`shape(x)` of a dynamically shaped `x`). `shape(x)` of a
 //! statically shaped `x` is a constant whatever `x` holds. One forward pass in program order.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ir::{Function, Node, Op, ValueType};
 
@@ -25,14 +25,6 @@ impl Dependence {
         self.data || self.shape
     }
 
-    fn merge(&mut self, other: &Dependence) {
-        self.data |= other.data;
-        self.shape |= other.shape;
-        if self.source.is_none() {
-            self.source.clone_from(&other.source);
-        }
-    }
-
     /// A short description: ``function input `pos` `` or ``the shape of `x` ``.
     pub fn describe(&self) -> String {
         let src = self.source.as_deref().unwrap_or("?");
@@ -47,7 +39,7 @@ impl Dependence {
 /// Value name → dependence, for every run-time value (values not listed are compile-time).
 #[derive(Clone, Debug, Default)]
 pub struct DependenceMap {
-    values: HashMap<String, Dependence>,
+    values: FxHashMap<String, Dependence>,
 }
 
 impl DependenceMap {
@@ -98,43 +90,60 @@ pub fn analyze(f: &Function) -> DependenceMap {
         }
     }
     for (_, op) in f.ops() {
-        let dep = op_dependence(f, &map, op);
-        if dep.runtime() {
-            for out in &op.outputs {
+        let Some(dep) = op_dependence(f, &map, op) else {
+            continue;
+        };
+        if let Some((last, rest)) = op.outputs.split_last() {
+            for out in rest {
                 map.values.insert(out.name.clone(), dep.clone());
             }
+            map.values.insert(last.name.clone(), dep);
         }
     }
     map
 }
 
-fn op_dependence(f: &Function, map: &DependenceMap, op: &Op) -> Dependence {
-    let mut dep = Dependence::default();
+/// The dependence of `op`'s results, when they are run-time values.
+fn op_dependence(f: &Function, map: &DependenceMap, op: &Op) -> Option<Dependence> {
     if op.op_type == "shape" {
-        if let Some(x) = op.arg_name("x") {
-            if is_dynamic(f.value_type(x)) {
-                let inner = map.get(x).cloned().unwrap_or_default();
-                dep.shape = true;
-                dep.source = inner.source.or_else(|| Some(x.to_string()));
-            }
+        let x = op.arg_name("x")?;
+        if !is_dynamic(f.value_type(x)) {
+            return None;
         }
-        return dep;
+        let source = map.get(x).and_then(|d| d.source.clone());
+        return Some(Dependence {
+            data: false,
+            shape: true,
+            source: source.or_else(|| Some(x.to_string())),
+        });
     }
+    let (mut data, mut shape) = (false, false);
+    // The source of the first run-time argument that has one.
+    let mut source: Option<&str> = None;
     for p in &op.inputs {
         for arg in &p.args {
             if let crate::ir::Arg::Name(n) = arg {
                 if let Some(d) = map.get(n) {
-                    dep.merge(d);
+                    data |= d.data;
+                    shape |= d.shape;
+                    source = source.or(d.source.as_deref());
                 }
             }
         }
     }
-    // Results of ops with nested blocks come from the blocks: assume run-time.
-    if !op.blocks.is_empty() && !dep.runtime() {
-        dep.data = true;
-        dep.source = Some(op.display_name().to_string());
+    if data || shape {
+        return Some(Dependence {
+            data,
+            shape,
+            source: source.map(str::to_string),
+        });
     }
-    dep
+    // Results of ops with nested blocks come from the blocks: assume run-time.
+    (!op.blocks.is_empty()).then(|| Dependence {
+        data: true,
+        shape: false,
+        source: Some(op.display_name().to_string()),
+    })
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
-//! One function checked against the op table: one pass over its ops in program order.
-
-use std::collections::BTreeMap;
+//! One function checked against the op table: one pass over its ops in program order. Each op's
+//! table entry is looked up once and its bindings matched to the version's parameters by index;
+//! nothing is allocated for an op unless it produces a fact.
 
 use super::infer::{infer, InferCx};
-use super::table::{opset_position, OpTable, OpVersion, OpsetPos, ParamKind, ParamSpec, OPSETS};
-use crate::analysis::consteval::{self, product};
-use crate::analysis::dependence::{self, DependenceMap};
+use super::table::{
+    opset_position, OpTable, OpVersion, OpsetPos, ParamKind, ParamSpec, MAX_GROUPS, OPSETS,
+};
+use super::values::FunctionValues;
 use crate::analysis::facts::Fact;
 use crate::ir::render::text_opset;
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, ValueType};
@@ -18,13 +19,50 @@ enum Bound<'a> {
     Literal(&'a Literal),
 }
 
-impl Bound<'_> {
+impl<'a> Bound<'a> {
+    fn of(arg: &'a Arg) -> Bound<'a> {
+        match arg {
+            Arg::Name(n) => Bound::Name(n),
+            Arg::Value(lit) => Bound::Literal(lit),
+        }
+    }
+
     fn shown(&self) -> String {
         match self {
             Bound::Name(n) => format!("`{n}`"),
             Bound::Literal(_) => "an inline literal".to_string(),
         }
     }
+}
+
+/// What one parameter of an op binds: the arguments of an input, or an attribute's literal.
+#[derive(Clone, Copy)]
+enum Bindings<'a> {
+    Args(&'a [Arg]),
+    Attribute(&'a Literal),
+}
+
+impl<'a> Bindings<'a> {
+    fn iter(self) -> impl Iterator<Item = Bound<'a>> {
+        let (args, attribute) = match self {
+            Bindings::Args(args) => (args, None),
+            Bindings::Attribute(lit) => (&[][..], Some(Bound::Literal(lit))),
+        };
+        args.iter().map(Bound::of).chain(attribute)
+    }
+}
+
+/// Every parameter binding of `op`: inputs in source order, then attributes.
+fn bindings(op: &Op) -> impl Iterator<Item = (&str, Bindings<'_>)> {
+    let inputs = op
+        .inputs
+        .iter()
+        .map(|p| (p.name.as_str(), Bindings::Args(&p.args)));
+    let attributes = op
+        .attributes
+        .iter()
+        .map(|(k, lit)| (k.as_str(), Bindings::Attribute(lit)));
+    inputs.chain(attributes)
 }
 
 /// Every op-set fact of `f`. `text`: the program was read from text MIL.
@@ -41,9 +79,8 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
         }
     };
     let old_opset_with_states = at + 1 < OPSETS.len() && f.inputs().any(|(_, i)| i.ty.is_state());
-    let consts = consteval::evaluate(f);
-    let deps = dependence::analyze(f);
-    let cx = InferCx { f, consts: &consts };
+    let values = FunctionValues::new(f);
+    let cx = InferCx { f, values: &values };
     let mut out = Vec::new();
     for (_, op) in f.ops() {
         let fact = |kind: &str| {
@@ -54,12 +91,11 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
             x.span = Some(op.span);
             x
         };
-        let bound = bindings(op);
-        literal_counts(&bound, &fact, &mut out);
+        literal_counts(op, &fact, &mut out);
         if text && op.op_type == "coreml_update_state" {
             out.push(fact("mil-update-state-in-text"));
         }
-        if !table.knows(&op.op_type) {
+        let Some(entry) = table.entry(&op.op_type) else {
             out.push(
                 fact("mil-unknown-op").with(
                     "SUGGESTION",
@@ -70,9 +106,9 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
                 ),
             );
             continue;
-        }
-        let Some(version) = table.version(&op.op_type, at) else {
-            let since = table.first_opset(&op.op_type).unwrap_or("?");
+        };
+        let Some(version) = entry.version(at) else {
+            let since = entry.first_opset().unwrap_or("?");
             if old_opset_with_states && Some(since) == OPSETS.last().copied() {
                 // `opset-too-old-for-states` reports the function's opset at its state; declaring
                 // iOS18 brings every iOS18 op with it.
@@ -87,8 +123,8 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
             );
             continue;
         };
-        check_params(table, f, op, &bound, version, &deps, &fact, &mut out);
-        if let Some(how) = table.inference(&op.op_type) {
+        check_params(table, &values, op, version, &fact, &mut out);
+        if let Some(how) = entry.inference() {
             output_type(&cx, op, how, &fact, &mut out);
         }
         if matches!(op.op_type.as_str(), "write_state" | "coreml_update_state") {
@@ -96,37 +132,6 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
         }
     }
     out
-}
-
-fn bindings(op: &Op) -> Vec<(&str, Vec<Bound<'_>>)> {
-    let mut v: Vec<(&str, Vec<Bound<'_>>)> = op
-        .inputs
-        .iter()
-        .map(|p| {
-            let args = p
-                .args
-                .iter()
-                .map(|a| match a {
-                    Arg::Name(n) => Bound::Name(n),
-                    Arg::Value(lit) => Bound::Literal(lit),
-                })
-                .collect();
-            (p.name.as_str(), args)
-        })
-        .collect();
-    v.extend(
-        op.attributes
-            .iter()
-            .map(|(k, lit)| (k.as_str(), vec![Bound::Literal(lit)])),
-    );
-    v
-}
-
-fn bound_type<'a>(f: &'a Function, b: &Bound<'a>) -> Option<&'a ValueType> {
-    match b {
-        Bound::Name(n) => f.value_type(n),
-        Bound::Literal(lit) => Some(&lit.ty),
-    }
 }
 
 fn describe(ty: &ValueType) -> String {
@@ -142,77 +147,104 @@ fn describe(ty: &ValueType) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn check_params<'a>(
     table: &OpTable,
-    f: &Function,
-    op: &Op,
-    bound: &[(&'a str, Vec<Bound<'_>>)],
+    values: &FunctionValues<'a>,
+    op: &'a Op,
     version: &'a OpVersion,
-    deps: &DependenceMap,
     fact: &dyn Fn(&str) -> Fact,
     out: &mut Vec<Fact>,
 ) {
-    let missing: Vec<&str> = version
-        .params
-        .iter()
-        .filter(|(name, spec)| !spec.optional && !bound.iter().any(|(n, _)| n == name))
-        .map(|(name, _)| name.as_str())
-        .collect();
-    let unknown: Vec<&str> = bound
-        .iter()
-        .map(|(n, _)| *n)
-        .filter(|n| !version.params.contains_key(*n))
-        .collect();
+    let params = version.params();
+    let mut bound = 0u64;
+    let mut unknown = 0usize;
+    for (name, _) in bindings(op) {
+        match version.position(name) {
+            Some(i) => bound |= 1 << i,
+            None => unknown += 1,
+        }
+    }
+    let missing = version.required() & !bound;
+    let missing_names = || {
+        params
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| missing & (1 << i) != 0)
+            .map(|(_, p)| p.name.as_str())
+    };
     // A misspelled parameter is one problem: reported where it is written, with the parameter it
     // stands for (the closest name, or the one required parameter left out), not again as missing.
     let mut meant: Vec<&str> = Vec::new();
-    for name in &unknown {
-        let known: Vec<&str> = version.params.keys().map(String::as_str).collect();
-        let guess = suggest(name, known.iter().copied()).or(
-            match (unknown.as_slice(), missing.as_slice()) {
-                ([_], [only]) => Some(*only),
-                _ => None,
-            },
-        );
-        let hint = match guess {
-            Some(s) => format!("did you mean `{s}`?"),
-            None if known.is_empty() => format!("`{}` takes no parameters", op.op_type),
-            None => format!("`{}` takes {}", op.op_type, known.join(", ")),
-        };
-        meant.extend(guess);
-        out.push(
-            fact("mil-unknown-param")
-                .with("PARAM", name)
-                .with("SUGGESTION", hint),
-        );
-    }
-    let mut groups = BTreeMap::new();
-    for (name, args) in bound {
-        if let Some(spec) = version.params.get(*name) {
-            check_binding(table, f, op, name, args, spec, deps, fact, &mut groups, out);
+    if unknown > 0 {
+        let unknown: Vec<&str> = bindings(op)
+            .map(|(n, _)| n)
+            .filter(|n| version.position(n).is_none())
+            .collect();
+        let missing: Vec<&str> = missing_names().collect();
+        let known: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        for name in &unknown {
+            let guess = suggest(name, known.iter().copied()).or(
+                match (unknown.as_slice(), missing.as_slice()) {
+                    ([_], [only]) => Some(*only),
+                    _ => None,
+                },
+            );
+            let hint = match guess {
+                Some(s) => format!("did you mean `{s}`?"),
+                None if known.is_empty() => format!("`{}` takes no parameters", op.op_type),
+                None => format!("`{}` takes {}", op.op_type, known.join(", ")),
+            };
+            meant.extend(guess);
+            out.push(
+                fact("mil-unknown-param")
+                    .with("PARAM", name)
+                    .with("SUGGESTION", hint),
+            );
         }
     }
-    for name in missing.into_iter().filter(|m| !meant.contains(m)) {
-        out.push(fact("mil-missing-param").with("PARAM", name));
+    let mut groups = [None; MAX_GROUPS];
+    for (name, binds) in bindings(op) {
+        if let Some(spec) = version.param(name) {
+            check_binding(table, values, op, name, binds, spec, fact, &mut groups, out);
+        }
+    }
+    if missing != 0 {
+        for name in missing_names().filter(|m| !meant.contains(m)) {
+            out.push(fact("mil-missing-param").with("PARAM", name));
+        }
+    }
+}
+
+/// The type of a binding: the named value's, or the literal's.
+fn bound_type<'a>(f: &'a Function, b: &Bound<'a>) -> Option<&'a ValueType> {
+    match b {
+        Bound::Name(n) => f.value_type(n),
+        Bound::Literal(lit) => Some(&lit.ty),
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn check_binding<'a>(
     table: &OpTable,
-    f: &Function,
-    op: &Op,
+    values: &FunctionValues<'a>,
+    op: &'a Op,
     name: &'a str,
-    args: &[Bound<'_>],
+    binds: Bindings<'a>,
     spec: &'a ParamSpec,
-    deps: &DependenceMap,
     fact: &dyn Fn(&str) -> Fact,
-    groups: &mut BTreeMap<&'a str, (&'a str, DType)>,
+    groups: &mut [Option<(&'a str, DType)>; MAX_GROUPS],
     out: &mut Vec<Fact>,
 ) {
-    for b in args {
-        let Some(ty) = bound_type(f, b) else { continue };
+    if spec.kind == ParamKind::Any && !spec.constant {
+        return; // nothing below applies
+    }
+    let f = values.function();
+    // The only binding and its type, when there is exactly one.
+    let mut single: Option<(Bound<'a>, Option<&'a ValueType>)> = None;
+    for (i, b) in binds.iter().enumerate() {
+        let ty = bound_type(f, &b);
+        single = (i == 0).then_some((b, ty));
+        let Some(ty) = ty else { continue };
         let kind = |expected: &str| {
             fact("mil-param-kind")
                 .with("PARAM", name)
@@ -233,7 +265,7 @@ fn check_binding<'a>(
         }
         if spec.constant {
             if let Bound::Name(n) = b {
-                if let Some(d) = deps.get(n).filter(|d| d.data) {
+                if let Some(d) = values.dependence(n).filter(|d| d.data) {
                     out.push(
                         fact("mil-param-not-const")
                             .with("PARAM", name)
@@ -248,8 +280,7 @@ fn check_binding<'a>(
     if spec.kind != ParamKind::Tensor {
         return;
     }
-    let [b] = args else { return };
-    let Some(ValueType::Tensor(t)) = bound_type(f, b) else {
+    let Some((b, Some(ValueType::Tensor(t)))) = single else {
         return;
     };
     if !spec.accepts(t.dtype) {
@@ -265,9 +296,9 @@ fn check_binding<'a>(
         );
         return;
     }
-    if let Some(g) = &spec.group {
-        match groups.get(g.as_str()) {
-            Some(&(other, d)) if d != t.dtype => out.push(
+    if let Some(slot) = spec.group.and_then(|g| groups.get_mut(g)) {
+        match *slot {
+            Some((other, d)) if d != t.dtype => out.push(
                 fact("mil-dtype-mismatch")
                     .with("PARAM", name)
                     .with("DTYPE", t.dtype)
@@ -275,9 +306,7 @@ fn check_binding<'a>(
                     .with("OTHER_DTYPE", d),
             ),
             Some(_) => {}
-            None => {
-                groups.insert(g.as_str(), (name, t.dtype));
-            }
+            None => *slot = Some((name, t.dtype)),
         }
     }
 }
@@ -351,21 +380,20 @@ fn write_type(f: &Function, op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<
 }
 
 /// Literals (inline arguments and attributes) whose element count disagrees with their shape.
-fn literal_counts(
-    bound: &[(&str, Vec<Bound<'_>>)],
-    fact: &dyn Fn(&str) -> Fact,
-    out: &mut Vec<Fact>,
-) {
-    for (name, args) in bound {
-        for b in args {
+fn literal_counts(op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<Fact>) {
+    for (name, binds) in bindings(op) {
+        for b in binds.iter() {
             let Bound::Literal(lit) = b else { continue };
             let (ValueType::Tensor(t), Payload::Tensor(data)) = (&lit.ty, &lit.payload) else {
                 continue;
             };
-            let (Some(found), Some(dims)) = (data.len(), t.known_dims()) else {
-                continue;
-            };
-            let Some(expected) = product(&dims) else {
+            let Some(found) = data.len() else { continue };
+            // The element count of a fully known shape, `None` on overflow.
+            let Some(expected) = t
+                .shape
+                .as_ref()
+                .and_then(|dims| dims.iter().try_fold(1u64, |n, d| n.checked_mul(d.known()?)))
+            else {
                 continue;
             };
             if found as u64 != expected {

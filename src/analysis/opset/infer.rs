@@ -3,7 +3,7 @@
 //! the caller reports only definite contradictions.
 
 use super::table::Inference;
-use crate::analysis::ConstEnv;
+use super::values::FunctionValues;
 use crate::ir::{Arg, DType, Dim, Function, Op, TensorType, ValueType};
 
 /// An inferred tensor type: element type and shape, each possibly unknown (`None`).
@@ -72,8 +72,10 @@ fn dims(t: &TensorType) -> Option<Shape> {
 
 /// What inference needs of a function.
 pub struct InferCx<'a> {
+    /// The function.
     pub f: &'a Function,
-    pub consts: &'a ConstEnv,
+    /// Its constant values, as far as inference asks.
+    pub(crate) values: &'a FunctionValues<'a>,
 }
 
 impl InferCx<'_> {
@@ -85,16 +87,16 @@ impl InferCx<'_> {
     }
 
     /// The tensor bound to a single-binding parameter (states excluded).
-    fn tensor(&self, op: &Op, param: &str) -> Option<TensorType> {
+    fn tensor<'b>(&'b self, op: &'b Op, param: &str) -> Option<&'b TensorType> {
         match self.arg_type(op.arg(param)?)? {
-            ValueType::Tensor(t) => Some(t.clone()),
+            ValueType::Tensor(t) => Some(t),
             _ => None,
         }
     }
 
-    fn state_tensor(&self, op: &Op, param: &str) -> Option<TensorType> {
+    fn state_tensor<'b>(&'b self, op: &'b Op, param: &str) -> Option<&'b TensorType> {
         match self.arg_type(op.arg(param)?)? {
-            ValueType::State(inner) => inner.tensor().cloned(),
+            ValueType::State(inner) => inner.tensor(),
             _ => None,
         }
     }
@@ -104,7 +106,7 @@ impl InferCx<'_> {
         match op.param(param) {
             None => Ok(None),
             Some(_) => self
-                .consts
+                .values
                 .param(op, param)
                 .and_then(|v| v.as_int())
                 .map(Some)
@@ -116,7 +118,7 @@ impl InferCx<'_> {
         match op.param(param) {
             None => Ok(false),
             Some(_) => match self
-                .consts
+                .values
                 .param(op, param)
                 .and_then(|v| v.data.bools())
                 .as_deref()
@@ -128,7 +130,7 @@ impl InferCx<'_> {
     }
 
     fn const_ints(&self, op: &Op, param: &str) -> Option<Vec<i64>> {
-        self.consts.param(op, param)?.ints()
+        self.values.param(op, param)?.ints()
     }
 }
 
@@ -264,7 +266,7 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
         }
         Inference::Cast => {
             let Some(x) = t("x") else { return Ok(None) };
-            let named = cx.consts.param(op, "dtype");
+            let named = cx.values.param(op, "dtype");
             let dtype = named
                 .as_ref()
                 .and_then(|v| v.as_str())
@@ -457,17 +459,17 @@ fn slice_by_index(cx: &InferCx<'_>, op: &Op) -> Option<Inferred> {
     let x = cx.tensor(op, "x")?;
     let xs = dims(&x)?;
     let r = xs.len();
-    let begin = cx.consts.partial_ints(cx.f, op, "begin", r);
-    let end = cx.consts.partial_ints(cx.f, op, "end", r);
+    let begin = cx.values.partial_ints(op, "begin", r);
+    let end = cx.values.partial_ints(op, "end", r);
     let stride = match op.param("stride") {
         None => vec![Some(1); r],
-        Some(_) => cx.consts.partial_ints(cx.f, op, "stride", r),
+        Some(_) => cx.values.partial_ints(op, "stride", r),
     };
     let mask = |name: &str| -> Option<Vec<bool>> {
         match op.param(name) {
             None => Some(vec![false; r]),
             Some(_) => cx
-                .consts
+                .values
                 .param(op, name)?
                 .data
                 .bools()

@@ -6,8 +6,9 @@
 //! `coreml_update_state` in text. The fact kinds are rule ids (`rules/mil-*.yaml`).
 
 mod check;
-pub mod infer;
+pub(crate) mod infer;
 pub mod table;
+mod values;
 
 use rayon::prelude::*;
 

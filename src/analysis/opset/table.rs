@@ -2,9 +2,10 @@
 //! coremltools' registry by `ci/opset-crosscheck.sh`) and `rules/opset/inference.yaml` (which ops'
 //! output types are inferred, and how). Both are embedded at build time.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
 use crate::ir::{render::text_opset, DType};
@@ -52,41 +53,146 @@ pub enum ParamKind {
     Any,
 }
 
-/// One parameter of one op version.
-#[derive(Clone, Debug, Default, Deserialize)]
+/// How many parameters one op version may have (its required ones are a bit mask).
+const MAX_PARAMS: usize = 64;
+/// How many element-type groups one op version may have.
+pub(super) const MAX_GROUPS: usize = 8;
+
+/// One parameter of one op version as `ops.yaml` writes it.
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ParamSpec {
+struct ParamFile {
     #[serde(default)]
-    pub kind: ParamKind,
-    /// Accepted element types; empty = any.
+    kind: ParamKind,
     #[serde(default, rename = "dtype")]
+    dtypes: Vec<String>,
+    #[serde(default)]
+    group: Option<String>,
+    #[serde(default)]
+    optional: bool,
+    #[serde(default, rename = "const")]
+    constant: bool,
+}
+
+/// One op version as `ops.yaml` writes it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VersionFile {
+    since: String,
+    #[serde(default)]
+    until: Option<String>,
+    #[serde(default)]
+    params: BTreeMap<String, ParamFile>,
+}
+
+/// One parameter of one op version.
+#[derive(Clone, Debug)]
+pub struct ParamSpec {
+    /// The parameter's name.
+    pub name: String,
+    /// What it binds.
+    pub kind: ParamKind,
+    /// Accepted element types as the table names them (for messages); empty = any.
     pub dtypes: Vec<String>,
-    /// Parameters of one group must share one element type.
-    #[serde(default)]
-    pub group: Option<String>,
-    #[serde(default)]
+    /// The same element types, parsed.
+    accepted: Vec<DType>,
+    /// The parameter's element-type group (parameters of one group must share one element type),
+    /// as an index below [`MAX_GROUPS`] within its op version.
+    pub group: Option<usize>,
+    /// The parameter may be left out.
     pub optional: bool,
     /// Must be known at compile time.
-    #[serde(default, rename = "const")]
     pub constant: bool,
 }
 
 impl ParamSpec {
     /// True when `dtype` is accepted (always when the table lists none).
     pub fn accepts(&self, dtype: DType) -> bool {
-        self.dtypes.is_empty() || self.dtypes.iter().any(|d| d == &dtype.text_name())
+        self.accepted.is_empty() || self.accepted.contains(&dtype)
     }
 }
 
 /// One op's parameters from opset `since` on (until `until`, when it was removed).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct OpVersion {
+    /// The first opset of this version.
     pub since: String,
-    #[serde(default)]
+    /// The first opset without it.
     pub until: Option<String>,
-    #[serde(default)]
-    pub params: BTreeMap<String, ParamSpec>,
+    /// Sorted by name.
+    params: Vec<ParamSpec>,
+    /// Bit `i` is set when `params[i]` is required.
+    required: u64,
+}
+
+impl OpVersion {
+    fn build(op: &str, file: VersionFile) -> Result<OpVersion, String> {
+        if file.params.len() > MAX_PARAMS {
+            return Err(format!("{op}: more than {MAX_PARAMS} parameters"));
+        }
+        let mut groups: Vec<String> = Vec::new();
+        let mut params = Vec::with_capacity(file.params.len());
+        let mut required = 0u64;
+        for (i, (name, p)) in file.params.into_iter().enumerate() {
+            let mut accepted = Vec::with_capacity(p.dtypes.len());
+            for d in &p.dtypes {
+                // Parsed names must print back as written: `accepts` then agrees with the table.
+                match DType::from_text(d).filter(|t| t.known_name() == Some(d.as_str())) {
+                    Some(t) => accepted.push(t),
+                    None => return Err(format!("{op}.{name}: unknown dtype `{d}`")),
+                }
+            }
+            let group = match p.group {
+                None => None,
+                Some(g) => Some(match groups.iter().position(|x| *x == g) {
+                    Some(k) => k,
+                    None if groups.len() < MAX_GROUPS => {
+                        groups.push(g);
+                        groups.len() - 1
+                    }
+                    None => return Err(format!("{op}: more than {MAX_GROUPS} dtype groups")),
+                }),
+            };
+            if !p.optional {
+                required |= 1 << i;
+            }
+            params.push(ParamSpec {
+                name,
+                kind: p.kind,
+                dtypes: p.dtypes,
+                accepted,
+                group,
+                optional: p.optional,
+                constant: p.constant,
+            });
+        }
+        Ok(OpVersion {
+            since: file.since,
+            until: file.until,
+            params,
+            required,
+        })
+    }
+
+    /// Every parameter, sorted by name.
+    pub fn params(&self) -> &[ParamSpec] {
+        &self.params
+    }
+
+    /// The index of parameter `name` in [`OpVersion::params`].
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p.name == name)
+    }
+
+    /// The parameter `name`.
+    pub fn param(&self, name: &str) -> Option<&ParamSpec> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Bit `i` is set when parameter `i` must be bound.
+    pub fn required(&self) -> u64 {
+        self.required
+    }
 }
 
 /// An element-type defect that a more specific rule reports (`defer:` in ops.yaml).
@@ -95,7 +201,9 @@ pub struct OpVersion {
 pub struct Deferred {
     /// The rule that reports it.
     pub rule: String,
+    /// The ops it covers.
     pub ops: Vec<String>,
+    /// The parameter it covers.
     pub param: String,
     /// A dtype name, or `float` / `int` for the family.
     pub dtype: String,
@@ -118,7 +226,7 @@ impl Deferred {
 struct OpsFile {
     #[serde(default)]
     defer: Vec<Deferred>,
-    ops: BTreeMap<String, Vec<OpVersion>>,
+    ops: BTreeMap<String, Vec<VersionFile>>,
 }
 
 #[derive(Deserialize)]
@@ -136,14 +244,23 @@ pub enum Inference {
     Broadcast,
     /// `x` and `y` broadcast; `bool`.
     BroadcastBool,
+    /// Batch axes broadcast; `[…, M, K] × […, K, N] → […, M, N]` after the transposes.
     Matmul,
+    /// `[…, D_in]` with weight `[D_out, D_in]` → `[…, D_out]`.
     Linear,
+    /// Every axis equal except `axis`, whose sizes add up.
     Concat,
+    /// The constant `shape`.
     Reshape,
+    /// The input's axes in the constant order `perm`.
     Transpose,
+    /// Per axis, the constant begin/end/stride with the masks applied.
     SliceByIndex,
+    /// `x[:axis] + indices[batch_dims:] + x[axis+1:]`.
     Gather,
+    /// `axes` kept as 1 or removed.
     Reduce,
+    /// The shape of `x`; the element type named by `dtype`.
     Cast,
     /// The type of `val`.
     Const,
@@ -173,54 +290,106 @@ impl Inference {
     }
 }
 
-/// The parsed op set.
+/// One op of the table: its versions, resolved per opset once.
+#[derive(Clone, Debug)]
+pub struct OpEntry {
+    versions: Vec<OpVersion>,
+    /// The version in effect at each opset of [`OPSETS`] (an index into `versions`).
+    in_effect: [Option<usize>; OPSETS.len()],
+    /// Index into [`OPSETS`] of the first opset that has the op.
+    first: Option<usize>,
+    inference: Option<Inference>,
+}
+
+impl OpEntry {
+    fn build(op: &str, files: Vec<VersionFile>) -> Result<OpEntry, String> {
+        let index = |o: &str| OPSETS.iter().position(|x| *x == o);
+        let mut versions = Vec::with_capacity(files.len());
+        let mut spans = Vec::with_capacity(files.len());
+        for v in files {
+            let since = index(&v.since).ok_or(format!("{op}: unknown opset `{}`", v.since))?;
+            let until = match &v.until {
+                Some(u) => Some(index(u).ok_or(format!("{op}: unknown opset `{u}`"))?),
+                None => None,
+            };
+            spans.push((since, until));
+            versions.push(OpVersion::build(op, v)?);
+        }
+        // The last version listed that covers an opset is the one in effect there.
+        let in_effect = std::array::from_fn(|at| {
+            spans
+                .iter()
+                .rposition(|&(since, until)| since <= at && until.is_none_or(|u| at < u))
+        });
+        Ok(OpEntry {
+            versions,
+            in_effect,
+            first: spans.iter().map(|&(since, _)| since).min(),
+            inference: None,
+        })
+    }
+
+    /// The op's version in effect at opset index `at`.
+    pub fn version(&self, at: usize) -> Option<&OpVersion> {
+        self.versions.get((*self.in_effect.get(at)?)?)
+    }
+
+    /// The first opset that has the op.
+    pub fn first_opset(&self) -> Option<&'static str> {
+        OPSETS.get(self.first?).copied()
+    }
+
+    /// How the op's output type is inferred, when it is modelled.
+    pub fn inference(&self) -> Option<Inference> {
+        self.inference
+    }
+}
+
+/// The parsed op set, by op type.
 #[derive(Clone, Debug, Default)]
 pub struct OpTable {
-    ops: BTreeMap<String, Vec<OpVersion>>,
+    ops: FxHashMap<String, OpEntry>,
     defer: Vec<Deferred>,
-    inference: BTreeMap<String, Inference>,
 }
 
 impl OpTable {
-    /// Parses both tables; every opset name and inference kind must be known.
+    /// Parses both tables; every opset name, dtype and inference kind must be known.
     pub fn parse(ops: &str, inference: &str) -> Result<OpTable, String> {
         let ops: OpsFile = crate::yaml::from_str(ops).map_err(|e| e.to_string())?;
-        for (name, versions) in &ops.ops {
-            for v in versions {
-                for o in std::iter::once(&v.since).chain(v.until.as_ref()) {
-                    if !OPSETS.contains(&o.as_str()) {
-                        return Err(format!("{name}: unknown opset `{o}`"));
-                    }
-                }
-                for (p, spec) in &v.params {
-                    if let Some(d) = spec.dtypes.iter().find(|d| DType::from_text(d).is_none()) {
-                        return Err(format!("{name}.{p}: unknown dtype `{d}`"));
-                    }
-                }
-            }
-        }
         let inf: InferenceFile = crate::yaml::from_str(inference).map_err(|e| e.to_string())?;
-        let mut inference = BTreeMap::new();
+        OpTable::build(ops, inf)
+    }
+
+    fn build(ops: OpsFile, inf: InferenceFile) -> Result<OpTable, String> {
+        let mut table = OpTable {
+            ops: FxHashMap::default(),
+            defer: ops.defer,
+        };
+        for (name, versions) in ops.ops {
+            let entry = OpEntry::build(&name, versions)?;
+            table.ops.insert(name, entry);
+        }
         for (kind, names) in inf.infer {
             let k = Inference::from_name(&kind).ok_or(format!("unknown inference `{kind}`"))?;
             for n in names {
-                if !ops.ops.contains_key(&n) {
+                let Some(entry) = table.ops.get_mut(&n) else {
                     return Err(format!("inference for `{n}`, which is not in the op table"));
-                }
-                inference.insert(n, k);
+                };
+                entry.inference = Some(k);
             }
         }
-        Ok(OpTable {
-            ops: ops.ops,
-            defer: ops.defer,
-            inference,
-        })
+        Ok(table)
     }
 
     /// The embedded tables (empty if they do not parse; a unit test makes sure they do).
     pub fn builtin() -> &'static OpTable {
         static TABLE: OnceLock<OpTable> = OnceLock::new();
         TABLE.get_or_init(|| OpTable::parse(OPS_YAML, INFERENCE_YAML).unwrap_or_default())
+    }
+
+    /// The op's entry, when the table knows the op in some opset.
+    pub fn entry(&self, op: &str) -> Option<&OpEntry> {
+        self.ops.get(op)
     }
 
     /// True when the table knows the op in some opset.
@@ -230,25 +399,17 @@ impl OpTable {
 
     /// The op's version in effect at opset index `at`.
     pub fn version(&self, op: &str, at: usize) -> Option<&OpVersion> {
-        let index = |o: &str| OPSETS.iter().position(|x| *x == o);
-        self.ops.get(op)?.iter().rev().find(|v| {
-            index(&v.since).is_some_and(|s| s <= at)
-                && v.until.as_deref().and_then(index).is_none_or(|u| at < u)
-        })
+        self.entry(op)?.version(at)
     }
 
     /// The first opset that has the op.
-    pub fn first_opset(&self, op: &str) -> Option<&str> {
-        self.ops
-            .get(op)?
-            .iter()
-            .map(|v| v.since.as_str())
-            .min_by_key(|s| OPSETS.iter().position(|x| x == s))
+    pub fn first_opset(&self, op: &str) -> Option<&'static str> {
+        self.entry(op)?.first_opset()
     }
 
     /// How the op's output type is inferred, when it is modelled.
     pub fn inference(&self, op: &str) -> Option<Inference> {
-        self.inference.get(op).copied()
+        self.entry(op)?.inference()
     }
 
     /// The rule that reports `dtype` for `op`'s `param` in place of `mil-param-dtype`, if any.
@@ -259,18 +420,8 @@ impl OpTable {
             .map(|d| d.rule.as_str())
     }
 
-    /// Every op name.
+    /// Every op name, in no particular order.
     pub fn op_names(&self) -> impl Iterator<Item = &str> + '_ {
         self.ops.keys().map(String::as_str)
-    }
-
-    /// Every parameter name of the op in any opset.
-    pub fn all_params(&self, op: &str) -> BTreeSet<&str> {
-        self.ops
-            .get(op)
-            .into_iter()
-            .flatten()
-            .flat_map(|v| v.params.keys().map(String::as_str))
-            .collect()
     }
 }
