@@ -183,6 +183,21 @@ pub struct ValueM {
     pub capture: Option<String>,
 }
 
+impl ValueM {
+    /// True when some condition reads the value's type (else the type is not looked up).
+    fn tests_type(&self) -> bool {
+        self.dtype.is_some()
+            || self.rank.is_some()
+            || self.shape.is_some()
+            || self.dynamic.is_some()
+            || self.max_dim.is_some()
+            || self.last_dim.is_some()
+            || !self.dims.is_empty()
+            || self.elements.is_some()
+            || self.state.is_some()
+    }
+}
+
 /// Properties of the enclosing function.
 #[derive(Clone, Debug, Default)]
 pub struct FunctionM {
@@ -359,35 +374,25 @@ impl Matcher {
             Matcher::Param(name, v) => {
                 let Some(op) = f.op(node) else { return false };
                 // `*` stands for every parameter of the op.
-                let params: Vec<&crate::ir::Param> = if name == "*" {
-                    op.inputs.iter().collect()
+                let params: &[crate::ir::Param] = if name == "*" {
+                    &op.inputs
                 } else {
-                    op.param(name).into_iter().collect()
+                    op.param(name).map_or(&[], std::slice::from_ref)
                 };
                 params.iter().flat_map(|p| p.args.iter()).any(|a| {
-                    let mut trial = b.clone();
                     let r = match a {
                         Arg::Name(n) => ValRef::Named(n, None),
                         Arg::Value(l) => ValRef::Lit(l),
                     };
-                    if value_matches(cx, v, r, &mut trial) {
-                        *b = trial;
-                        true
-                    } else {
-                        false
-                    }
+                    bind_on_match(b, |trial| value_matches(cx, v, r, trial))
                 })
             }
             Matcher::Output(v) => {
                 let Some(op) = f.op(node) else { return false };
                 op.outputs.iter().any(|o| {
-                    let mut trial = b.clone();
-                    if value_matches(cx, v, ValRef::Named(&o.name, Some(&o.ty)), &mut trial) {
-                        *b = trial;
-                        true
-                    } else {
-                        false
-                    }
+                    bind_on_match(b, |trial| {
+                        value_matches(cx, v, ValRef::Named(&o.name, Some(&o.ty)), trial)
+                    })
                 })
             }
             Matcher::Attr(key, v) => {
@@ -417,16 +422,10 @@ impl Matcher {
                 true
             }
             Matcher::All(list) => list.iter().all(|m| m.matches(cx, node, b)),
-            Matcher::Any(list) => list.iter().any(|m| {
-                let mut trial = b.clone();
-                if m.matches(cx, node, &mut trial) {
-                    *b = trial;
-                    true
-                } else {
-                    false
-                }
-            }),
-            Matcher::Not(m) => !m.matches(cx, node, &mut b.clone()),
+            Matcher::Any(list) => list
+                .iter()
+                .any(|m| bind_on_match(b, |trial| m.matches(cx, node, trial))),
+            Matcher::Not(m) => !m.matches(cx, node, &mut Bindings::new()),
             Matcher::FedBy(r) => walk(cx, r, node, b, Direction::Producers),
             Matcher::Feeds(r) => walk(cx, r, node, b, Direction::Consumers),
             Matcher::Inside(r) => walk(cx, r, node, b, Direction::Owners),
@@ -436,9 +435,22 @@ impl Matcher {
                     && !f
                         .producers(node)
                         .iter()
-                        .any(|&(p, _)| m.matches(cx, p, &mut b.clone()))
+                        .any(|&(p, _)| m.matches(cx, p, &mut Bindings::new()))
             }
         }
+    }
+}
+
+/// Runs a test that may bind captures on fresh bindings and adds them to `b` only when it holds,
+/// so a failed alternative leaves `b` as it was. (No matcher reads bindings, so a test never needs
+/// the ones bound before it.)
+fn bind_on_match(b: &mut Bindings, test: impl FnOnce(&mut Bindings) -> bool) -> bool {
+    let mut trial = Bindings::new();
+    if test(&mut trial) {
+        b.extend(trial);
+        true
+    } else {
+        false
     }
 }
 
@@ -505,15 +517,13 @@ fn walk(cx: &Ctx<'_>, r: &Relation, start: NodeId, b: &mut Bindings, dir: Direct
         }
     }
     while let Some(n) = queue.pop_front() {
-        let mut trial = b.clone();
-        if r.rule.matches(cx, n, &mut trial) {
-            *b = trial;
+        if bind_on_match(b, |trial| r.rule.matches(cx, n, trial)) {
             return true;
         }
         let expand = match &r.stop {
             StopBy::Neighbor => false,
             StopBy::End => true,
-            StopBy::Rule(stop) => !stop.matches(cx, n, &mut b.clone()),
+            StopBy::Rule(stop) => !stop.matches(cx, n, &mut Bindings::new()),
         };
         if expand {
             // `via` restricts the first step only.
@@ -630,11 +640,80 @@ fn dim_at(t: &crate::ir::TensorType, axis: i64) -> Option<i64> {
 
 fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> bool {
     // Everything is borrowed until a capture needs an owned copy: this runs for every value of
-    // every op under every rule, and most values fail on their type alone.
-    let ty: Option<&ValueType> = match r {
+    // every op under every rule. The conditions are tested cheapest first (every one but
+    // `producer` and `capture` is a pure test): the binding's form, then its type, then the
+    // lookups of the analysis, then constant values (which may read a weight file).
+    if let Some(want) = v.inline {
+        if matches!(r, ValRef::Lit(_)) != want {
+            return false;
+        }
+    }
+    if v.tests_type() && !type_matches(v, ty_of(cx, r)) {
+        return false;
+    }
+    if let Some(want) = v.function_output {
+        let returned = match r {
+            ValRef::Named(n, _) => cx.f.outputs().iter().any(|o| o == n),
+            ValRef::Lit(_) => false,
+        };
+        if returned != want {
+            return false;
+        }
+    }
+    if let Some(rt) = v.runtime {
+        let dep = match r {
+            ValRef::Named(n, _) => cx.analysis.deps.get(n),
+            ValRef::Lit(_) => None,
+        };
+        if !rt.test(dep) {
+            return false;
+        }
+    }
+    if v.constant.is_some() || v.value.is_some() {
+        let constant: Option<std::borrow::Cow<'_, ConstValue>> = match r {
+            ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
+            ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
+        }
+        .or_else(|| blob_constant(cx, r).map(std::borrow::Cow::Owned));
+        if let Some(want) = v.constant {
+            if constant.is_some() != want {
+                return false;
+            }
+        }
+        if let Some(pred) = &v.value {
+            match &constant {
+                Some(c) if value_pred(pred, c) => {}
+                _ => return false,
+            }
+        }
+    }
+    if let Some(p) = &v.producer {
+        let ValRef::Named(n, _) = r else { return false };
+        let Some(def) = cx.f.def(n) else { return false };
+        if !p.matches(cx, def.node, b) {
+            return false;
+        }
+    }
+    if let Some(name) = &v.capture {
+        let mut info = value_info(cx, r);
+        if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
+            info.constant = blob_constant(cx, r);
+        }
+        b.insert(name.clone(), Binding::Value(Box::new(info)));
+    }
+    true
+}
+
+/// The type of a value: the one the caller holds, else the function's declaration of the name.
+fn ty_of<'a>(cx: &Ctx<'a>, r: ValRef<'a>) -> Option<&'a ValueType> {
+    match r {
         ValRef::Named(n, ty) => ty.or_else(|| cx.f.value_type(n)),
         ValRef::Lit(l) => Some(&l.ty),
-    };
+    }
+}
+
+/// The conditions of `v` on the value's type (dtype, rank, shape, dims, element count, state).
+fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
     let tensor = ty.and_then(ValueType::tensor);
     if let Some(pats) = &v.dtype {
         match tensor {
@@ -713,61 +792,6 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
         if ty.is_some_and(ValueType::is_state) != want {
             return false;
         }
-    }
-    if v.constant.is_some() || v.value.is_some() {
-        let constant: Option<std::borrow::Cow<'_, ConstValue>> = match r {
-            ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
-            ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
-        }
-        .or_else(|| blob_constant(cx, r).map(std::borrow::Cow::Owned));
-        if let Some(want) = v.constant {
-            if constant.is_some() != want {
-                return false;
-            }
-        }
-        if let Some(pred) = &v.value {
-            match &constant {
-                Some(c) if value_pred(pred, c) => {}
-                _ => return false,
-            }
-        }
-    }
-    if let Some(rt) = v.runtime {
-        let dep = match r {
-            ValRef::Named(n, _) => cx.analysis.deps.get(n),
-            ValRef::Lit(_) => None,
-        };
-        if !rt.test(dep) {
-            return false;
-        }
-    }
-    if let Some(want) = v.inline {
-        if matches!(r, ValRef::Lit(_)) != want {
-            return false;
-        }
-    }
-    if let Some(want) = v.function_output {
-        let returned = match r {
-            ValRef::Named(n, _) => cx.f.outputs().iter().any(|o| o == n),
-            ValRef::Lit(_) => false,
-        };
-        if returned != want {
-            return false;
-        }
-    }
-    if let Some(p) = &v.producer {
-        let ValRef::Named(n, _) = r else { return false };
-        let Some(def) = cx.f.def(n) else { return false };
-        if !p.matches(cx, def.node, b) {
-            return false;
-        }
-    }
-    if let Some(name) = &v.capture {
-        let mut info = value_info(cx, r);
-        if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
-            info.constant = blob_constant(cx, r);
-        }
-        b.insert(name.clone(), Binding::Value(Box::new(info)));
     }
     true
 }
