@@ -4,11 +4,11 @@
 //! [`FunctionAnalysis`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
 //! graph and test a sub-matcher on the nodes they reach.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use regex::Regex;
 
-use crate::analysis::blob_values::BlobValues;
+use crate::analysis::blob_values::{BlobValues, NumberSummary};
 use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
 
@@ -63,8 +63,51 @@ pub enum Binding {
     Region(Box<super::region::Region>),
 }
 
-/// Captures by name (without `$`).
-pub type Bindings = BTreeMap<String, Binding>;
+/// Captures by name (without `$`), in name order. A rule binds a handful at most, so a sorted
+/// `Vec` serves: creating and dropping an empty one costs nothing, and matching tests every node
+/// with fresh bindings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bindings(Vec<(String, Binding)>);
+
+impl Bindings {
+    /// No captures.
+    pub fn new() -> Bindings {
+        Bindings(Vec::new())
+    }
+
+    /// Binds `name`, replacing what it held.
+    pub fn insert(&mut self, name: String, value: Binding) {
+        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(&name)) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (name, value)),
+        }
+    }
+
+    /// What `name` is bound to.
+    pub fn get(&self, name: &str) -> Option<&Binding> {
+        self.0
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    /// True when `name` is bound.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// The bound values, in name order.
+    pub fn values(&self) -> impl Iterator<Item = &Binding> {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    /// Adds every capture of `other`, replacing the ones bound under the same names.
+    pub fn extend(&mut self, other: Bindings) {
+        for (name, value) in other.0 {
+            self.insert(name, value);
+        }
+    }
+}
 
 /// Inclusive bounds and divisibility on an integer.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -596,10 +639,9 @@ fn value_info(cx: &Ctx<'_>, r: ValRef<'_>) -> ValueInfo {
     }
 }
 
-/// The value of a small file-backed constant: an inline BLOBFILE literal, or the `val` of the
+/// The file-backed literal behind a value: an inline BLOBFILE literal, or the `val` of the
 /// `const` op producing a named value.
-fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
-    let blobs = cx.blobs?;
+fn blob_literal<'a>(cx: &Ctx<'a>, r: ValRef<'a>) -> Option<&'a Literal> {
     let lit = match r {
         ValRef::Lit(l) => l,
         ValRef::Named(n, _) => {
@@ -610,7 +652,32 @@ fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
             op.attributes.get("val")?
         }
     };
-    blobs.value(lit)
+    lit.blob().map(|_| lit)
+}
+
+/// The value of a small file-backed constant.
+fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
+    cx.blobs?.value(blob_literal(cx, r)?)
+}
+
+/// A constant as `const:` and `value:` see it: known to the analysis (or an inline literal), or
+/// a small file-backed constant, of which only the summary of its numbers is kept (its elements
+/// are decoded again only for `equals`).
+enum KnownConst<'a> {
+    Value(std::borrow::Cow<'a, ConstValue>),
+    Blob(&'a Literal, NumberSummary),
+}
+
+fn known_const<'a>(cx: &Ctx<'a>, r: ValRef<'a>) -> Option<KnownConst<'a>> {
+    let known = match r {
+        ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
+        ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
+    };
+    if let Some(c) = known {
+        return Some(KnownConst::Value(c));
+    }
+    let lit = blob_literal(cx, r)?;
+    Some(KnownConst::Blob(lit, cx.blobs?.summary(lit)?))
 }
 
 /// The known dimension of `op`'s parameter `of` (its first binding) at the axis that the
@@ -670,11 +737,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
         }
     }
     if v.constant.is_some() || v.value.is_some() {
-        let constant: Option<std::borrow::Cow<'_, ConstValue>> = match r {
-            ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
-            ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
-        }
-        .or_else(|| blob_constant(cx, r).map(std::borrow::Cow::Owned));
+        let constant = known_const(cx, r);
         if let Some(want) = v.constant {
             if constant.is_some() != want {
                 return false;
@@ -682,7 +745,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
         }
         if let Some(pred) = &v.value {
             match &constant {
-                Some(c) if value_pred(pred, c) => {}
+                Some(c) if value_pred(cx, pred, c) => {}
                 _ => return false,
             }
         }
@@ -796,19 +859,29 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
     true
 }
 
-fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
-    if let Some(want) = &p.equals_str {
-        let got: Option<Vec<String>> = match &c.data {
-            crate::analysis::ConstData::Strings(v) => Some(v.clone()),
-            _ => None,
+fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
+    if p.equals_str.is_some() || p.equals.is_some() {
+        let value = match c {
+            KnownConst::Value(v) => Some(std::borrow::Cow::Borrowed(&**v)),
+            KnownConst::Blob(lit, _) => cx
+                .blobs
+                .and_then(|b| b.value(lit))
+                .map(std::borrow::Cow::Owned),
         };
-        if got.as_ref() != Some(want) {
-            return false;
+        let Some(value) = value else { return false };
+        if let Some(want) = &p.equals_str {
+            let got: Option<Vec<String>> = match &value.data {
+                crate::analysis::ConstData::Strings(v) => Some(v.clone()),
+                _ => None,
+            };
+            if got.as_ref() != Some(want) {
+                return false;
+            }
         }
-    }
-    if let Some(want) = &p.equals {
-        if c.data.numbers().as_ref() != Some(want) {
-            return false;
+        if let Some(want) = &p.equals {
+            if value.data.numbers().as_ref() != Some(want) {
+                return false;
+            }
         }
     }
     let need_nums = p.min.is_some()
@@ -819,26 +892,18 @@ fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
     if !need_nums {
         return true;
     }
-    let n = c.data.len();
-    if n == 0 || matches!(c.data, crate::analysis::ConstData::Strings(_)) {
+    let summary = match c {
+        KnownConst::Value(v) => NumberSummary::of(&v.data),
+        KnownConst::Blob(_, s) => Some(*s),
+    };
+    let Some(s) = summary.filter(|s| s.count > 0) else {
         return false;
-    }
-    // Only the statistics a predicate asks for, each in one pass without collecting the elements
-    // (weights can have tens of thousands of them).
-    let nums = || (0..n).filter_map(|i| c.data.number(i));
-    p.nonfinite
-        .is_none_or(|want| nums().any(|x| !x.is_finite()) == want)
-        && p.integral
-            .is_none_or(|want| nums().all(|x| x.fract() == 0.0) == want)
-        && p.min
-            .as_ref()
-            .is_none_or(|r| r.test(nums().fold(f64::INFINITY, f64::min)))
-        && p.max
-            .as_ref()
-            .is_none_or(|r| r.test(nums().fold(f64::NEG_INFINITY, f64::max)))
-        && p.max_abs
-            .as_ref()
-            .is_none_or(|r| r.test(nums().map(f64::abs).fold(0.0, f64::max)))
+    };
+    p.nonfinite.is_none_or(|want| s.nonfinite == want)
+        && p.integral.is_none_or(|want| s.integral == want)
+        && p.min.as_ref().is_none_or(|r| r.test(s.min))
+        && p.max.as_ref().is_none_or(|r| r.test(s.max))
+        && p.max_abs.as_ref().is_none_or(|r| r.test(s.max_abs))
 }
 
 fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bindings) -> bool {
