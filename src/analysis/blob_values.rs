@@ -8,10 +8,15 @@
 //! weight file is opened at most once per [`BlobValues`] (one per function); nothing outside the
 //! package is opened (the checks of [`BlobFile::open`] apply). Anything that does not hold gives
 //! "unknown", never an error: the `blob-*` rules report broken weight files.
+//!
+//! Value predicates need only a [`NumberSummary`] of a constant's elements: it is kept per record
+//! (file, offset, declared type), so a record that many constants share is decoded once.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+use rustc_hash::FxHashMap;
 
 use super::consteval::{ConstData, ConstValue};
 use crate::ir::{BlobRef, DType, Literal, Model, ValueType};
@@ -19,11 +24,57 @@ use crate::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
 use crate::read::blob::{self, BlobFile};
 
 /// Reads small file-backed constants of one model. Files are opened once; values are decoded
-/// on each request and not kept (a rule asks for a constant once, and holding every decoded table
-/// would cost more memory than decoding again).
+/// on each request and not kept (holding every decoded table would cost more memory than decoding
+/// again), only the summary of their numbers is.
 pub struct BlobValues<'m> {
     model: &'m Model,
     files: RefCell<BTreeMap<PathBuf, Option<BlobFile>>>,
+    /// By the literal's path, then by (offset, declared dtype, element count): `None` when the
+    /// record cannot be read as declared.
+    summaries: RefCell<FxHashMap<String, FxHashMap<(u64, DType, u64), Option<NumberSummary>>>>,
+}
+
+/// What the `value:` predicates of rules ask of a constant's elements (`min`, `max`, `max-abs`,
+/// `integral`, `nonfinite`), gathered in one pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NumberSummary {
+    /// The number of elements.
+    pub count: usize,
+    /// Some element is infinite or NaN.
+    pub nonfinite: bool,
+    /// Every element is a whole number (an infinite or NaN one is not).
+    pub integral: bool,
+    /// The least element, NaN aside (+inf when there is none).
+    pub min: f64,
+    /// The greatest element, NaN aside (-inf when there is none).
+    pub max: f64,
+    /// The greatest magnitude, NaN aside (0 when there is none).
+    pub max_abs: f64,
+}
+
+impl NumberSummary {
+    /// The summary of `data`'s elements as numbers; `None` for strings.
+    pub fn of(data: &ConstData) -> Option<NumberSummary> {
+        if matches!(data, ConstData::Strings(_)) {
+            return None;
+        }
+        let mut s = NumberSummary {
+            count: data.len(),
+            nonfinite: false,
+            integral: true,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            max_abs: 0.0,
+        };
+        for x in (0..s.count).filter_map(|i| data.number(i)) {
+            s.nonfinite |= !x.is_finite();
+            s.integral &= x.fract() == 0.0;
+            s.min = s.min.min(x);
+            s.max = s.max.max(x);
+            s.max_abs = s.max_abs.max(x.abs());
+        }
+        Some(s)
+    }
 }
 
 impl std::fmt::Debug for BlobValues<'_> {
@@ -40,6 +91,7 @@ impl<'m> BlobValues<'m> {
         BlobValues {
             model,
             files: RefCell::new(BTreeMap::new()),
+            summaries: RefCell::new(FxHashMap::default()),
         }
     }
 
@@ -47,15 +99,30 @@ impl<'m> BlobValues<'m> {
     pub fn value(&self, lit: &Literal) -> Option<ConstValue> {
         let b = lit.blob()?;
         // Weights are large: refused before any lookup.
-        let small = lit
-            .ty
-            .tensor()
-            .and_then(|t| t.element_count())
-            .is_some_and(|n| n <= MAX_CONSTEVAL_ELEMENTS);
-        if !small {
-            return None;
-        }
+        small_count(lit)?;
         self.read(lit, b)
+    }
+
+    /// The summary of the numbers of [`BlobValues::value`], decoded once per record.
+    pub fn summary(&self, lit: &Literal) -> Option<NumberSummary> {
+        let b = lit.blob()?;
+        let count = small_count(lit)?;
+        let ValueType::Tensor(t) = &lit.ty else {
+            return None;
+        };
+        let key = (b.offset, t.dtype, count);
+        if let Some(known) = self.summaries.borrow().get(&b.path).and_then(|m| m.get(&key)) {
+            return *known;
+        }
+        let summary = self
+            .read(lit, b)
+            .and_then(|v| NumberSummary::of(&v.data));
+        self.summaries
+            .borrow_mut()
+            .entry(b.path.clone())
+            .or_default()
+            .insert(key, summary);
+        summary
     }
 
     fn read(&self, lit: &Literal, b: &BlobRef) -> Option<ConstValue> {
@@ -94,6 +161,14 @@ impl<'m> BlobValues<'m> {
             data,
         })
     }
+}
+
+/// The element count of a literal small enough to be decoded, known from its declared type.
+fn small_count(lit: &Literal) -> Option<u64> {
+    lit.ty
+        .tensor()
+        .and_then(|t| t.element_count())
+        .filter(|&n| n <= MAX_CONSTEVAL_ELEMENTS)
 }
 
 /// Bytes per element of the dtypes decoded here.
@@ -196,6 +271,39 @@ mod tests {
         assert_eq!(bv.value(&blob_lit(DType::Fp32, &[1])), None, "dtype");
         assert_eq!(bv.value(&blob_lit(DType::Fp16, &[3])), None, "size");
         assert!(bv.value(&blob_lit(DType::Fp16, &[2])).is_some());
+    }
+
+    #[test]
+    fn a_shared_record_is_summarized_once() {
+        let dir = tempfile::tempdir().unwrap();
+        // 1.0, -inf, 2.5, -3.0
+        let payload: Vec<u8> = [0x3c00u16, 0xfc00, 0x4100, 0xc200]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        weight_file(dir.path(), 1, &payload);
+        let model = model_in(dir.path());
+        let bv = BlobValues::new(&model);
+        let (flat, square) = (blob_lit(DType::Fp16, &[4]), blob_lit(DType::Fp16, &[2, 2]));
+        let s = bv.summary(&flat).unwrap();
+        assert_eq!(bv.summary(&square), Some(s), "same record, same elements");
+        assert_eq!(bv.summaries.borrow()[&"@model_path/weights/weight.bin".to_string()].len(), 1);
+        assert_eq!(Some(s), NumberSummary::of(&bv.value(&flat).unwrap().data));
+        assert_eq!((s.count, s.nonfinite, s.integral), (4, true, false));
+        assert_eq!((s.min, s.max, s.max_abs), (f64::NEG_INFINITY, 2.5, f64::INFINITY));
+        // A declared type the record does not hold is unknown, and remembered as such.
+        assert_eq!(bv.summary(&blob_lit(DType::Fp32, &[2])), None);
+        assert_eq!(bv.summary(&blob_lit(DType::Fp32, &[2])), None);
+    }
+
+    #[test]
+    fn summary_leaves_nan_out_of_the_bounds_and_refuses_strings() {
+        let s = NumberSummary::of(&ConstData::Floats(vec![f64::NAN, -2.0, 1.0])).unwrap();
+        assert_eq!((s.min, s.max, s.max_abs), (-2.0, 1.0, 2.0));
+        assert!(s.nonfinite && !s.integral);
+        let ints = NumberSummary::of(&ConstData::Ints(vec![3, -4])).unwrap();
+        assert!(ints.integral && !ints.nonfinite);
+        assert_eq!(NumberSummary::of(&ConstData::Strings(vec!["a".into()])), None);
     }
 
     #[test]

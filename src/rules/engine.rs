@@ -3,7 +3,9 @@
 //! function (after one analysis per function), `fact:` rules over the model-level facts. Rules with
 //! `status: removed` do not run. Findings come back sorted by [`Finding::sort_key`].
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use rayon::prelude::*;
 
@@ -89,37 +91,90 @@ fn match_function_with(
         blobs: Some(blobs),
         plans,
     };
-    let inputs: Vec<NodeId> = f.inputs().map(|(id, _)| id).collect();
-    let ops: Vec<(NodeId, &str)> = f.ops().map(|(id, op)| (id, op.op_type.as_str())).collect();
+    let index = RuleIndex::new(rules);
     let mut out = Vec::new();
-    for rule in rules {
-        let Target::Nodes(m) = &rule.target else {
-            continue;
-        };
-        // Function inputs only for rules that are not limited to op types.
-        let rule_inputs: &[NodeId] = if rule.potential.is_none() {
-            &inputs
-        } else {
-            &[]
-        };
-        let candidates = rule_inputs.iter().copied().chain(
-            ops.iter()
-                .filter(|_| !rule.inputs_only)
-                .filter(|(_, ty)| rule.potential.as_ref().is_none_or(|p| p.contains(*ty)))
-                .map(|&(id, _)| id),
-        );
-        if let Matcher::Origin(property) = m {
-            report_regions(model, rule, property, &cx, candidates, &mut out);
-            continue;
-        }
-        for id in candidates {
-            let mut b = Bindings::new();
-            if m.matches(&cx, id, &mut b) {
-                out.push(node_finding(model, rule, &cx, id, &b));
+    // `origin:` rules report per region, once every node has been tested: their candidates are
+    // collected in node order.
+    let mut origin_candidates: Vec<Vec<NodeId>> = vec![Vec::new(); rules.len()];
+    // One pass over the nodes, each tested only by the rules that can match it; a rule sees its
+    // nodes in the same order as before (inputs, then ops in program order).
+    let nodes = f
+        .inputs()
+        .map(|(id, _)| (id, index.for_inputs.as_slice()))
+        .chain(f.ops().flat_map(|(id, op)| {
+            [
+                index.for_any_op.as_slice(),
+                index.for_op_type(&op.op_type),
+            ]
+            .map(move |r| (id, r))
+        }));
+    for (id, applicable) in nodes {
+        for &i in applicable {
+            let rule = rules[i];
+            match &rule.target {
+                Target::Nodes(Matcher::Origin(_)) => origin_candidates[i].push(id),
+                Target::Nodes(m) => {
+                    let mut b = Bindings::new();
+                    if m.matches(&cx, id, &mut b) {
+                        out.push(node_finding(model, rule, &cx, id, &b));
+                    }
+                }
+                Target::Fact(_) => {}
             }
         }
     }
+    for (rule, candidates) in rules.iter().zip(origin_candidates) {
+        if let Target::Nodes(Matcher::Origin(property)) = &rule.target {
+            report_regions(model, rule, property, &cx, candidates, &mut out);
+        }
+    }
     out
+}
+
+/// Which node rules can match which nodes (by [`Rule::potential`] and [`Rule::inputs_only`]), so
+/// that each node is tested only by the rules that can match it. Indices into the rule slice.
+struct RuleIndex<'r> {
+    /// Rules tested on function inputs: those not limited to op types.
+    for_inputs: Vec<usize>,
+    /// Rules tested on every op.
+    for_any_op: Vec<usize>,
+    /// Rules limited to op types, by op type.
+    by_op_type: FxHashMap<&'r str, Vec<usize>>,
+}
+
+impl<'r> RuleIndex<'r> {
+    fn new(rules: &[&'r Rule]) -> RuleIndex<'r> {
+        let mut index = RuleIndex {
+            for_inputs: Vec::new(),
+            for_any_op: Vec::new(),
+            by_op_type: FxHashMap::default(),
+        };
+        for (i, rule) in rules.iter().enumerate() {
+            if !matches!(rule.target, Target::Nodes(_)) {
+                continue;
+            }
+            match &rule.potential {
+                None => {
+                    index.for_inputs.push(i);
+                    if !rule.inputs_only {
+                        index.for_any_op.push(i);
+                    }
+                }
+                Some(types) if !rule.inputs_only => {
+                    for ty in types {
+                        index.by_op_type.entry(ty.as_str()).or_default().push(i);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        index
+    }
+
+    /// The rules limited to op types that can match an op of type `ty`.
+    fn for_op_type(&self, ty: &str) -> &[usize] {
+        self.by_op_type.get(ty).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// `origin:` rules: one finding per connected region of nodes having the property, at its origin,
@@ -129,10 +184,10 @@ fn report_regions(
     rule: &Rule,
     property: &Matcher,
     cx: &Ctx<'_>,
-    candidates: impl Iterator<Item = NodeId>,
+    candidates: Vec<NodeId>,
     out: &mut Vec<Finding>,
 ) {
-    let mut bindings: HashMap<NodeId, Bindings> = HashMap::new();
+    let mut bindings: FxHashMap<NodeId, Bindings> = FxHashMap::default();
     let mut matched = Vec::new();
     for id in candidates {
         let mut b = Bindings::new();
@@ -146,8 +201,8 @@ fn report_regions(
         let severity = region
             .members
             .iter()
-            .map(|n| severity_at(rule, cx, *n, bindings.get(n).unwrap_or(&Bindings::new())))
-            .fold(severity_at(rule, cx, region.origin, &b), Severity::max);
+            .map(|n| severity_at(rule, cx, *n))
+            .fold(severity_at(rule, cx, region.origin), Severity::max);
         let names = region.member_names(cx.f);
         let mut extra: Vec<Label> = Vec::new();
         let mut label = |n: NodeId, text: &str| {
@@ -179,10 +234,10 @@ fn report_regions(
 const REGION_LABELS: usize = 5;
 
 /// The severity of a finding at `id`: the first `severity-when` entry that matches, else the rule's.
-fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindings) -> Severity {
+fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId) -> Severity {
     rule.severity_when
         .iter()
-        .find(|(_, m)| m.matches(cx, id, &mut b.clone()))
+        .find(|(_, m)| m.matches(cx, id, &mut Bindings::new()))
         .map_or(rule.severity, |(s, _)| *s)
 }
 
@@ -268,14 +323,14 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         }
     }
     labels.sort_by_key(|l| l.span.start);
-    let severity = severity_at(rule, cx, id, b);
+    let severity = severity_at(rule, cx, id);
     let fix = rule
         .fix
         .as_ref()
         .filter(|fx| {
             fx.when
                 .as_ref()
-                .is_none_or(|w| w.matches(cx, id, &mut b.clone()))
+                .is_none_or(|w| w.matches(cx, id, &mut Bindings::new()))
         })
         .and_then(|fx| {
             // A state fix is offered only when the plan exists, with the plan's applicability.

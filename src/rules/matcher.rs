@@ -4,11 +4,11 @@
 //! [`FunctionAnalysis`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
 //! graph and test a sub-matcher on the nodes they reach.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use regex::Regex;
 
-use crate::analysis::blob_values::BlobValues;
+use crate::analysis::blob_values::{BlobValues, NumberSummary};
 use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
 
@@ -63,8 +63,51 @@ pub enum Binding {
     Region(Box<super::region::Region>),
 }
 
-/// Captures by name (without `$`).
-pub type Bindings = BTreeMap<String, Binding>;
+/// Captures by name (without `$`), in name order. A rule binds a handful at most, so a sorted
+/// `Vec` serves: creating and dropping an empty one costs nothing, and matching tests every node
+/// with fresh bindings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bindings(Vec<(String, Binding)>);
+
+impl Bindings {
+    /// No captures.
+    pub fn new() -> Bindings {
+        Bindings(Vec::new())
+    }
+
+    /// Binds `name`, replacing what it held.
+    pub fn insert(&mut self, name: String, value: Binding) {
+        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(&name)) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (name, value)),
+        }
+    }
+
+    /// What `name` is bound to.
+    pub fn get(&self, name: &str) -> Option<&Binding> {
+        self.0
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    /// True when `name` is bound.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// The bound values, in name order.
+    pub fn values(&self) -> impl Iterator<Item = &Binding> {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    /// Adds every capture of `other`, replacing the ones bound under the same names.
+    pub fn extend(&mut self, other: Bindings) {
+        for (name, value) in other.0 {
+            self.insert(name, value);
+        }
+    }
+}
 
 /// Inclusive bounds and divisibility on an integer.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -181,6 +224,21 @@ pub struct ValueM {
     pub inline: Option<bool>,
     pub producer: Option<Box<Matcher>>,
     pub capture: Option<String>,
+}
+
+impl ValueM {
+    /// True when some condition reads the value's type (else the type is not looked up).
+    fn tests_type(&self) -> bool {
+        self.dtype.is_some()
+            || self.rank.is_some()
+            || self.shape.is_some()
+            || self.dynamic.is_some()
+            || self.max_dim.is_some()
+            || self.last_dim.is_some()
+            || !self.dims.is_empty()
+            || self.elements.is_some()
+            || self.state.is_some()
+    }
 }
 
 /// Properties of the enclosing function.
@@ -359,35 +417,25 @@ impl Matcher {
             Matcher::Param(name, v) => {
                 let Some(op) = f.op(node) else { return false };
                 // `*` stands for every parameter of the op.
-                let params: Vec<&crate::ir::Param> = if name == "*" {
-                    op.inputs.iter().collect()
+                let params: &[crate::ir::Param] = if name == "*" {
+                    &op.inputs
                 } else {
-                    op.param(name).into_iter().collect()
+                    op.param(name).map_or(&[], std::slice::from_ref)
                 };
                 params.iter().flat_map(|p| p.args.iter()).any(|a| {
-                    let mut trial = b.clone();
                     let r = match a {
                         Arg::Name(n) => ValRef::Named(n, None),
                         Arg::Value(l) => ValRef::Lit(l),
                     };
-                    if value_matches(cx, v, r, &mut trial) {
-                        *b = trial;
-                        true
-                    } else {
-                        false
-                    }
+                    bind_on_match(b, |trial| value_matches(cx, v, r, trial))
                 })
             }
             Matcher::Output(v) => {
                 let Some(op) = f.op(node) else { return false };
                 op.outputs.iter().any(|o| {
-                    let mut trial = b.clone();
-                    if value_matches(cx, v, ValRef::Named(&o.name, Some(&o.ty)), &mut trial) {
-                        *b = trial;
-                        true
-                    } else {
-                        false
-                    }
+                    bind_on_match(b, |trial| {
+                        value_matches(cx, v, ValRef::Named(&o.name, Some(&o.ty)), trial)
+                    })
                 })
             }
             Matcher::Attr(key, v) => {
@@ -417,16 +465,10 @@ impl Matcher {
                 true
             }
             Matcher::All(list) => list.iter().all(|m| m.matches(cx, node, b)),
-            Matcher::Any(list) => list.iter().any(|m| {
-                let mut trial = b.clone();
-                if m.matches(cx, node, &mut trial) {
-                    *b = trial;
-                    true
-                } else {
-                    false
-                }
-            }),
-            Matcher::Not(m) => !m.matches(cx, node, &mut b.clone()),
+            Matcher::Any(list) => list
+                .iter()
+                .any(|m| bind_on_match(b, |trial| m.matches(cx, node, trial))),
+            Matcher::Not(m) => !m.matches(cx, node, &mut Bindings::new()),
             Matcher::FedBy(r) => walk(cx, r, node, b, Direction::Producers),
             Matcher::Feeds(r) => walk(cx, r, node, b, Direction::Consumers),
             Matcher::Inside(r) => walk(cx, r, node, b, Direction::Owners),
@@ -436,9 +478,22 @@ impl Matcher {
                     && !f
                         .producers(node)
                         .iter()
-                        .any(|&(p, _)| m.matches(cx, p, &mut b.clone()))
+                        .any(|&(p, _)| m.matches(cx, p, &mut Bindings::new()))
             }
         }
+    }
+}
+
+/// Runs a test that may bind captures on fresh bindings and adds them to `b` only when it holds,
+/// so a failed alternative leaves `b` as it was. (No matcher reads bindings, so a test never needs
+/// the ones bound before it.)
+fn bind_on_match(b: &mut Bindings, test: impl FnOnce(&mut Bindings) -> bool) -> bool {
+    let mut trial = Bindings::new();
+    if test(&mut trial) {
+        b.extend(trial);
+        true
+    } else {
+        false
     }
 }
 
@@ -505,15 +560,13 @@ fn walk(cx: &Ctx<'_>, r: &Relation, start: NodeId, b: &mut Bindings, dir: Direct
         }
     }
     while let Some(n) = queue.pop_front() {
-        let mut trial = b.clone();
-        if r.rule.matches(cx, n, &mut trial) {
-            *b = trial;
+        if bind_on_match(b, |trial| r.rule.matches(cx, n, trial)) {
             return true;
         }
         let expand = match &r.stop {
             StopBy::Neighbor => false,
             StopBy::End => true,
-            StopBy::Rule(stop) => !stop.matches(cx, n, &mut b.clone()),
+            StopBy::Rule(stop) => !stop.matches(cx, n, &mut Bindings::new()),
         };
         if expand {
             // `via` restricts the first step only.
@@ -586,10 +639,9 @@ fn value_info(cx: &Ctx<'_>, r: ValRef<'_>) -> ValueInfo {
     }
 }
 
-/// The value of a small file-backed constant: an inline BLOBFILE literal, or the `val` of the
+/// The file-backed literal behind a value: an inline BLOBFILE literal, or the `val` of the
 /// `const` op producing a named value.
-fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
-    let blobs = cx.blobs?;
+fn blob_literal<'a>(cx: &Ctx<'a>, r: ValRef<'a>) -> Option<&'a Literal> {
     let lit = match r {
         ValRef::Lit(l) => l,
         ValRef::Named(n, _) => {
@@ -600,7 +652,32 @@ fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
             op.attributes.get("val")?
         }
     };
-    blobs.value(lit)
+    lit.blob().map(|_| lit)
+}
+
+/// The value of a small file-backed constant.
+fn blob_constant(cx: &Ctx<'_>, r: ValRef<'_>) -> Option<ConstValue> {
+    cx.blobs?.value(blob_literal(cx, r)?)
+}
+
+/// A constant as `const:` and `value:` see it: known to the analysis (or an inline literal), or
+/// a small file-backed constant, of which only the summary of its numbers is kept (its elements
+/// are decoded again only for `equals`).
+enum KnownConst<'a> {
+    Value(std::borrow::Cow<'a, ConstValue>),
+    Blob(&'a Literal, NumberSummary),
+}
+
+fn known_const<'a>(cx: &Ctx<'a>, r: ValRef<'a>) -> Option<KnownConst<'a>> {
+    let known = match r {
+        ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
+        ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
+    };
+    if let Some(c) = known {
+        return Some(KnownConst::Value(c));
+    }
+    let lit = blob_literal(cx, r)?;
+    Some(KnownConst::Blob(lit, cx.blobs?.summary(lit)?))
 }
 
 /// The known dimension of `op`'s parameter `of` (its first binding) at the axis that the
@@ -630,11 +707,76 @@ fn dim_at(t: &crate::ir::TensorType, axis: i64) -> Option<i64> {
 
 fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> bool {
     // Everything is borrowed until a capture needs an owned copy: this runs for every value of
-    // every op under every rule, and most values fail on their type alone.
-    let ty: Option<&ValueType> = match r {
+    // every op under every rule. The conditions are tested cheapest first (every one but
+    // `producer` and `capture` is a pure test): the binding's form, then its type, then the
+    // lookups of the analysis, then constant values (which may read a weight file).
+    if let Some(want) = v.inline {
+        if matches!(r, ValRef::Lit(_)) != want {
+            return false;
+        }
+    }
+    if v.tests_type() && !type_matches(v, ty_of(cx, r)) {
+        return false;
+    }
+    if let Some(want) = v.function_output {
+        let returned = match r {
+            ValRef::Named(n, _) => cx.f.outputs().iter().any(|o| o == n),
+            ValRef::Lit(_) => false,
+        };
+        if returned != want {
+            return false;
+        }
+    }
+    if let Some(rt) = v.runtime {
+        let dep = match r {
+            ValRef::Named(n, _) => cx.analysis.deps.get(n),
+            ValRef::Lit(_) => None,
+        };
+        if !rt.test(dep) {
+            return false;
+        }
+    }
+    if v.constant.is_some() || v.value.is_some() {
+        let constant = known_const(cx, r);
+        if let Some(want) = v.constant {
+            if constant.is_some() != want {
+                return false;
+            }
+        }
+        if let Some(pred) = &v.value {
+            match &constant {
+                Some(c) if value_pred(cx, pred, c) => {}
+                _ => return false,
+            }
+        }
+    }
+    if let Some(p) = &v.producer {
+        let ValRef::Named(n, _) = r else { return false };
+        let Some(def) = cx.f.def(n) else { return false };
+        if !p.matches(cx, def.node, b) {
+            return false;
+        }
+    }
+    if let Some(name) = &v.capture {
+        let mut info = value_info(cx, r);
+        if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
+            info.constant = blob_constant(cx, r);
+        }
+        b.insert(name.clone(), Binding::Value(Box::new(info)));
+    }
+    true
+}
+
+/// The type of a value: the one the caller holds, else the function's declaration of the name.
+fn ty_of<'a>(cx: &Ctx<'a>, r: ValRef<'a>) -> Option<&'a ValueType> {
+    match r {
         ValRef::Named(n, ty) => ty.or_else(|| cx.f.value_type(n)),
         ValRef::Lit(l) => Some(&l.ty),
-    };
+    }
+}
+
+/// The conditions of `v` on the value's type (dtype, rank, shape, dims, element count, state).
+fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
     let tensor = ty.and_then(ValueType::tensor);
     if let Some(pats) = &v.dtype {
         match tensor {
@@ -714,77 +856,32 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
             return false;
         }
     }
-    if v.constant.is_some() || v.value.is_some() {
-        let constant: Option<std::borrow::Cow<'_, ConstValue>> = match r {
-            ValRef::Named(n, _) => cx.analysis.consts.get(n).map(std::borrow::Cow::Borrowed),
-            ValRef::Lit(l) => ConstValue::from_literal(l).map(std::borrow::Cow::Owned),
-        }
-        .or_else(|| blob_constant(cx, r).map(std::borrow::Cow::Owned));
-        if let Some(want) = v.constant {
-            if constant.is_some() != want {
-                return false;
-            }
-        }
-        if let Some(pred) = &v.value {
-            match &constant {
-                Some(c) if value_pred(pred, c) => {}
-                _ => return false,
-            }
-        }
-    }
-    if let Some(rt) = v.runtime {
-        let dep = match r {
-            ValRef::Named(n, _) => cx.analysis.deps.get(n),
-            ValRef::Lit(_) => None,
-        };
-        if !rt.test(dep) {
-            return false;
-        }
-    }
-    if let Some(want) = v.inline {
-        if matches!(r, ValRef::Lit(_)) != want {
-            return false;
-        }
-    }
-    if let Some(want) = v.function_output {
-        let returned = match r {
-            ValRef::Named(n, _) => cx.f.outputs().iter().any(|o| o == n),
-            ValRef::Lit(_) => false,
-        };
-        if returned != want {
-            return false;
-        }
-    }
-    if let Some(p) = &v.producer {
-        let ValRef::Named(n, _) = r else { return false };
-        let Some(def) = cx.f.def(n) else { return false };
-        if !p.matches(cx, def.node, b) {
-            return false;
-        }
-    }
-    if let Some(name) = &v.capture {
-        let mut info = value_info(cx, r);
-        if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
-            info.constant = blob_constant(cx, r);
-        }
-        b.insert(name.clone(), Binding::Value(Box::new(info)));
-    }
     true
 }
 
-fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
-    if let Some(want) = &p.equals_str {
-        let got: Option<Vec<String>> = match &c.data {
-            crate::analysis::ConstData::Strings(v) => Some(v.clone()),
-            _ => None,
+fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
+    if p.equals_str.is_some() || p.equals.is_some() {
+        let value = match c {
+            KnownConst::Value(v) => Some(std::borrow::Cow::Borrowed(&**v)),
+            KnownConst::Blob(lit, _) => cx
+                .blobs
+                .and_then(|b| b.value(lit))
+                .map(std::borrow::Cow::Owned),
         };
-        if got.as_ref() != Some(want) {
-            return false;
+        let Some(value) = value else { return false };
+        if let Some(want) = &p.equals_str {
+            let got: Option<Vec<String>> = match &value.data {
+                crate::analysis::ConstData::Strings(v) => Some(v.clone()),
+                _ => None,
+            };
+            if got.as_ref() != Some(want) {
+                return false;
+            }
         }
-    }
-    if let Some(want) = &p.equals {
-        if c.data.numbers().as_ref() != Some(want) {
-            return false;
+        if let Some(want) = &p.equals {
+            if value.data.numbers().as_ref() != Some(want) {
+                return false;
+            }
         }
     }
     let need_nums = p.min.is_some()
@@ -795,26 +892,18 @@ fn value_pred(p: &ValuePredM, c: &ConstValue) -> bool {
     if !need_nums {
         return true;
     }
-    let n = c.data.len();
-    if n == 0 || matches!(c.data, crate::analysis::ConstData::Strings(_)) {
+    let summary = match c {
+        KnownConst::Value(v) => NumberSummary::of(&v.data),
+        KnownConst::Blob(_, s) => Some(*s),
+    };
+    let Some(s) = summary.filter(|s| s.count > 0) else {
         return false;
-    }
-    // Only the statistics a predicate asks for, each in one pass without collecting the elements
-    // (weights can have tens of thousands of them).
-    let nums = || (0..n).filter_map(|i| c.data.number(i));
-    p.nonfinite
-        .is_none_or(|want| nums().any(|x| !x.is_finite()) == want)
-        && p.integral
-            .is_none_or(|want| nums().all(|x| x.fract() == 0.0) == want)
-        && p.min
-            .as_ref()
-            .is_none_or(|r| r.test(nums().fold(f64::INFINITY, f64::min)))
-        && p.max
-            .as_ref()
-            .is_none_or(|r| r.test(nums().fold(f64::NEG_INFINITY, f64::max)))
-        && p.max_abs
-            .as_ref()
-            .is_none_or(|r| r.test(nums().map(f64::abs).fold(0.0, f64::max)))
+    };
+    p.nonfinite.is_none_or(|want| s.nonfinite == want)
+        && p.integral.is_none_or(|want| s.integral == want)
+        && p.min.as_ref().is_none_or(|r| r.test(s.min))
+        && p.max.as_ref().is_none_or(|r| r.test(s.max))
+        && p.max_abs.as_ref().is_none_or(|r| r.test(s.max_abs))
 }
 
 fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bindings) -> bool {
