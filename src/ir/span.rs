@@ -3,7 +3,9 @@
 /// A byte range in `model.mil`, or in the rendered text of a `.mlpackage`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// Offset of the first byte.
     pub start: usize,
+    /// Length in bytes.
     pub len: usize,
 }
 
