@@ -12,7 +12,7 @@ use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanConten
 
 /// Source text plus the byte offset where each line starts.
 #[derive(Clone, Debug)]
-pub struct IndexedSource {
+pub(crate) struct IndexedSource {
     text: Arc<str>,
     /// `line_starts[0] == 0`, then one entry after each `\n`.
     line_starts: Arc<[usize]>,
@@ -20,7 +20,7 @@ pub struct IndexedSource {
 }
 
 impl IndexedSource {
-    pub fn new(text: Arc<str>) -> IndexedSource {
+    pub(crate) fn new(text: Arc<str>) -> IndexedSource {
         let bytes = text.as_bytes();
         let line_starts: Vec<usize> = std::iter::once(0)
             .chain(
