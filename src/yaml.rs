@@ -5,7 +5,7 @@
 /// A YAML document that did not deserialize, with its position when known.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
-pub struct YamlError {
+pub(crate) struct YamlError {
     pub message: String,
     /// 1-based line and column.
     pub location: Option<(usize, usize)>,
@@ -14,7 +14,7 @@ pub struct YamlError {
 }
 
 /// Deserializes one YAML document.
-pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlError> {
+pub(crate) fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlError> {
     serde_yaml::from_str(text).map_err(|e| {
         let loc = e.location();
         YamlError {
@@ -27,7 +27,7 @@ pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlErr
 
 /// The byte range of the key at `path` (mapping keys, list items as decimal indices) in a
 /// block-style YAML document, found by indentation. Falls back to the deepest key found on the way.
-pub fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
+pub(crate) fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
     let mut lines = Vec::new();
     let mut offset = 0usize;
     for line in text.split_inclusive('\n') {
