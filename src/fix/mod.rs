@@ -58,13 +58,6 @@ pub struct FixOutcome {
     pub notes: Vec<String>,
 }
 
-impl FixOutcome {
-    /// The least safe applicability among the applied plans (`None` when nothing was applied).
-    pub fn applicability(&self) -> Option<Applicability> {
-        self.applied.iter().map(|p| p.applicability).min()
-    }
-}
-
 /// Why a fix run changed nothing on disk.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -11,7 +11,7 @@ pub struct Span {
 
 impl Span {
     /// A span from `start` to `end` (exclusive).
-    pub fn new(start: usize, end: usize) -> Span {
+    pub(crate) fn new(start: usize, end: usize) -> Span {
         Span {
             start,
             len: end.saturating_sub(start),

@@ -432,19 +432,9 @@ impl BlobFile {
         })
     }
 
-    /// The path the file was opened by.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// File length in bytes.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.map.len() as u64
-    }
-
-    /// Always false: shorter files are refused by [`BlobFile::open`].
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
     }
 
     fn u32_at(&self, at: u64) -> Option<u32> {
