@@ -1,6 +1,6 @@
-//! The one place that touches the YAML crate (serde_yaml is archived upstream; swap it here).
-//! Rule files, the config and the rule data under `rules/` (op set, placement table) read YAML
-//! through it.
+//! The one place that touches the YAML crate: serde_yaml_bw, a maintained fork of the deprecated
+//! serde_yaml with the same API. Rule files, the config and the rule data under `rules/` (op set,
+//! placement table) read YAML through it.
 
 /// A YAML document that did not deserialize, with its position when known.
 #[derive(Debug, thiserror::Error)]
@@ -15,7 +15,9 @@ pub(crate) struct YamlError {
 
 /// Deserializes one YAML document.
 pub(crate) fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlError> {
-    serde_yaml::from_str(text).map_err(|e| {
+    // Not `serde_yaml_bw::from_str`: on an error it parses again into a `Value` to resolve merge
+    // keys, and the error of that second pass has no location.
+    T::deserialize(serde_yaml_bw::Deserializer::from_str(text)).map_err(|e| {
         let loc = e.location();
         YamlError {
             message: e.to_string(),
