@@ -121,6 +121,28 @@ mod tests {
     }
 
     #[test]
+    fn a_key_given_twice_is_an_error_at_the_second() {
+        let err = from_str::<std::collections::BTreeMap<String, String>>("a: 1\nb: 2\na: 3\n")
+            .unwrap_err();
+        assert!(err.message.contains("duplicate"), "{}", err.message);
+        assert_eq!(err.location.map(|(line, _)| line), Some(3));
+    }
+
+    #[test]
+    fn errors_of_the_typed_pass_keep_their_location() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Two {
+            a: u32,
+            b: Option<bool>,
+        }
+        let err = from_str::<Two>("a: 1\nc: x\n").unwrap_err();
+        assert!(err.message.contains("unknown field `c`"), "{}", err.message);
+        assert_eq!((err.location, err.offset), (Some((2, 1)), Some(5)));
+    }
+
+    #[test]
     fn keys_are_located_by_path() {
         let text = "id: x\nmatch:\n  state-write:\n    full: true\n  op: a\nmessage: m\n";
         let at = |p: &[&str]| locate(text, &path(p)).map(|(o, l)| &text[o..o + l]);
