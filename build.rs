@@ -84,7 +84,7 @@ fn transcoded(dir: &std::path::Path) -> String {
         .into_iter()
         .filter_map(|path| {
             let text = std::fs::read_to_string(&path).ok()?;
-            let value: serde_json::Value = serde_yaml::from_str(&text).ok()?;
+            let value: serde_json::Value = serde_yaml_bw::from_str(&text).ok()?;
             Some((text, path, value.to_string()))
         })
         .collect();

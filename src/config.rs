@@ -11,7 +11,7 @@ use serde::Deserialize;
 use crate::finding::{Finding, Severity};
 
 /// Names the config file may have, looked up in this order in each folder.
-pub const CONFIG_NAMES: &[&str] = &["coreml-lint.yaml", ".coreml-lint.yaml"];
+pub(crate) const CONFIG_NAMES: &[&str] = &["coreml-lint.yaml", ".coreml-lint.yaml"];
 
 /// One `ignores:` entry: a finding matching every given key is dropped (models have no comments for `noqa`).
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub fn load(path: &Path) -> Result<Options, ConfigError> {
 }
 
 /// The nearest config file in `start` or any folder above it.
-pub fn find_upward(start: &Path) -> Option<PathBuf> {
+pub(crate) fn find_upward(start: &Path) -> Option<PathBuf> {
     let start = std::fs::canonicalize(start).ok()?;
     let first = if start.is_dir() {
         start.as_path()
@@ -208,13 +208,13 @@ impl Settings {
     }
 
     /// Whether the rule with this id runs at all.
-    pub fn is_enabled(&self, id: &str) -> bool {
+    pub(crate) fn is_enabled(&self, id: &str) -> bool {
         self.select.iter().any(|s| matches_selector(id, s))
             && !self.ignore.iter().any(|s| matches_selector(id, s))
     }
 
     /// The severity a rule's findings get.
-    pub fn severity_of(&self, id: &str, default: Severity) -> Severity {
+    pub(crate) fn severity_of(&self, id: &str, default: Severity) -> Severity {
         self.severity.get(id).copied().unwrap_or(default)
     }
 
@@ -233,7 +233,7 @@ impl Settings {
     /// Rewrites every rule id the settings name (select, ignore, severity, per-path ignores,
     /// `ignores:`) through `redirects` (old id → new id), so a renamed rule stays selected or
     /// ignored. Prefixes and `ALL` are not ids and stay as written.
-    pub fn redirect(&mut self, redirects: &BTreeMap<String, String>) {
+    pub(crate) fn redirect(&mut self, redirects: &BTreeMap<String, String>) {
         let map = |id: &mut String| {
             if let Some(new) = redirects.get(id.as_str()) {
                 id.clone_from(new);
@@ -259,7 +259,7 @@ impl Settings {
     }
 
     /// Applies enablement, severity overrides and ignores to a model's findings.
-    pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
+    pub(crate) fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
         findings
             .into_iter()
             .filter(|f| self.is_enabled(&f.rule))

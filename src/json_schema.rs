@@ -13,7 +13,7 @@ use crate::rules::schema::{RuleFile, Utils};
 
 /// Where the committed schemas are published (the `$id`s; what a `yaml-language-server`
 /// modeline points at).
-pub const BASE_URL: &str =
+pub(crate) const BASE_URL: &str =
     "https://raw.githubusercontent.com/coreml-lint/coreml-lint/main/schemas/";
 
 /// File name of the `coreml-lint.yaml` schema in `schemas/`.
@@ -46,17 +46,17 @@ fn schema_for<T: JsonSchema>(file: &str, title: &str) -> Value {
 }
 
 /// The schema of `coreml-lint.yaml`.
-pub fn config_schema() -> Value {
+pub(crate) fn config_schema() -> Value {
     schema_for::<Options>(CONFIG_SCHEMA_FILE, "coreml-lint.yaml")
 }
 
 /// The schema of a rule file (`rules/<id>.yaml`).
-pub fn rule_schema() -> Value {
+pub(crate) fn rule_schema() -> Value {
     schema_for::<RuleFile>(RULE_SCHEMA_FILE, "coreml-lint rule file")
 }
 
 /// The schema of a rule folder's `utils.yaml` (named match fragments for `matches:`).
-pub fn utils_schema() -> Value {
+pub(crate) fn utils_schema() -> Value {
     schema_for::<Utils>(
         UTILS_SCHEMA_FILE,
         "coreml-lint match fragments (utils.yaml)",

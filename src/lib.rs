@@ -14,6 +14,7 @@ pub mod config;
 pub mod discover;
 #[warn(missing_docs)]
 pub mod finding;
+#[warn(missing_docs)]
 pub mod fix;
 pub mod ir;
 #[warn(missing_docs)]
@@ -22,9 +23,9 @@ pub mod json_schema;
 pub mod limits;
 #[warn(missing_docs)]
 pub mod lint;
-#[warn(missing_docs)]
-pub mod mil_number;
+pub(crate) mod mil_number;
 pub mod read;
+#[warn(missing_docs)]
 pub mod report;
 pub mod rules;
 pub(crate) mod yaml;

@@ -11,14 +11,14 @@ pub const MAX_NESTING: usize = 256;
 /// programs nest a handful of levels.
 pub const MAX_BLOCK_NESTING: usize = 64;
 /// Deepest nesting of pipelines inside pipelines (coremltools writes one level).
-pub const MAX_PIPELINE_NESTING: usize = 16;
+pub(crate) const MAX_PIPELINE_NESTING: usize = 16;
 /// Most sub-models read from one pipeline file, all levels together.
-pub const MAX_PIPELINE_MODELS: usize = 4096;
+pub(crate) const MAX_PIPELINE_MODELS: usize = 4096;
 /// Largest element count of an immediate tensor that is decoded.
 pub const MAX_IMMEDIATE_ELEMENTS: u64 = 1 << 24;
 /// Largest dimension accepted in a declared shape (2^40, as the issue says).
-pub const MAX_DIM: u64 = 1 << 40;
+pub(crate) const MAX_DIM: u64 = 1 << 40;
 /// Tensors with at most this many elements are const-evaluated by analysis passes.
-pub const MAX_CONSTEVAL_ELEMENTS: u64 = 1 << 16;
+pub(crate) const MAX_CONSTEVAL_ELEMENTS: u64 = 1 << 16;
 /// Largest weight-file payload read to learn a constant's value (256 KiB); weights are never read.
-pub const MAX_BLOB_VALUE_BYTES: u64 = 1 << 18;
+pub(crate) const MAX_BLOB_VALUE_BYTES: u64 = 1 << 18;

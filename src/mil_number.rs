@@ -1,7 +1,7 @@
 //! Numeric literals of text MIL: integers, decimal floats, C hexadecimal floats, `inf`, `nan`.
 
 /// Parses an integer literal (decimal or `0x…`, optionally signed).
-pub fn parse_int(text: &str) -> Option<i128> {
+pub(crate) fn parse_int(text: &str) -> Option<i128> {
     let (neg, body) = split_sign(text);
     let v = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         i128::from_str_radix(hex, 16).ok()?
@@ -20,7 +20,7 @@ fn split_sign(text: &str) -> (bool, &str) {
 }
 
 /// Parses a float literal: decimal (`1.5e-3`), C99 hex (`-0x1.388p+13`), `inf`, `nan`, or an integer.
-pub fn parse_float(text: &str) -> Option<f64> {
+pub(crate) fn parse_float(text: &str) -> Option<f64> {
     let (neg, body) = split_sign(text);
     let v = match body {
         "inf" | "infinity" | "INF" => f64::INFINITY,
@@ -60,15 +60,8 @@ fn parse_hex_float(hex: &str) -> Option<f64> {
     Some(value * 2f64.powi(exp))
 }
 
-/// Formats a float as a C99 hexadecimal float, exactly (`0x1.77540ap-4`, `0x0p+0`, `-inf`).
-pub fn format_hex_float(v: f64) -> String {
-    let mut out = String::new();
-    write_hex_float(&mut out, v);
-    out
-}
-
-/// [`format_hex_float`], appended to `out`.
-pub fn write_hex_float(out: &mut String, v: f64) {
+/// Appends `v` to `out` as a C99 hexadecimal float, exactly (`0x1.77540ap-4`, `0x0p+0`, `-inf`).
+pub(crate) fn write_hex_float(out: &mut String, v: f64) {
     use std::fmt::Write;
     if v.is_nan() {
         out.push_str("nan");
@@ -120,8 +113,9 @@ mod tests {
             "-0x1.388p+13",
             "0x1.5p-17",
         ] {
-            let v = parse_float(s).unwrap();
-            assert_eq!(format_hex_float(v), s, "{s}");
+            let mut hex = String::new();
+            write_hex_float(&mut hex, parse_float(s).unwrap());
+            assert_eq!(hex, s, "{s}");
         }
         assert_eq!(parse_float("-0x1.388p+13"), Some(-10000.0));
         assert_eq!(parse_float("1.5e-3"), Some(0.0015));

@@ -1,7 +1,8 @@
-//! The one place that touches the YAML crate (serde_yaml is archived upstream; swap it here).
-//! Rule files, the config and the rule data under `rules/` (op set, placement table) read YAML
-//! through it. The YAML files built into the binary were transcoded to JSON by `build.rs`, and
-//! their JSON is what gets parsed: the same document, several times cheaper to read at every start.
+//! The one place that touches the YAML crate: serde_yaml_bw, a maintained fork of the deprecated
+//! serde_yaml with the same API. Rule files, the config and the rule data under `rules/` (op set,
+//! placement table) read YAML through it. The YAML files built into the binary were transcoded to
+//! JSON by `build.rs`, and their JSON is what gets parsed: the same document, several times cheaper
+//! to read at every start.
 
 mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin_yaml.rs"));
@@ -10,7 +11,7 @@ mod builtin {
 /// A YAML document that did not deserialize, with its position when known.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
-pub struct YamlError {
+pub(crate) struct YamlError {
     pub message: String,
     /// 1-based line and column.
     pub location: Option<(usize, usize)>,
@@ -19,13 +20,15 @@ pub struct YamlError {
 }
 
 /// Deserializes one YAML document.
-pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlError> {
+pub(crate) fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlError> {
     // A built-in file that does not deserialize as JSON falls through to the YAML parser, whose
     // error carries the location.
     if let Some(parsed) = transcoded(text).and_then(|json| serde_json::from_str(json).ok()) {
         return Ok(parsed);
     }
-    serde_yaml::from_str(text).map_err(|e| {
+    // Not `serde_yaml_bw::from_str`: on an error it parses again into a `Value` to resolve merge
+    // keys, and the error of that second pass has no location.
+    T::deserialize(serde_yaml_bw::Deserializer::from_str(text)).map_err(|e| {
         let loc = e.location();
         YamlError {
             message: e.to_string(),
@@ -45,7 +48,7 @@ fn transcoded(text: &str) -> Option<&'static str> {
 
 /// The byte range of the key at `path` (mapping keys, list items as decimal indices) in a
 /// block-style YAML document, found by indentation. Falls back to the deepest key found on the way.
-pub fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
+pub(crate) fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
     let mut lines = Vec::new();
     let mut offset = 0usize;
     for line in text.split_inclusive('\n') {
@@ -125,6 +128,7 @@ pub fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
 
     fn path(p: &[&str]) -> Vec<String> {
         p.iter().map(|s| s.to_string()).collect()
@@ -137,7 +141,8 @@ mod tests {
             "rules/ has the rule files and the rule data"
         );
         for (yaml, json) in builtin::TRANSCODED {
-            let from_yaml: serde_json::Value = serde_yaml::from_str(yaml).unwrap();
+            let from_yaml: serde_json::Value =
+                serde_json::Value::deserialize(serde_yaml_bw::Deserializer::from_str(yaml)).unwrap();
             assert_eq!(transcoded(yaml), Some(*json));
             assert_eq!(from_str::<serde_json::Value>(yaml).unwrap(), from_yaml);
         }
@@ -148,6 +153,28 @@ mod tests {
     fn syntax_errors_carry_an_offset() {
         let err = from_str::<std::collections::BTreeMap<String, String>>("a: [1,\n").unwrap_err();
         assert!(err.offset.is_some());
+    }
+
+    #[test]
+    fn a_key_given_twice_is_an_error_at_the_second() {
+        let err = from_str::<std::collections::BTreeMap<String, String>>("a: 1\nb: 2\na: 3\n")
+            .unwrap_err();
+        assert!(err.message.contains("duplicate"), "{}", err.message);
+        assert_eq!(err.location.map(|(line, _)| line), Some(3));
+    }
+
+    #[test]
+    fn errors_of_the_typed_pass_keep_their_location() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Two {
+            a: u32,
+            b: Option<bool>,
+        }
+        let err = from_str::<Two>("a: 1\nc: x\n").unwrap_err();
+        assert!(err.message.contains("unknown field `c`"), "{}", err.message);
+        assert_eq!((err.location, err.offset), (Some((2, 1)), Some(5)));
     }
 
     #[test]

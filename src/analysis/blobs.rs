@@ -1361,7 +1361,7 @@ mod rule_file_tests {
             assert!(produced.contains(kind), "no test produces {kind}");
             let path = dir.join(format!("{kind}.yaml"));
             let text = std::fs::read_to_string(&path).unwrap();
-            let y: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+            let y: serde_yaml_bw::Value = serde_yaml_bw::from_str(&text).unwrap();
             assert_eq!(y["id"].as_str(), Some(kind), "{}", path.display());
             assert_eq!(y["match"]["fact"].as_str(), Some(kind));
             assert_eq!(y["category"].as_str(), Some("weights"));

@@ -3,7 +3,7 @@
 use similar::TextDiff;
 
 /// The unified diff of `before` → `after`, with `a/PATH` and `b/PATH` headers; empty when equal.
-pub fn unified(before: &str, after: &str, path: &str) -> String {
+pub(crate) fn unified(before: &str, after: &str, path: &str) -> String {
     if before == after {
         return String::new();
     }

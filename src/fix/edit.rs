@@ -13,7 +13,7 @@ use crate::analysis::fix_plan::{with_rows, Anchor, FunctionEdit, NewOp, OpRef, P
 /// Applies `plans` (of distinct states, all computed on `program`) to `program` and returns the
 /// program re-read from its rendered text (so its graph, value map, op order and spans are
 /// consistent again), with that text.
-pub fn apply_to_program(
+pub(crate) fn apply_to_program(
     program: &Program,
     plans: &[&PadPlan],
 ) -> Result<(Program, String), String> {
@@ -178,7 +178,7 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
 }
 
 /// The IR form of an inserted op.
-pub fn ir_op(new: &NewOp) -> Op {
+pub(crate) fn ir_op(new: &NewOp) -> Op {
     Op {
         op_type: new.op_type.clone(),
         name: Some(new.op_name.clone().unwrap_or_else(|| new.name.clone())),

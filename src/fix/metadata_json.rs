@@ -166,7 +166,7 @@ fn dims_text(dims: &[u64], sep: &str) -> String {
 /// Rewrites the `shape` (and the dimensions in `formattedType`) of `state`'s `stateSchema` entries.
 /// Returns `Ok(None)` when no entry names the state, an error when the file is not the JSON the
 /// compiler writes or an entry's shape is not `old`.
-pub fn pad_state_schema(
+pub(crate) fn pad_state_schema(
     text: &str,
     state: &str,
     old: &[u64],

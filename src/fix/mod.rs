@@ -8,11 +8,10 @@
 pub(crate) mod diff;
 pub(crate) mod edit;
 pub(crate) mod metadata_json;
-pub mod proto_edit;
-#[warn(missing_docs)]
+pub(crate) mod proto_edit;
 pub mod run;
-pub mod text_edit;
-pub mod write;
+pub(crate) mod text_edit;
+pub(crate) mod write;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,7 +23,7 @@ use crate::ir::{Model, ModelKind};
 pub use crate::analysis::fix_plan::{
     plan_model, plan_pad, plan_state, FixRefusal, ModelPlans, PadPlan, PadRequest,
 };
-pub use write::{replace_atomically, WriteError};
+pub use write::WriteError;
 
 /// Where the fixed model goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,32 +53,42 @@ pub struct FixOutcome {
     pub written: Option<PathBuf>,
     /// Files replaced.
     pub files: Vec<PathBuf>,
+    /// One line each for the user: an unsafe plan held back, a text model re-rendered in the
+    /// compiler's layout instead of edited in place.
     pub notes: Vec<String>,
-}
-
-impl FixOutcome {
-    /// The least safe applicability among the applied plans (`None` when nothing was applied).
-    pub fn applicability(&self) -> Option<Applicability> {
-        self.applied.iter().map(|p| p.applicability).min()
-    }
 }
 
 /// Why a fix run changed nothing on disk.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FixError {
+    /// The analysis refused a requested state (the reason, and the model's path).
     #[error("{}: {}", .1.display(), .0)]
     Refused(FixRefusal, PathBuf),
+    /// The model is of a kind the fixer cannot edit (not an ML program, …).
     #[error("{}: not fixed: {message}", path.display())]
-    Unsupported { path: PathBuf, message: String },
+    Unsupported {
+        /// The model.
+        path: PathBuf,
+        /// What cannot be fixed, and why.
+        message: String,
+    },
+    /// Writing the fixed files failed; every original is unchanged.
     #[error("not fixed: {0}")]
     Write(#[from] WriteError),
+    /// Re-reading, editing or re-encoding the model's protobuf failed, or the result does not lower
+    /// to the edited program; caught before anything was written.
     #[error("{}: internal error while fixing, nothing was written: {message}", path.display())]
-    Internal { path: PathBuf, message: String },
+    Internal {
+        /// The model.
+        path: PathBuf,
+        /// What did not check out.
+        message: String,
+    },
 }
 
 /// The error for an input that is not an ML program (neural network, pipeline, …).
-pub fn not_ml_program(path: &Path, what: &str) -> FixError {
+pub(crate) fn not_ml_program(path: &Path, what: &str) -> FixError {
     FixError::Unsupported {
         path: path.to_path_buf(),
         message: format!("{what} is not an ML program; only ML programs can be fixed"),
@@ -88,7 +97,10 @@ pub fn not_ml_program(path: &Path, what: &str) -> FixError {
 
 /// Plans the requested states of `model` (each on its requested axis). A refusal of any of them
 /// refuses all.
-pub fn plan_requests(model: &Model, requests: &[PadRequest]) -> Result<Vec<PadPlan>, FixError> {
+pub(crate) fn plan_requests(
+    model: &Model,
+    requests: &[PadRequest],
+) -> Result<Vec<PadPlan>, FixError> {
     let facts: Vec<_> = model
         .program
         .functions
@@ -135,13 +147,11 @@ pub fn apply_plans(
     allow_unsafe: bool,
     mode: FixMode,
 ) -> Result<FixOutcome, FixError> {
-    apply_plans_with_writer(model, plans, allow_unsafe, mode, &mut |f, b| {
-        std::io::Write::write_all(f, b)
-    })
+    apply_plans_with_writer(model, plans, allow_unsafe, mode, &mut write::plain_write)
 }
 
 /// [`apply_plans`] with the writer of staged files replaced.
-pub fn apply_plans_with_writer(
+pub(crate) fn apply_plans_with_writer(
     model: &Model,
     plans: &[PadPlan],
     allow_unsafe: bool,
@@ -267,7 +277,7 @@ fn text_after(
 }
 
 /// `model` as read from its copy at `root` (a fixed copy written under `--output`).
-pub fn moved_to(model: &Model, root: &Path) -> Model {
+pub(crate) fn moved_to(model: &Model, root: &Path) -> Model {
     let mut moved = model.clone();
     moved.path = root.to_path_buf();
     moved.source.file = retarget(&model.source.file, &model.path, root);

@@ -15,7 +15,7 @@ use crate::analysis::fix_plan::{Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
 /// Applies `plans` (of distinct states, all computed on the same program) to every function they
 /// name, in one pass: ops are named by their position in the original program. Nothing is checked
 /// against the description here; see [`pad_description`].
-pub fn pad_program(program: &mut proto::Program, plans: &[&PadPlan]) -> Result<(), String> {
+pub(crate) fn pad_program(program: &mut proto::Program, plans: &[&PadPlan]) -> Result<(), String> {
     let mut names: Vec<&str> = plans
         .iter()
         .flat_map(|p| p.functions.iter().map(|fe| fe.function.as_str()))
@@ -323,7 +323,7 @@ fn operation(new: &NewOp) -> Result<proto::Operation, String> {
 
 /// Pads the state's feature in the description (model level and every function). Returns how many
 /// features were changed.
-pub fn pad_description(
+pub(crate) fn pad_description(
     desc: &mut proto::ModelDescription,
     plan: &PadPlan,
 ) -> Result<usize, String> {

@@ -38,7 +38,7 @@ pub struct FixRun {
 }
 
 /// Applies every offered fix of each checked model (a model with its sorted findings).
-pub fn fix_models<'a>(
+pub(crate) fn fix_models<'a>(
     models: impl IntoIterator<Item = (&'a Model, &'a [Finding])>,
     opts: &FixOptions,
 ) -> FixRun {

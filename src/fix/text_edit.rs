@@ -20,7 +20,7 @@ struct Edit {
 
 /// Applies `plans` to `source` (the text `original` was read from) as span edits. `edited` is the
 /// IR-edited program re-read from its rendering `rendered`: inserted statements are copied from it.
-pub fn edit_source(
+pub(crate) fn edit_source(
     source: &str,
     original: &Program,
     plans: &[&PadPlan],

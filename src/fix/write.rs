@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {message}", path.display())]
 pub struct WriteError {
+    /// The file or folder being written, copied or checked.
     pub path: PathBuf,
+    /// What was being done and the operating system's message.
     pub message: String,
 }
 
@@ -21,21 +23,20 @@ fn err(path: &Path, what: &str, e: impl std::fmt::Display) -> WriteError {
 }
 
 /// Writes the bytes of a staged file; replaceable in tests to inject failures.
-pub type Writer<'a> = &'a mut dyn FnMut(&mut File, &[u8]) -> io::Result<()>;
+pub(crate) type Writer<'a> = &'a mut dyn FnMut(&mut File, &[u8]) -> io::Result<()>;
 
-fn plain_write(f: &mut File, bytes: &[u8]) -> io::Result<()> {
+/// The [`Writer`] of every real fix: writes all of `bytes`.
+pub(crate) fn plain_write(f: &mut File, bytes: &[u8]) -> io::Result<()> {
     f.write_all(bytes)
-}
-
-/// Replaces `path` with `bytes` atomically: on any failure the original file is unchanged.
-pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    replace_all(&[(path.to_path_buf(), bytes.to_vec())], &mut plain_write)
 }
 
 /// Replaces several files in one folder tree. Every new file is staged (written and fsynced) beside
 /// its target before any target is touched; if a rename fails, the targets already replaced are
 /// restored from hard-link (or copied) backups. On any failure every original is unchanged.
-pub fn replace_all(files: &[(PathBuf, Vec<u8>)], writer: Writer<'_>) -> Result<(), WriteError> {
+pub(crate) fn replace_all(
+    files: &[(PathBuf, Vec<u8>)],
+    writer: Writer<'_>,
+) -> Result<(), WriteError> {
     let mut staged: Vec<(PathBuf, tempfile::TempPath)> = Vec::new();
     for (path, bytes) in files {
         let dir = parent(path);
@@ -85,7 +86,7 @@ pub fn replace_all(files: &[(PathBuf, Vec<u8>)], writer: Writer<'_>) -> Result<(
 /// a process killed at any point leaves either the whole original or the whole fixed package,
 /// never a mix. Where the swap is not available (not Linux, no hard links, symlinks in the
 /// package), falls back to [`replace_all`].
-pub fn replace_in_package(
+pub(crate) fn replace_in_package(
     root: &Path,
     files: &[(PathBuf, Vec<u8>)],
     writer: Writer<'_>,
@@ -232,7 +233,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 
 /// Refuses a file or folder whose permission bits forbid writing (checked explicitly, so that it
 /// holds for root too), and a file whose folder is not writable.
-pub fn check_writable(path: &Path) -> Result<(), WriteError> {
+pub(crate) fn check_writable(path: &Path) -> Result<(), WriteError> {
     for p in [path.to_path_buf(), parent(path)] {
         let meta = fs::metadata(&p).map_err(|e| err(&p, "cannot inspect", e))?;
         if meta.permissions().readonly() {
@@ -259,13 +260,13 @@ pub fn check_writable(path: &Path) -> Result<(), WriteError> {
 }
 
 /// Creates the `--output` folder (and its parents) when it does not exist yet.
-pub fn create_output_dir(dir: &Path) -> Result<(), WriteError> {
+pub(crate) fn create_output_dir(dir: &Path) -> Result<(), WriteError> {
     fs::create_dir_all(dir).map_err(|e| err(dir, "cannot create the output folder", e))
 }
 
 /// Copies the model at `src` (a folder or a file) to `dst`, which must not exist.
 /// Symlinks are not followed (a package must not point outside itself).
-pub fn copy_model(src: &Path, dst: &Path) -> Result<(), WriteError> {
+pub(crate) fn copy_model(src: &Path, dst: &Path) -> Result<(), WriteError> {
     if dst.exists() {
         return Err(WriteError {
             path: dst.to_path_buf(),
@@ -319,7 +320,7 @@ mod tests {
         let b = dir.path().join("b.txt");
         fs::write(&a, b"old a").unwrap();
         fs::write(&b, b"old b").unwrap();
-        replace_atomically(&a, b"new a").unwrap();
+        replace_all(&[(a.clone(), b"new a".to_vec())], &mut plain_write).unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"new a");
 
         // Fail on the second staged file: neither target changes.

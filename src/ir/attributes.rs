@@ -11,7 +11,7 @@ pub struct Attributes(Vec<(String, Literal)>);
 
 impl Attributes {
     /// No attributes.
-    pub fn new() -> Attributes {
+    pub(crate) fn new() -> Attributes {
         Attributes(Vec::new())
     }
 
@@ -20,19 +20,21 @@ impl Attributes {
     }
 
     /// The literal of `key`.
-    pub fn get(&self, key: &str) -> Option<&Literal> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Literal> {
         self.position(key)
             .ok()
             .and_then(|i| self.0.get(i))
             .map(|(_, v)| v)
     }
 
-    pub fn contains_key(&self, key: &str) -> bool {
+    /// True when `key` is set.
+    #[cfg(test)]
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_ok()
     }
 
     /// Sets `key`, returning the literal it replaces.
-    pub fn insert(&mut self, key: String, value: Literal) -> Option<Literal> {
+    pub(crate) fn insert(&mut self, key: String, value: Literal) -> Option<Literal> {
         match self.position(&key) {
             Ok(i) => self
                 .0
@@ -45,11 +47,14 @@ impl Attributes {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    /// True when there are no attributes.
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
-    pub fn len(&self) -> usize {
+    /// Number of attributes.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 
@@ -59,7 +64,7 @@ impl Attributes {
     }
 
     /// Pairs in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Literal)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &Literal)> + '_ {
         self.0.iter().map(|(k, v)| (k, v))
     }
 }

@@ -26,7 +26,7 @@ pub fn same_program(a: &Program, b: &Program) -> Result<(), String> {
 }
 
 /// The first difference between two functions.
-pub fn same_function(a: &Function, b: &Function) -> Result<(), String> {
+pub(crate) fn same_function(a: &Function, b: &Function) -> Result<(), String> {
     if text_opset(&a.opset) != text_opset(&b.opset) {
         return Err(format!("opset {} vs {}", a.opset, b.opset));
     }

@@ -9,7 +9,9 @@ pub enum TensorData {
     Ints(Vec<i64>),
     /// Floating-point values (fp16 is widened).
     Floats(Vec<f64>),
+    /// Booleans.
     Bools(Vec<bool>),
+    /// Strings (`string` element type).
     Strings(Vec<String>),
     /// Raw little-endian element bytes, kept when the elements were not decoded.
     Bytes(Vec<u8>),
@@ -17,7 +19,7 @@ pub enum TensorData {
 
 impl TensorData {
     /// Number of decoded elements (`None` for raw bytes).
-    pub fn len(&self) -> Option<usize> {
+    pub(crate) fn len(&self) -> Option<usize> {
         match self {
             TensorData::Ints(v) => Some(v.len()),
             TensorData::Floats(v) => Some(v.len()),
@@ -25,11 +27,6 @@ impl TensorData {
             TensorData::Strings(v) => Some(v.len()),
             TensorData::Bytes(_) => None,
         }
-    }
-
-    /// True when there are no decoded elements.
-    pub fn is_empty(&self) -> bool {
-        self.len() == Some(0)
     }
 }
 
@@ -45,17 +42,24 @@ pub struct BlobRef {
 /// The value part of a literal, typed by the enclosing [`Literal::ty`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Payload {
+    /// Elements written in the program itself (an immediate value).
     Tensor(TensorData),
+    /// A tensor whose elements are in a weight file.
     Blob(BlobRef),
+    /// The members of a tuple, in order.
     Tuple(Vec<Payload>),
+    /// The elements of a list, in order.
     List(Vec<Payload>),
+    /// Key/value pairs in the order written.
     Dict(Vec<(Payload, Payload)>),
 }
 
 /// A typed constant: `tensor<int32, [2]>([1, 2])`, a BLOBFILE, a dict, …
 #[derive(Clone, Debug, PartialEq)]
 pub struct Literal {
+    /// The declared type (`tensor<int32, [2]>`).
     pub ty: ValueType,
+    /// The value itself.
     pub payload: Payload,
 }
 
@@ -69,7 +73,7 @@ impl Literal {
     }
 
     /// Immediate tensor data, if any.
-    pub fn tensor_data(&self) -> Option<&TensorData> {
+    pub(crate) fn tensor_data(&self) -> Option<&TensorData> {
         match &self.payload {
             Payload::Tensor(d) => Some(d),
             _ => None,
@@ -77,7 +81,7 @@ impl Literal {
     }
 
     /// A single string value (`string("x")`, `tensor<string, []>("x")`).
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match &self.payload {
             Payload::Tensor(TensorData::Strings(v)) if v.len() == 1 => {
                 v.first().map(String::as_str)
@@ -88,7 +92,7 @@ impl Literal {
 }
 
 /// IEEE binary16 → f64 (exact).
-pub fn f16_to_f64(bits: u16) -> f64 {
+pub(crate) fn f16_to_f64(bits: u16) -> f64 {
     half::f16::from_bits(bits).to_f64()
 }
 

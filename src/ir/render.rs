@@ -14,7 +14,7 @@ use crate::limits::MAX_NESTING;
 use crate::mil_number::write_hex_float;
 
 /// Text opset name for a proto opset name (`CoreML8` → `ios18`); text names pass through.
-pub fn text_opset(opset: &str) -> &str {
+pub(crate) fn text_opset(opset: &str) -> &str {
     match opset {
         "CoreML5" => "ios15",
         "CoreML6" => "ios16",
@@ -551,7 +551,7 @@ fn nest(out: &mut String, dims: &[u64], elems: &Elements<'_>, idx: &mut usize) {
 }
 
 /// Unpacks little-endian element bytes into integers (floats stored as bytes print their bit patterns).
-pub fn unpack_bytes(dtype: DType, bytes: &[u8]) -> Vec<i64> {
+pub(crate) fn unpack_bytes(dtype: DType, bytes: &[u8]) -> Vec<i64> {
     let bits = dtype.bits().unwrap_or(8) as usize;
     if bits >= 8 {
         let width = bits / 8;

@@ -3,13 +3,15 @@
 /// A byte range in `model.mil`, or in the rendered text of a `.mlpackage`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// Offset of the first byte.
     pub start: usize,
+    /// Length in bytes.
     pub len: usize,
 }
 
 impl Span {
     /// A span from `start` to `end` (exclusive).
-    pub fn new(start: usize, end: usize) -> Span {
+    pub(crate) fn new(start: usize, end: usize) -> Span {
         Span {
             start,
             len: end.saturating_sub(start),

@@ -5,27 +5,49 @@ use std::fmt;
 /// A MIL element type. Unknown proto enum numbers are kept, never rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// `bool`.
     Bool,
+    /// `string` (text; not a numeric element).
     String,
+    /// IEEE binary16 float.
     Fp16,
+    /// IEEE binary32 float.
     Fp32,
+    /// IEEE binary64 float.
     Fp64,
+    /// bfloat16 (8-bit exponent, 7-bit mantissa).
     Bf16,
+    /// 8-bit float, 4-bit exponent and 3-bit mantissa, finite (no infinities).
     Fp8E4M3Fn,
+    /// 8-bit float, 5-bit exponent and 2-bit mantissa.
     Fp8E5M2,
+    /// Signed 4-bit integer (packed two per byte in weight files).
     Int4,
+    /// Signed 8-bit integer.
     Int8,
+    /// Signed 16-bit integer.
     Int16,
+    /// Signed 32-bit integer.
     Int32,
+    /// Signed 64-bit integer.
     Int64,
+    /// Unsigned 1-bit integer (palettization indices, packed).
     UInt1,
+    /// Unsigned 2-bit integer (packed).
     UInt2,
+    /// Unsigned 3-bit integer (packed).
     UInt3,
+    /// Unsigned 4-bit integer (packed).
     UInt4,
+    /// Unsigned 6-bit integer (packed).
     UInt6,
+    /// Unsigned 8-bit integer.
     UInt8,
+    /// Unsigned 16-bit integer.
     UInt16,
+    /// Unsigned 32-bit integer.
     UInt32,
+    /// Unsigned 64-bit integer.
     UInt64,
     /// A proto `DataType` number this version does not know.
     Unknown(i32),
@@ -58,12 +80,12 @@ const DTYPE_TABLE: &[(DType, &str, i32, Option<u32>)] = &[
 
 impl DType {
     /// Parses a text-MIL element type name (`fp16`, `int32`, …).
-    pub fn from_text(name: &str) -> Option<DType> {
+    pub(crate) fn from_text(name: &str) -> Option<DType> {
         DTYPE_TABLE.iter().find(|e| e.1 == name).map(|e| e.0)
     }
 
     /// Maps a MIL.proto `DataType` number.
-    pub fn from_proto(code: i32) -> DType {
+    pub(crate) fn from_proto(code: i32) -> DType {
         DTYPE_TABLE
             .iter()
             .find(|e| e.2 == code)
@@ -72,7 +94,7 @@ impl DType {
     }
 
     /// The MIL.proto `DataType` number.
-    pub fn to_proto(self) -> i32 {
+    pub(crate) fn to_proto(self) -> i32 {
         match self {
             DType::Unknown(code) => code,
             other => DTYPE_TABLE
@@ -84,7 +106,7 @@ impl DType {
     }
 
     /// The text-MIL spelling of a known dtype (`None` for [`DType::Unknown`]).
-    pub fn known_name(self) -> Option<&'static str> {
+    pub(crate) fn known_name(self) -> Option<&'static str> {
         DTYPE_TABLE.iter().find(|e| e.0 == self).map(|e| e.1)
     }
 
@@ -101,12 +123,12 @@ impl DType {
     }
 
     /// Storage width of one element in bits (`None` for strings).
-    pub fn bits(self) -> Option<u32> {
+    pub(crate) fn bits(self) -> Option<u32> {
         DTYPE_TABLE.iter().find(|e| e.0 == self).and_then(|e| e.3)
     }
 
     /// fp16, fp32, fp64, bf16 and the fp8 types.
-    pub fn is_float(self) -> bool {
+    pub(crate) fn is_float(self) -> bool {
         matches!(
             self,
             DType::Fp16
@@ -119,7 +141,7 @@ impl DType {
     }
 
     /// Signed or unsigned integer of any width.
-    pub fn is_int(self) -> bool {
+    pub(crate) fn is_int(self) -> bool {
         matches!(
             self,
             DType::Int4
@@ -157,7 +179,7 @@ pub enum Dim {
 
 impl Dim {
     /// The size when fixed.
-    pub fn known(self) -> Option<u64> {
+    pub(crate) fn known(self) -> Option<u64> {
         match self {
             Dim::Known(n) => Some(n),
             Dim::Unknown => None,
@@ -177,6 +199,7 @@ impl fmt::Display for Dim {
 /// `tensor<dtype, shape>`; a scalar has an empty shape.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorType {
+    /// The element type.
     pub dtype: DType,
     /// `None` when even the rank is unknown.
     pub shape: Option<Vec<Dim>>,
@@ -184,7 +207,7 @@ pub struct TensorType {
 
 impl TensorType {
     /// A tensor type with a fully known shape.
-    pub fn fixed(dtype: DType, dims: &[u64]) -> TensorType {
+    pub(crate) fn fixed(dtype: DType, dims: &[u64]) -> TensorType {
         TensorType {
             dtype,
             shape: Some(dims.iter().map(|&d| Dim::Known(d)).collect()),
@@ -192,7 +215,7 @@ impl TensorType {
     }
 
     /// A rank-0 tensor.
-    pub fn scalar(dtype: DType) -> TensorType {
+    pub(crate) fn scalar(dtype: DType) -> TensorType {
         TensorType {
             dtype,
             shape: Some(Vec::new()),
@@ -200,7 +223,7 @@ impl TensorType {
     }
 
     /// The rank when known.
-    pub fn rank(&self) -> Option<usize> {
+    pub(crate) fn rank(&self) -> Option<usize> {
         self.shape.as_ref().map(Vec::len)
     }
 
@@ -210,14 +233,14 @@ impl TensorType {
     }
 
     /// Number of elements when the shape is fixed and the product does not overflow.
-    pub fn element_count(&self) -> Option<u64> {
+    pub(crate) fn element_count(&self) -> Option<u64> {
         self.known_dims()?
             .iter()
             .try_fold(1u64, |acc, &d| acc.checked_mul(d))
     }
 
     /// True when any dimension (or the rank) is unknown.
-    pub fn is_dynamic(&self) -> bool {
+    pub(crate) fn is_dynamic(&self) -> bool {
         match &self.shape {
             None => true,
             Some(dims) => dims.iter().any(|d| matches!(d, Dim::Unknown)),
@@ -248,16 +271,24 @@ impl fmt::Display for TensorType {
 /// The type of a MIL value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ValueType {
+    /// `tensor<dtype, shape>` (a scalar is a rank-0 tensor).
     Tensor(TensorType),
     /// `state<tensor<…>>`: a function input naming a persistent buffer.
     State(Box<ValueType>),
+    /// `list<elem, len>`: a run-time list of values of one type.
     List {
+        /// The type of every element.
         elem: Box<ValueType>,
+        /// The length, `?` when it varies.
         len: Dim,
     },
+    /// `(t0, t1, …)`: a fixed sequence of values of different types.
     Tuple(Vec<ValueType>),
+    /// `dict<key, value>`.
     Dict {
+        /// The type of the keys.
         key: Box<ValueType>,
+        /// The type of the values.
         value: Box<ValueType>,
     },
 }
@@ -268,15 +299,6 @@ impl ValueType {
         match self {
             ValueType::Tensor(t) => Some(t),
             ValueType::State(inner) => inner.tensor(),
-            _ => None,
-        }
-    }
-
-    /// Mutable access to the tensor type (or the tensor a state wraps).
-    pub fn tensor_mut(&mut self) -> Option<&mut TensorType> {
-        match self {
-            ValueType::Tensor(t) => Some(t),
-            ValueType::State(inner) => inner.tensor_mut(),
             _ => None,
         }
     }

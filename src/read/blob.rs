@@ -6,6 +6,7 @@
 //! cap, so a 2 GB file costs what a 2 KB one does. Every offset and size from the file goes through
 //! checked arithmetic. The linter never writes a weight file.
 
+#![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::fmt;
@@ -17,19 +18,19 @@ use memmap2::Mmap;
 use crate::ir::DType;
 
 /// Size of the storage header at offset 0.
-pub const HEADER_BYTES: u64 = 64;
+pub(crate) const HEADER_BYTES: u64 = 64;
 /// Size of one metadata record.
-pub const RECORD_BYTES: u64 = 64;
+pub(crate) const RECORD_BYTES: u64 = 64;
 /// Alignment of records and payloads.
-pub const ALIGNMENT: u64 = 64;
+pub(crate) const ALIGNMENT: u64 = 64;
 /// First four bytes of every metadata record.
-pub const SENTINEL: u32 = 0xDEAD_BEEF;
+pub(crate) const SENTINEL: u32 = 0xDEAD_BEEF;
 /// The only storage format version Core ML reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 /// The prefix every blob path written by coremltools starts with.
-pub const MODEL_PATH_PREFIX: &str = "@model_path/";
+pub(crate) const MODEL_PATH_PREFIX: &str = "@model_path/";
 /// Most records [`BlobFile::walk`] follows; real files hold thousands at most.
-pub const MAX_WALK_RECORDS: usize = 1 << 22;
+pub(crate) const MAX_WALK_RECORDS: usize = 1 << 22;
 
 /// Storage dtype codes (FORMAT.md §4.4). A separate numbering from MIL's `DataType`.
 const STORAGE_CODES: &[(u32, DType)] = &[
@@ -53,29 +54,29 @@ const STORAGE_CODES: &[(u32, DType)] = &[
 ];
 
 /// The MIL element type a storage dtype code stands for.
-pub fn storage_dtype(code: u32) -> Option<DType> {
+pub(crate) fn storage_dtype(code: u32) -> Option<DType> {
     STORAGE_CODES.iter().find(|e| e.0 == code).map(|e| e.1)
 }
 
 /// The storage dtype code for a MIL element type (`None` for types a blob cannot hold).
-pub fn storage_code(dtype: DType) -> Option<u32> {
+pub(crate) fn storage_code(dtype: DType) -> Option<u32> {
     STORAGE_CODES.iter().find(|e| e.1 == dtype).map(|e| e.0)
 }
 
 /// Bytes taken by `count` elements of `bits` bits each, packed and rounded up to a whole byte.
-pub fn packed_bytes(count: u64, bits: u32) -> Option<u64> {
+pub(crate) fn packed_bytes(count: u64, bits: u32) -> Option<u64> {
     let total_bits = count.checked_mul(u64::from(bits))?;
     Some(total_bits / 8 + u64::from(total_bits % 8 != 0))
 }
 
 /// Rounds `x` up to the next multiple of [`ALIGNMENT`].
-pub fn align_up(x: u64) -> Option<u64> {
+pub(crate) fn align_up(x: u64) -> Option<u64> {
     Some(x.checked_add(ALIGNMENT - 1)? / ALIGNMENT * ALIGNMENT)
 }
 
 /// Why a blob path string was not resolved to a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PathError {
+pub(crate) enum PathError {
     /// An absolute path (`/…`).
     Absolute,
     /// Not `@model_path/…`.
@@ -96,7 +97,7 @@ impl fmt::Display for PathError {
 
 /// Resolves a written blob path (`@model_path/weights/weight.bin`) against `model_path`, purely
 /// lexically: the result is never outside `root`. Symlinks are checked when the file is opened.
-pub fn resolve_blob_path(
+pub(crate) fn resolve_blob_path(
     written: &str,
     model_path: &Path,
     root: &Path,
@@ -139,15 +140,30 @@ pub fn resolve_blob_path(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpenError {
     /// Nothing at the path; `folder_missing` names the missing parent folder, if that is the cause.
-    NotFound { folder_missing: Option<PathBuf> },
+    NotFound {
+        /// The nearest parent folder that does not exist, when the file's own folder is missing.
+        folder_missing: Option<PathBuf>,
+    },
     /// Something other than a regular file (a folder, a FIFO, …).
-    NotAFile { what: &'static str },
+    NotAFile {
+        /// What it is instead, with its article ("a folder").
+        what: &'static str,
+    },
     /// A symlink (of the file or a folder above it) leads outside the package.
-    Escapes { target: PathBuf },
+    Escapes {
+        /// Where the path resolves to.
+        target: PathBuf,
+    },
     /// Shorter than the 64-byte header.
-    TooShort { len: u64 },
+    TooShort {
+        /// The file's length in bytes.
+        len: u64,
+    },
     /// Any other I/O error.
-    Io { message: String },
+    Io {
+        /// The operating system's message.
+        message: String,
+    },
 }
 
 impl fmt::Display for OpenError {
@@ -191,6 +207,7 @@ pub struct Header {
 pub struct Record {
     /// File offset of the record itself.
     pub offset: u64,
+    /// The first four bytes, `0xDEADBEEF` in a valid record.
     pub sentinel: u32,
     /// Storage dtype code (see [`storage_dtype`]).
     pub dtype_code: u32,
@@ -204,17 +221,17 @@ pub struct Record {
 
 impl Record {
     /// True when the record starts with `0xDEADBEEF`.
-    pub fn has_sentinel(&self) -> bool {
+    pub(crate) fn has_sentinel(&self) -> bool {
         self.sentinel == SENTINEL
     }
 
     /// End of the payload (exclusive), `None` on overflow.
-    pub fn payload_end(&self) -> Option<u64> {
+    pub(crate) fn payload_end(&self) -> Option<u64> {
         self.data_offset.checked_add(self.size)
     }
 
     /// Where the next record of the chain would start, `None` on overflow.
-    pub fn next_record(&self) -> Option<u64> {
+    pub(crate) fn next_record(&self) -> Option<u64> {
         align_up(self.payload_end()?)
     }
 }
@@ -222,7 +239,9 @@ impl Record {
 /// A record offset that does not leave 64 bytes before the end of the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfBounds {
+    /// The requested record offset.
     pub offset: u64,
+    /// The file's length in bytes.
     pub file_len: u64,
 }
 
@@ -232,13 +251,27 @@ pub enum WalkEnd {
     /// The chain ended exactly at the end of the file.
     EndOfFile,
     /// Fewer than 64 bytes are left at `at`.
-    Truncated { at: u64 },
+    Truncated {
+        /// Where the next record would start.
+        at: u64,
+    },
     /// No sentinel at `at`.
-    NotARecord { at: u64, found: u32 },
+    NotARecord {
+        /// Where the next record would start.
+        at: u64,
+        /// The four bytes found there instead of `0xDEADBEEF`.
+        found: u32,
+    },
     /// The record at `at` has a payload that overflows, leaves the file, or does not move forward.
-    BadPayload { at: u64 },
+    BadPayload {
+        /// Offset of the record.
+        at: u64,
+    },
     /// [`MAX_WALK_RECORDS`] were read.
-    Capped { at: u64 },
+    Capped {
+        /// Where the next record would start.
+        at: u64,
+    },
 }
 
 /// The record chain from offset 64 onwards, as far as it holds together.
@@ -246,6 +279,7 @@ pub enum WalkEnd {
 pub struct Walk {
     /// Records in file order (strictly increasing offsets).
     pub records: Vec<Record>,
+    /// Why the walk stopped after the last record.
     pub end: WalkEnd,
 }
 
@@ -255,15 +289,32 @@ pub enum Location {
     /// Inside the 64-byte storage header.
     FileHeader,
     /// Exactly at a record of the chain.
-    RecordStart { record: u64 },
+    RecordStart {
+        /// Offset of the record.
+        record: u64,
+    },
     /// Inside a record, after its start.
-    InsideRecord { record: u64 },
+    InsideRecord {
+        /// Offset of the record.
+        record: u64,
+    },
     /// Inside the payload of the record at `record`.
-    InsidePayload { record: u64 },
+    InsidePayload {
+        /// Offset of the record the payload belongs to.
+        record: u64,
+    },
     /// In the gap between a payload and the next record.
-    Padding { after: u64, next: u64 },
+    Padding {
+        /// Offset of the record whose payload ends before the gap.
+        after: u64,
+        /// Where the next record starts (or would start).
+        next: u64,
+    },
     /// Beyond the chain that could be walked.
-    BeyondChain { last: Option<u64> },
+    BeyondChain {
+        /// Offset of the last walked record, `None` when no record could be read.
+        last: Option<u64>,
+    },
 }
 
 impl Walk {
@@ -381,19 +432,9 @@ impl BlobFile {
         })
     }
 
-    /// The path the file was opened by.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// File length in bytes.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.map.len() as u64
-    }
-
-    /// Always false: shorter files are refused by [`BlobFile::open`].
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
     }
 
     fn u32_at(&self, at: u64) -> Option<u32> {
@@ -442,7 +483,7 @@ impl BlobFile {
 
     /// The payload bytes of `rec`, only when they are at most `cap` bytes long and lie inside the
     /// file. Large weight payloads are never paged in.
-    pub fn payload(&self, rec: &Record, cap: u64) -> Option<&[u8]> {
+    pub(crate) fn payload(&self, rec: &Record, cap: u64) -> Option<&[u8]> {
         if rec.size > cap {
             return None;
         }

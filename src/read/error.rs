@@ -1,5 +1,7 @@
 //! Errors of the read layer: every one names the file and says what is wrong.
 
+#![warn(missing_docs)]
+
 use std::path::PathBuf;
 
 use miette::{Diagnostic, NamedSource, SourceSpan};
@@ -11,7 +13,12 @@ pub enum ReadError {
     /// The file or folder could not be opened or read.
     #[error("{}: cannot read: {message}", path.display())]
     #[diagnostic(code(coreml_lint::read::io))]
-    Io { path: PathBuf, message: String },
+    Io {
+        /// The file or folder that could not be read.
+        path: PathBuf,
+        /// The operating system's message.
+        message: String,
+    },
 
     /// The path is not something coreml-lint knows how to read.
     #[error("{}: {message}", path.display())]
@@ -19,22 +26,42 @@ pub enum ReadError {
         code(coreml_lint::read::not_a_model),
         help("pass an .mlpackage or .mlmodelc folder, a .mlmodel file or a .mil file")
     )]
-    NotAModel { path: PathBuf, message: String },
+    NotAModel {
+        /// The path as given.
+        path: PathBuf,
+        /// Why it is not a model (what it is instead).
+        message: String,
+    },
 
     /// `Manifest.json` is missing, not JSON, or names an item that is not there or not allowed.
     #[error("{}: bad Manifest.json: {message}", path.display())]
     #[diagnostic(code(coreml_lint::read::manifest))]
-    Manifest { path: PathBuf, message: String },
+    Manifest {
+        /// The package's `Manifest.json`.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
 
     /// The `Model` protobuf does not decode.
     #[error("{}: not a valid Core ML Model protobuf: {message}", path.display())]
     #[diagnostic(code(coreml_lint::read::protobuf))]
-    Protobuf { path: PathBuf, message: String },
+    Protobuf {
+        /// The `model.mlmodel` file.
+        path: PathBuf,
+        /// The decoder's message (what field, at what offset).
+        message: String,
+    },
 
     /// The program is structurally invalid (bad types, absurd shapes, …) in a protobuf file.
     #[error("{}: invalid ML program: {message}", path.display())]
     #[diagnostic(code(coreml_lint::read::program))]
-    Program { path: PathBuf, message: String },
+    Program {
+        /// The `model.mlmodel` file.
+        path: PathBuf,
+        /// What is invalid, naming the function or op.
+        message: String,
+    },
 
     /// Text MIL that does not parse, or whose names do not resolve.
     #[error(transparent)]
@@ -44,21 +71,29 @@ pub enum ReadError {
     /// `metadata.json` of a compiled model is not what the format says.
     #[error("{}: bad metadata.json: {message}", path.display())]
     #[diagnostic(code(coreml_lint::read::metadata))]
-    Metadata { path: PathBuf, message: String },
+    Metadata {
+        /// The `metadata.json` file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
 
     /// A file is larger than coreml-lint will read into memory.
     #[error("{}: file is {size} bytes, over the {limit}-byte limit for reading it into memory", path.display())]
     #[diagnostic(code(coreml_lint::read::too_large))]
     TooLarge {
+        /// The file.
         path: PathBuf,
+        /// Its size in bytes.
         size: u64,
+        /// The largest size read ([`crate::limits::MAX_FILE_BYTES`]).
         limit: u64,
     },
 }
 
 impl ReadError {
     /// An I/O error on `path`.
-    pub fn io(path: impl Into<PathBuf>, err: &std::io::Error) -> ReadError {
+    pub(crate) fn io(path: impl Into<PathBuf>, err: &std::io::Error) -> ReadError {
         ReadError::Io {
             path: path.into(),
             message: err.to_string(),
@@ -66,7 +101,7 @@ impl ReadError {
     }
 
     /// The error as it concerns a sub-model of a pipeline: the message names the sub-model.
-    pub fn in_sub_model(self, sub_model: &crate::ir::SubModel) -> ReadError {
+    pub(crate) fn in_sub_model(self, sub_model: &crate::ir::SubModel) -> ReadError {
         match self {
             ReadError::Protobuf { path, message } => ReadError::Protobuf {
                 path,
@@ -100,14 +135,20 @@ impl ReadError {
 #[error("{}:{line}:{column}: {message}", path.display())]
 #[diagnostic(code(coreml_lint::read::mil_syntax))]
 pub struct MilSyntax {
+    /// The `model.mil` file.
     pub path: PathBuf,
+    /// What is wrong (`expected `=`, found `)``).
     pub message: String,
+    /// The text of the file, for the snippet.
     #[source_code]
     pub src: NamedSource<String>,
+    /// Where in the text.
     #[label("{label}")]
     pub span: SourceSpan,
+    /// The label under the span (what was expected there).
     pub label: String,
-    /// 1-based line and column of the span start.
+    /// 1-based line of the span start.
     pub line: usize,
+    /// 1-based column (in bytes) of the span start.
     pub column: usize,
 }

@@ -1,10 +1,12 @@
 //! Reading whole files under the caps of [`crate::limits`], and never outside the package.
 
+#![warn(missing_docs)]
+
 use crate::limits::MAX_FILE_BYTES;
 
 /// Reads a whole file, refusing files over [`MAX_FILE_BYTES`] and anything that is not a regular
 /// file (a FIFO or a device would block or never end).
-pub fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, super::ReadError> {
+pub(crate) fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, super::ReadError> {
     use std::io::Read;
     // Checked before opening: opening a FIFO blocks until someone writes to it.
     let meta = std::fs::metadata(path).map_err(|e| super::ReadError::io(path, &e))?;
@@ -44,7 +46,7 @@ pub fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, super::ReadError> 
 
 /// Refuses `path` when it resolves (through a symlink of the file or of a folder above it) outside
 /// `root`. A path that does not resolve (missing, dangling) passes: opening it fails anyway.
-pub fn ensure_inside(
+pub(crate) fn ensure_inside(
     path: &std::path::Path,
     root: &std::path::Path,
 ) -> Result<(), super::ReadError> {
@@ -63,7 +65,7 @@ pub fn ensure_inside(
 }
 
 /// [`read_capped`] for a file of a package folder, after [`ensure_inside`].
-pub fn read_capped_inside(
+pub(crate) fn read_capped_inside(
     path: &std::path::Path,
     root: &std::path::Path,
 ) -> Result<Vec<u8>, super::ReadError> {

@@ -4,6 +4,7 @@
 //! `rootModelIdentifier` falls back to the one `.mlmodel` item), strict about where items point:
 //! absolute paths, `..` and anything that resolves outside the package are refused.
 
+#![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
 
 use std::path::{Component, Path, PathBuf};
@@ -14,7 +15,7 @@ use super::{limits, ReadError};
 
 /// What the manifest points at.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// `<pkg>/Data/<root item path>`; it exists, is a file and lies inside the package.
     pub root_model: PathBuf,
     /// `<pkg>/Data/<weights item path>`, when the manifest names one. It may be absent on disk
@@ -26,7 +27,7 @@ pub struct Manifest {
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 /// Reads and checks `<pkg>/Manifest.json`.
-pub fn read_manifest(pkg: &Path) -> Result<Manifest, ReadError> {
+pub(crate) fn read_manifest(pkg: &Path) -> Result<Manifest, ReadError> {
     let path = pkg.join("Manifest.json");
     let err = |message: String| ReadError::Manifest {
         path: path.clone(),

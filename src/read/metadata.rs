@@ -3,6 +3,7 @@
 //! The file is informational, so keys are optional and values of an unexpected type are skipped;
 //! only a file that is not JSON, or not an array holding an object, is an error.
 
+#![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
 
 use std::path::Path;
@@ -16,7 +17,9 @@ use crate::ir::{DType, FeatureDesc, FeatureKind, Flexibility, ModelDesc};
 /// What `metadata.json` says.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metadata {
+    /// `specificationVersion`, when present and a number.
     pub spec_version: Option<i64>,
+    /// Inputs, outputs, states, functions and user metadata as the file lists them.
     pub description: ModelDesc,
 }
 
@@ -30,7 +33,7 @@ pub fn read_metadata(path: &Path) -> Result<Option<Metadata>, ReadError> {
 }
 
 /// Parses the bytes of a `metadata.json`; `path` is only used in errors.
-pub fn parse_metadata(bytes: &[u8], path: &Path) -> Result<Metadata, ReadError> {
+pub(crate) fn parse_metadata(bytes: &[u8], path: &Path) -> Result<Metadata, ReadError> {
     let err = |message: String| ReadError::Metadata {
         path: path.to_path_buf(),
         message,

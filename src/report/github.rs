@@ -98,14 +98,14 @@ fn display_path(path: &Path, base: &Path) -> String {
 }
 
 /// Escapes a command's message (`%`, CR, LF).
-pub fn data(s: &str) -> String {
+pub(crate) fn data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a command property value (as [`data`], plus `:` and `,`).
-pub fn property(s: &str) -> String {
+pub(crate) fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -17,6 +17,7 @@ use crate::ir::Model;
 /// Options of the human renderer.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HumanOptions {
+    /// Colour the reports (ANSI escapes).
     pub color: bool,
     /// Terminal width (80 when unknown).
     pub width: Option<usize>,
@@ -111,7 +112,7 @@ fn primary_label(f: &Finding) -> String {
 
 /// Where a finding is, as `path[:line:col]` plus function/op. `indexed` is the model's source
 /// with its lines indexed, when the caller has it.
-pub fn location(model: &Model, f: &Finding, indexed: Option<&IndexedSource>) -> String {
+pub(crate) fn location(model: &Model, f: &Finding, indexed: Option<&IndexedSource>) -> String {
     let mut s = f.path.display().to_string();
     if let Some(span) = f.span {
         let (line, col) = match indexed {
@@ -189,7 +190,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
 }
 
 /// `Checked 3 models (1 skipped, 0 unreadable): 1 error, 2 warnings, 0 infos in 12 ms`.
-pub fn summary_line(run: &CheckRun) -> String {
+pub(crate) fn summary_line(run: &CheckRun) -> String {
     let s = run.summary();
     let plural = |n: usize, one: &str| {
         if n == 1 {

@@ -16,7 +16,7 @@ use crate::finding::Finding;
 
 /// Where in its model a finding is, as ` [main/op]`, ` [sub-model 1 "dec": main/op]` or
 /// ` [sub-model 1]`; empty when the finding names neither a sub-model nor a function.
-pub fn scope(f: &Finding) -> String {
+pub(crate) fn scope(f: &Finding) -> String {
     let mut inner = String::new();
     if let Some(func) = &f.function {
         inner.push_str(func);

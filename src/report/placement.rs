@@ -13,7 +13,7 @@ use crate::rules::placement::OpTable;
 
 /// Where an op is likely to run, by the estimate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Likely {
+pub(crate) enum Likely {
     Ane,
     Cpu,
     AtRisk,
@@ -22,7 +22,7 @@ pub enum Likely {
 
 /// Counts for one function.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FunctionEstimate {
+pub(crate) struct FunctionEstimate {
     pub model: String,
     pub function: String,
     pub ane: usize,
@@ -33,7 +33,7 @@ pub struct FunctionEstimate {
 
 impl FunctionEstimate {
     /// Ops counted (constants excluded).
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.ane + self.cpu + self.at_risk + self.unknown
     }
 }
@@ -64,7 +64,7 @@ fn on_output_path(t: &OpTable, f: &Function, op: &Op, depth: u32) -> bool {
 }
 
 /// Classifies one op; `None` for ops that are not counted.
-pub fn classify(
+pub(crate) fn classify(
     t: &OpTable,
     f: &Function,
     op: &Op,
@@ -102,7 +102,7 @@ pub fn classify(
 }
 
 /// The estimate for one function given the findings of its model.
-pub fn estimate_function(
+pub(crate) fn estimate_function(
     t: &OpTable,
     model: &str,
     f: &Function,
@@ -144,7 +144,7 @@ pub fn estimate_function(
 }
 
 /// Estimates for every function of every checked model, in run order.
-pub fn estimate(run: &CheckRun, t: &OpTable) -> Vec<FunctionEstimate> {
+pub(crate) fn estimate(run: &CheckRun, t: &OpTable) -> Vec<FunctionEstimate> {
     let mut out = Vec::new();
     for m in &run.models {
         if let ModelOutcome::Checked { model, findings } = &m.outcome {
@@ -166,7 +166,7 @@ pub fn render(run: &CheckRun) -> String {
 }
 
 /// Renders estimates as a small table, labelled as an estimate.
-pub fn render_estimates(rows: &[FunctionEstimate]) -> String {
+pub(crate) fn render_estimates(rows: &[FunctionEstimate]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

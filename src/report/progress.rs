@@ -27,9 +27,9 @@ struct State {
 
 impl Progress {
     /// Fewest models for which progress is shown.
-    pub const MIN_MODELS: usize = 20;
+    pub(crate) const MIN_MODELS: usize = 20;
     /// Least time between two redraws (at most ~10 per second).
-    pub const INTERVAL: Duration = Duration::from_millis(100);
+    pub(crate) const INTERVAL: Duration = Duration::from_millis(100);
 
     /// Progress on stderr for `total` models: enabled when stderr is a terminal and
     /// `total >= MIN_MODELS`.
@@ -39,7 +39,7 @@ impl Progress {
     }
 
     /// Progress on any writer; `enabled: false` writes nothing at all.
-    pub fn with_writer(
+    pub(crate) fn with_writer(
         total: usize,
         out: Box<dyn Write + Send>,
         enabled: bool,
@@ -60,12 +60,14 @@ impl Progress {
     }
 
     /// Whether anything will be drawn.
-    pub fn is_enabled(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_enabled(&self) -> bool {
         self.enabled
     }
 
     /// How many models have been reported done.
-    pub fn done(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn done(&self) -> usize {
         self.done.load(Ordering::Relaxed)
     }
 

@@ -22,7 +22,7 @@ use crate::ir::{Model, Span};
 use crate::rules::RuleInfo;
 
 /// The `uriBaseId` every relative artifact URI is resolved against: the folder the tool ran in.
-pub const SRCROOT: &str = "%SRCROOT%";
+pub(crate) const SRCROOT: &str = "%SRCROOT%";
 
 /// The `partialFingerprints` key of the finding identity hash (bump the version if the inputs change).
 pub const FINGERPRINT_KEY: &str = "coremlLint/v1";
@@ -49,7 +49,7 @@ pub fn render(
 }
 
 /// Builds the SARIF log (see [`render`]).
-pub fn to_sarif(
+pub(crate) fn to_sarif(
     run: &CheckRun,
     rules: &[RuleInfo],
     base: &Path,
@@ -100,7 +100,7 @@ pub fn to_sarif(
 }
 
 /// SARIF's name for a severity.
-pub fn level(s: Severity) -> &'static str {
+pub(crate) fn level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -398,7 +398,7 @@ fn notifications(run: &CheckRun, base: &Path) -> Vec<Notification> {
 
 /// A finding's identity, independent of lines, folders and machines: FNV-1a (64-bit, hex) of the
 /// rule id, function, op and state, and of the pipeline sub-model's position when there is one.
-pub fn fingerprint(f: &Finding) -> String {
+pub(crate) fn fingerprint(f: &Finding) -> String {
     let position = f.sub_model.as_ref().map(|s| s.position_text());
     let mut parts = vec![
         f.rule.as_str(),
@@ -439,7 +439,7 @@ fn region_of(text: &str, span: Span) -> Region {
 
 /// A span as 1-based lines and UTF-16 columns; the end column is exclusive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TextRange {
+pub(crate) struct TextRange {
     pub start_line: i64,
     pub start_column: i64,
     pub end_line: i64,
@@ -448,7 +448,7 @@ pub struct TextRange {
 
 /// Where `span` is in `text`, without its trailing whitespace. Offsets past the end or inside a
 /// character are clamped, so a bad span still gives a valid range.
-pub fn text_range(text: &str, span: Span) -> TextRange {
+pub(crate) fn text_range(text: &str, span: Span) -> TextRange {
     let start = floor_boundary(text, span.start);
     let end = floor_boundary(text, span.start.saturating_add(span.len)).max(start);
     let covered = text.get(start..end).unwrap_or("");
@@ -511,7 +511,7 @@ fn base_location() -> ArtifactLocation {
 ///
 /// Relative paths are taken as relative to `base` already (the CLI passes the current folder).
 /// `None` when `path` is absolute and outside `base`.
-pub fn relative_path(path: &Path, base: &Path) -> Option<PathBuf> {
+pub(crate) fn relative_path(path: &Path, base: &Path) -> Option<PathBuf> {
     if path.is_relative() {
         return Some(normalize(path));
     }

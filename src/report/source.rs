@@ -12,7 +12,7 @@ use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanConten
 
 /// Source text plus the byte offset where each line starts.
 #[derive(Clone, Debug)]
-pub struct IndexedSource {
+pub(crate) struct IndexedSource {
     text: Arc<str>,
     /// `line_starts[0] == 0`, then one entry after each `\n`.
     line_starts: Arc<[usize]>,
@@ -21,7 +21,7 @@ pub struct IndexedSource {
 
 impl IndexedSource {
     /// Indexes the line starts of `text`.
-    pub fn new(text: Arc<str>) -> IndexedSource {
+    pub(crate) fn new(text: Arc<str>) -> IndexedSource {
         let bytes = text.as_bytes();
         let line_starts: Vec<usize> = std::iter::once(0)
             .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
@@ -34,7 +34,7 @@ impl IndexedSource {
     }
 
     /// 1-based line and column (in bytes) of byte `offset`, as [`crate::ir::span::line_col`].
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let line = self.line_of(offset);
         (line + 1, offset - self.start_of(line) + 1)

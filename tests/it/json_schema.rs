@@ -21,7 +21,7 @@ fn validator(file: &str) -> jsonschema::Validator {
 }
 
 fn yaml(text: &str) -> Value {
-    serde_yaml::from_str(text).expect("YAML")
+    serde_yaml_bw::from_str(text).expect("YAML")
 }
 
 fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {

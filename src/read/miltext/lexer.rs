@@ -4,7 +4,7 @@ use crate::ir::Span;
 
 /// A token kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tok {
+pub(crate) enum Tok {
     Ident,
     /// Integer, decimal or hexadecimal float, optionally signed.
     Number,
@@ -28,7 +28,7 @@ pub enum Tok {
 
 impl Tok {
     /// How the token is named in "expected …" messages.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Tok::Ident => "a name",
             Tok::Number => "a number",
@@ -53,14 +53,14 @@ impl Tok {
 
 /// A token and where it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Token {
+pub(crate) struct Token {
     pub kind: Tok,
     pub span: Span,
 }
 
 /// A character that starts no token.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LexError {
+pub(crate) struct LexError {
     pub span: Span,
     pub message: String,
 }
@@ -74,7 +74,7 @@ fn is_ident_char(b: u8) -> bool {
 }
 
 /// Splits `text` into tokens; `//` comments and whitespace are skipped. Ends with one `Eof`.
-pub fn lex(text: &str) -> Result<Vec<Token>, LexError> {
+pub(crate) fn lex(text: &str) -> Result<Vec<Token>, LexError> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(text.len() / 4);
     let mut i = 0;

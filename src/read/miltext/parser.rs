@@ -13,7 +13,7 @@ use crate::mil_number::{parse_float, parse_int};
 
 /// A syntax error: where, what was expected, and a label for the span.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
+pub(crate) struct SyntaxError {
     pub span: Span,
     pub message: String,
     pub label: String,
@@ -23,7 +23,7 @@ type PResult<T> = Result<T, SyntaxError>;
 
 /// A parsed program header and its functions.
 #[derive(Debug)]
-pub struct ProgramSyntax {
+pub(crate) struct ProgramSyntax {
     pub version: String,
     pub attributes: Vec<(String, Literal)>,
     pub functions: Vec<FunctionSyntax>,
@@ -46,7 +46,7 @@ enum Raw {
 const TYPE_WORDS: &[&str] = &["tensor", "state", "list", "tuple", "dict"];
 
 /// The parser over one file's tokens.
-pub struct Parser<'a> {
+pub(crate) struct Parser<'a> {
     text: &'a str,
     toks: Vec<Token>,
     pos: usize,
@@ -58,7 +58,7 @@ pub struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     /// A parser over `toks` lexed from `text`.
-    pub fn new(text: &'a str, toks: Vec<Token>) -> Parser<'a> {
+    pub(crate) fn new(text: &'a str, toks: Vec<Token>) -> Parser<'a> {
         Parser {
             text,
             toks,
@@ -180,7 +180,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `program(V) [attrs]? { function* }`
-    pub fn program(&mut self) -> PResult<ProgramSyntax> {
+    pub(crate) fn program(&mut self) -> PResult<ProgramSyntax> {
         self.keyword("program")?;
         self.expect(Tok::LParen)?;
         let v = self.peek();
