@@ -39,6 +39,8 @@ def mil_text(repo, out):
 
 def blob_file(repo, out):
     for m in compiled(repo):
+        if not (m / "weights" / "weight.bin").is_file():
+            continue  # a model without weights has no blob file to seed
         weights = (m / "weights" / "weight.bin").read_bytes()
         consts = CONST.findall((m / "model.mil").read_text())
         for start in range(0, max(1, len(consts)), 3):
@@ -73,7 +75,8 @@ def pipeline(repo, out):
         put(out, data)
     for m in compiled(repo):
         data = bytes([1]) + rec(3, (m / "model.mil").read_bytes())
-        data += rec(2, (m / "weights" / "weight.bin").read_bytes())
+        if (m / "weights" / "weight.bin").is_file():
+            data += rec(2, (m / "weights" / "weight.bin").read_bytes())
         data += rec(4, (m / "metadata.json").read_bytes())
         put(out, data)
 
