@@ -264,14 +264,15 @@ impl MapEntry for zc::ValueEntry {
 
 /// The entries of a map as the decoded map holds them: sorted by key (byte order, which is
 /// `String` order), the last of equal keys winning.
-fn map_entries<E: MapEntry>(entries: &[E]) -> Vec<&E> {
-    let mut sorted: Vec<&E> = entries.iter().collect();
-    if sorted.windows(2).all(|w| match w {
+fn map_entries<E: MapEntry>(entries: &[E]) -> MapEntries<'_, E> {
+    let in_order = entries.windows(2).all(|w| match w {
         [a, b] => a.key() < b.key(),
         _ => true,
-    }) {
-        return sorted;
+    });
+    if in_order {
+        return MapEntries::InOrder(entries.iter());
     }
+    let mut sorted: Vec<&E> = entries.iter().collect();
     // Stable: equal keys stay in file order, so the last of each run is the last in the file.
     sorted.sort_by(|a, b| a.key().cmp(b.key()));
     let mut unique: Vec<&E> = Vec::with_capacity(sorted.len());
@@ -281,7 +282,25 @@ fn map_entries<E: MapEntry>(entries: &[E]) -> Vec<&E> {
             _ => unique.push(e),
         }
     }
-    unique
+    MapEntries::Sorted(unique.into_iter())
+}
+
+/// What [`map_entries`] gives: the entries themselves when the file has them in key order
+/// without repeats (what converters write), else a sorted copy of the references.
+enum MapEntries<'a, E> {
+    InOrder(std::slice::Iter<'a, E>),
+    Sorted(std::vec::IntoIter<&'a E>),
+}
+
+impl<'a, E> Iterator for MapEntries<'a, E> {
+    type Item = &'a E;
+
+    fn next(&mut self) -> Option<&'a E> {
+        match self {
+            MapEntries::InOrder(entries) => entries.next(),
+            MapEntries::Sorted(entries) => entries.next(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,8 +338,8 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<FunctionSynta
         .collect::<Result<Vec<_>, _>>()?;
     let mut ops = Vec::with_capacity(block.operations.len());
     for (i, raw) in block.operations.into_iter().enumerate() {
-        let op = zc::Operation::decode(raw)
-            .map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
+        let op =
+            zc::Operation::decode(raw).map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
         ops.push(lower_op_in_context(&op, 0).map_err(|fault| match fault {
             Fault::Decode(m) => Fault::Decode(format!("operation {i}: {m}")),
             invalid => invalid,
@@ -389,7 +408,6 @@ fn lower_op_in_context(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fau
 /// The op's `name` attribute, else its first output, else its type (for messages only).
 fn op_label(op: &zc::Operation) -> String {
     map_entries(&op.attributes)
-        .into_iter()
         .find(|e| e.key() == b"name")
         .and_then(|e| lower_value(&e.value, 0).ok())
         .and_then(|l| l.as_str().map(str::to_string))
@@ -419,7 +437,6 @@ fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
     }
     // Map order = parameters sorted by name, as the compiler prints them.
     let inputs = map_entries(&op.inputs)
-        .into_iter()
         .map(|entry| {
             let key = text(&entry.key)?;
             let args = entry
@@ -467,7 +484,9 @@ fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
         .blocks
         .iter()
         .enumerate()
-        .map(|(i, b)| lower_block(b, depth + 1).map_err(|fault| fault.at(format_args!("block {i}"))))
+        .map(|(i, b)| {
+            lower_block(b, depth + 1).map_err(|fault| fault.at(format_args!("block {i}")))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(OpSyntax {
         op_type,
@@ -501,7 +520,6 @@ fn lower_attributes(
     depth: usize,
 ) -> Result<Vec<(String, Literal)>, Fault> {
     map_entries(entries)
-        .into_iter()
         .map(|e| {
             let key = text(&e.key)?;
             lower_value(&e.value, depth)
@@ -543,7 +561,10 @@ fn check_value_strings(v: &zc::Value) -> Result<(), Fault> {
             l.values.iter().try_for_each(check_value_strings)
         }
         Some(zc::immediate_value::Value::Dictionary(d)) => d.values.iter().try_for_each(|kv| {
-            kv.key.iter().chain(&kv.value).try_for_each(check_value_strings)
+            kv.key
+                .iter()
+                .chain(&kv.value)
+                .try_for_each(check_value_strings)
         }),
         Some(zc::immediate_value::Value::Tensor(_)) | None => Ok(()),
     }
@@ -1599,12 +1620,19 @@ mod tests {
     /// zero-copy messages: they can hold what an owned map or `String` cannot.
     fn model_with_ops(ops: &[zc::Operation], outputs: &[&str]) -> Bytes {
         let input = |n: &str| {
-            zc::NamedValueType::decode(named(n, tensor_type(D::Float32, &[2])).encode_to_vec().as_slice())
-                .unwrap()
+            zc::NamedValueType::decode(
+                named(n, tensor_type(D::Float32, &[2]))
+                    .encode_to_vec()
+                    .as_slice(),
+            )
+            .unwrap()
         };
         let block = proto::BlockOutline {
             inputs: vec![],
-            outputs: outputs.iter().map(|o| Bytes::copy_from_slice(o.as_bytes())).collect(),
+            outputs: outputs
+                .iter()
+                .map(|o| Bytes::copy_from_slice(o.as_bytes()))
+                .collect(),
             operations: ops.iter().map(|o| o.encode_to_vec().into()).collect(),
             attributes: vec![],
         };
