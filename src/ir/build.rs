@@ -1,9 +1,9 @@
 //! Turns the syntax-neutral form both readers produce into a [`Function`] graph, checking SSA names.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 
 use petgraph::stable_graph::StableDiGraph;
+use rustc_hash::FxHashMap;
 
 use super::attributes::Attributes;
 use super::graph::{
@@ -84,23 +84,26 @@ struct Builder {
     graph: StableDiGraph<Node, Edge>,
     blocks: Vec<Block>,
     /// Every name of the function, at its first definition (what `Function::def` answers).
-    values: HashMap<String, ValueDef>,
+    values: FxHashMap<String, ValueDef>,
     /// The names visible where the builder is: MIL is lexically scoped, so a value defined in a
     /// nested block is not visible after it, and sibling blocks (a `cond`'s branches) may reuse
     /// a name, as coremltools does.
-    visible: HashMap<String, ValueDef>,
-    /// The names each open block defined, innermost last, to hide them when it closes.
+    visible: FxHashMap<String, ValueDef>,
+    /// The names each open nested block defined, innermost last, to hide them when it closes
+    /// (the body's names stay visible to the end).
     scopes: Vec<Vec<String>>,
     order: u32,
 }
 
 /// Builds the graph of one function. Names must be defined before use (which also rules out cycles).
 pub fn build_function(f: FunctionSyntax) -> Result<Function, BuildError> {
+    // The body's own inputs and ops (nested blocks add more), each defining about one name.
+    let nodes = f.body.inputs.len() + f.body.ops.len();
     let mut b = Builder {
-        graph: StableDiGraph::new(),
+        graph: StableDiGraph::with_capacity(nodes, 2 * nodes),
         blocks: Vec::new(),
-        values: HashMap::new(),
-        visible: HashMap::new(),
+        values: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
+        visible: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
         scopes: Vec::new(),
         order: 0,
     };
@@ -141,7 +144,9 @@ impl Builder {
             owner,
             ..Block::default()
         });
-        self.scopes.push(Vec::new());
+        if owner.is_some() {
+            self.scopes.push(Vec::new());
+        }
         let mut inputs = Vec::with_capacity(syn.inputs.len());
         for inp in syn.inputs {
             let name = inp.name.clone();
@@ -180,7 +185,7 @@ impl Builder {
     }
 
     fn op(&mut self, syn: OpSyntax, block: BlockId) -> Result<NodeId, BuildError> {
-        let mut edges = Vec::new();
+        let mut edges = Vec::with_capacity(syn.inputs.len());
         for p in &syn.inputs {
             for (pos, arg) in p.args.iter().enumerate() {
                 if let Arg::Name(n) = arg {

@@ -1,10 +1,9 @@
 //! The per-function dataflow graph: ops and inputs as nodes, value bindings as edges.
 
-use std::collections::HashMap;
-
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
+use rustc_hash::FxHashMap;
 
 use super::attributes::Attributes;
 use super::literal::Literal;
@@ -158,7 +157,7 @@ pub struct Function {
     /// `blocks[0]` is the body.
     pub blocks: Vec<Block>,
     /// Value name → definition. Names are unique within a function (SSA).
-    pub values: HashMap<String, ValueDef>,
+    pub values: FxHashMap<String, ValueDef>,
     /// Span of the `func` header.
     pub span: Span,
 }

@@ -5,14 +5,13 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use prost::bytes::Bytes;
 use prost::Message;
 use rayon::prelude::*;
 
-use super::proto::{self, argument::binding, dimension, immediate_value, tensor_value, value};
+use super::proto::{self, dimension, zero_copy as zc};
 use super::ReadError;
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
 use crate::ir::literal::f16_to_f64;
@@ -167,20 +166,15 @@ fn lower_single(
     };
     let spec_version = i64::from(outline.specification_version);
     let attributes = lower_attributes(&program.attributes, 0)
-        .map_err(|m| invalid(format!("program attributes: {m}")))?;
+        .map_err(|fault| fault.into_read_error(path, "program attributes"))?;
     let built: Vec<Result<Function, ReadError>> = program
         .functions
         .into_iter()
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(|(name, f)| {
-            let syntax = lower_function(&name, f).map_err(|fault| match fault {
-                Fault::Decode(m) => ReadError::Protobuf {
-                    path: path.to_path_buf(),
-                    message: format!("function `{name}`: {m}"),
-                },
-                Fault::Invalid(m) => invalid(format!("function `{name}`: {m}")),
-            })?;
+            let syntax = lower_function(&name, f)
+                .map_err(|fault| fault.into_read_error(path, &format!("function `{name}`")))?;
             build_function(syntax).map_err(|e| invalid(format!("function `{name}`: {e}")))
         })
         .collect();
@@ -190,7 +184,7 @@ fn lower_single(
         program: Program {
             // The text dialect the renderer prints: bare scalars from spec 9 (iOS 18) on.
             version: if spec_version >= 9 { "1.3" } else { "1.0" }.to_string(),
-            attributes: attributes.into_iter().collect(),
+            attributes,
             functions,
         },
         description: lower_description(outline.description.as_ref()),
@@ -199,11 +193,114 @@ fn lower_single(
 }
 
 /// Why a function could not be lowered.
+#[derive(Debug)]
 enum Fault {
-    /// An operation's bytes are not a protobuf `Operation`.
+    /// The bytes are not protobuf of the expected message (an operation that does not decode, a
+    /// `string` field that is not UTF-8).
     Decode(String),
     /// The program is well-formed protobuf but not a valid program.
     Invalid(String),
+}
+
+impl Fault {
+    fn invalid(message: impl Into<String>) -> Fault {
+        Fault::Invalid(message.into())
+    }
+
+    /// The same fault, its message prefixed with where it is.
+    fn at(self, place: impl std::fmt::Display) -> Fault {
+        match self {
+            Fault::Decode(m) => Fault::Decode(format!("{place}: {m}")),
+            Fault::Invalid(m) => Fault::Invalid(format!("{place}: {m}")),
+        }
+    }
+
+    fn into_read_error(self, path: &Path, place: &str) -> ReadError {
+        match self {
+            Fault::Decode(m) => ReadError::Protobuf {
+                path: path.to_path_buf(),
+                message: format!("{place}: {m}"),
+            },
+            Fault::Invalid(m) => ReadError::Program {
+                path: path.to_path_buf(),
+                message: format!("{place}: {m}"),
+            },
+        }
+    }
+}
+
+impl From<String> for Fault {
+    fn from(message: String) -> Fault {
+        Fault::Invalid(message)
+    }
+}
+
+/// A `string` field, which protobuf requires to be UTF-8 (an owned decode would refuse it).
+fn text(bytes: &[u8]) -> Result<&str, Fault> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        Fault::Decode(format!(
+            "a string is not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
+    })
+}
+
+/// An entry of a protobuf `map<string, …>`.
+trait MapEntry {
+    fn key(&self) -> &[u8];
+}
+
+impl MapEntry for zc::ArgumentEntry {
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
+impl MapEntry for zc::ValueEntry {
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
+/// The entries of a map as the decoded map holds them: sorted by key (byte order, which is
+/// `String` order), the last of equal keys winning.
+fn map_entries<E: MapEntry>(entries: &[E]) -> MapEntries<'_, E> {
+    let in_order = entries.windows(2).all(|w| match w {
+        [a, b] => a.key() < b.key(),
+        _ => true,
+    });
+    if in_order {
+        return MapEntries::InOrder(entries.iter());
+    }
+    let mut sorted: Vec<&E> = entries.iter().collect();
+    // Stable: equal keys stay in file order, so the last of each run is the last in the file.
+    sorted.sort_by(|a, b| a.key().cmp(b.key()));
+    let mut unique: Vec<&E> = Vec::with_capacity(sorted.len());
+    for e in sorted {
+        match unique.last_mut() {
+            Some(last) if last.key() == e.key() => *last = e,
+            _ => unique.push(e),
+        }
+    }
+    MapEntries::Sorted(unique.into_iter())
+}
+
+/// What [`map_entries`] gives: the entries themselves when the file has them in key order
+/// without repeats (what converters write), else a sorted copy of the references.
+enum MapEntries<'a, E> {
+    InOrder(std::slice::Iter<'a, E>),
+    Sorted(std::vec::IntoIter<&'a E>),
+}
+
+impl<'a, E> Iterator for MapEntries<'a, E> {
+    type Item = &'a E;
+
+    fn next(&mut self) -> Option<&'a E> {
+        match self {
+            MapEntries::InOrder(entries) => entries.next(),
+            MapEntries::Sorted(entries) => entries.next(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,57 +314,68 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<FunctionSynta
         None if specs.len() == 1 => specs
             .into_values()
             .next()
-            .ok_or_else(|| Fault::Invalid(format!("has no block (opset `{}`)", f.opset)))?,
+            .ok_or_else(|| Fault::invalid(format!("has no block (opset `{}`)", f.opset)))?,
         None if specs.is_empty() => {
-            return Err(Fault::Invalid(format!(
+            return Err(Fault::invalid(format!(
                 "has no block (opset `{}`)",
                 f.opset
             )))
         }
         None => {
-            return Err(Fault::Invalid(format!(
+            return Err(Fault::invalid(format!(
                 "has no block for its opset `{}` (blocks: {})",
                 f.opset,
                 specs.keys().cloned().collect::<Vec<_>>().join(", ")
             )))
         }
     };
+    check_ignored_attributes(&block.attributes)?;
     let inputs = f
         .inputs
         .iter()
         .chain(&block.inputs)
         .map(|i| lower_input(i, 0))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Fault::Invalid)?;
+        .collect::<Result<Vec<_>, _>>()?;
     let mut ops = Vec::with_capacity(block.operations.len());
     for (i, raw) in block.operations.into_iter().enumerate() {
-        let op = proto::Operation::decode(raw)
-            .map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
-        ops.push(lower_op_in_context(&op, 0).map_err(Fault::Invalid)?);
+        let op =
+            zc::Operation::decode(raw).map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
+        ops.push(lower_op_in_context(&op, 0).map_err(|fault| match fault {
+            Fault::Decode(m) => Fault::Decode(format!("operation {i}: {m}")),
+            invalid => invalid,
+        })?);
     }
-    let attributes = lower_attributes(&f.attributes, 0)
-        .map_err(|m| Fault::Invalid(format!("function attributes: {m}")))?;
+    let attributes =
+        lower_attributes(&f.attributes, 0).map_err(|fault| fault.at("function attributes"))?;
     Ok(FunctionSyntax {
         name: name.to_string(),
         opset: f.opset,
-        attributes: attributes.into_iter().collect(),
+        attributes,
         body: BlockSyntax {
             inputs,
             ops,
-            outputs: block.outputs,
+            outputs: block_outputs(&block.outputs)?,
             outputs_span: Span::default(),
         },
         span: Span::default(),
     })
 }
 
-fn lower_block(b: &proto::Block, depth: usize) -> Result<BlockSyntax, String> {
+fn block_outputs(outputs: &[Bytes]) -> Result<Vec<String>, Fault> {
+    outputs
+        .iter()
+        .map(|o| text(o).map(str::to_string))
+        .collect()
+}
+
+fn lower_block(b: &zc::Block, depth: usize) -> Result<BlockSyntax, Fault> {
     if depth > limits::MAX_BLOCK_NESTING {
-        return Err(format!(
+        return Err(Fault::invalid(format!(
             "blocks are nested deeper than {} levels",
             limits::MAX_BLOCK_NESTING
-        ));
+        )));
     }
+    check_ignored_attributes(&b.attributes)?;
     let inputs = b
         .inputs
         .iter()
@@ -281,89 +389,107 @@ fn lower_block(b: &proto::Block, depth: usize) -> Result<BlockSyntax, String> {
     Ok(BlockSyntax {
         inputs,
         ops,
-        outputs: b.outputs.clone(),
+        outputs: block_outputs(&b.outputs)?,
         outputs_span: Span::default(),
     })
 }
 
 /// [`lower_op`], with the op named in its error.
-fn lower_op_in_context(op: &proto::Operation, depth: usize) -> Result<OpSyntax, String> {
-    lower_op(op, depth).map_err(|m| format!("op `{}` ({}): {m}", op_label(op), op.r#type))
+fn lower_op_in_context(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
+    lower_op(op, depth).map_err(|fault| {
+        fault.at(format_args!(
+            "op `{}` ({})",
+            op_label(op),
+            String::from_utf8_lossy(&op.r#type)
+        ))
+    })
 }
 
 /// The op's `name` attribute, else its first output, else its type (for messages only).
-fn op_label(op: &proto::Operation) -> String {
-    op.attributes
-        .get("name")
-        .and_then(|v| lower_value(v, 0).ok())
+fn op_label(op: &zc::Operation) -> String {
+    map_entries(&op.attributes)
+        .find(|e| e.key() == b"name")
+        .and_then(|e| lower_value(&e.value, 0).ok())
         .and_then(|l| l.as_str().map(str::to_string))
-        .or_else(|| op.outputs.first().map(|o| o.name.clone()))
-        .unwrap_or_else(|| op.r#type.clone())
+        .or_else(|| {
+            op.outputs
+                .first()
+                .map(|o| String::from_utf8_lossy(&o.name).into_owned())
+        })
+        .unwrap_or_else(|| String::from_utf8_lossy(&op.r#type).into_owned())
 }
 
-fn lower_op(op: &proto::Operation, depth: usize) -> Result<OpSyntax, String> {
+fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
+    let op_type = text(&op.r#type)?.to_string();
     let mut name = None;
     let mut attributes = Attributes::new();
-    for (key, v) in &op.attributes {
-        let lit = lower_value(v, depth).map_err(|m| format!("attribute `{key}`: {m}"))?;
+    for entry in map_entries(&op.attributes) {
+        let key = text(&entry.key)?;
+        let lit = lower_value(&entry.value, depth)
+            .map_err(|fault| fault.at(format_args!("attribute `{key}`")))?;
         if key == "name" {
             if let Some(s) = lit.as_str() {
                 name = Some(s.to_string());
                 continue;
             }
         }
-        attributes.insert(key.clone(), lit);
+        attributes.insert(key.to_string(), lit);
     }
-    // BTreeMap iteration = parameters sorted by name, as the compiler prints them.
-    let inputs = op
-        .inputs
-        .iter()
-        .map(|(key, arg)| {
-            let args = arg
+    // Map order = parameters sorted by name, as the compiler prints them.
+    let inputs = map_entries(&op.inputs)
+        .map(|entry| {
+            let key = text(&entry.key)?;
+            let args = entry
+                .value
                 .arguments
                 .iter()
                 .enumerate()
                 .map(|(i, b)| {
                     match &b.binding {
-                        Some(binding::Binding::Name(n)) => Ok(Arg::Name(n.clone())),
-                        Some(binding::Binding::Value(v)) => {
+                        Some(zc::binding::Binding::Name(n)) => {
+                            text(n).map(|n| Arg::Name(n.to_string()))
+                        }
+                        Some(zc::binding::Binding::Value(v)) => {
                             lower_value(v, depth).map(|l| Arg::Value(Box::new(l)))
                         }
-                        None => Err("binding is empty".to_string()),
+                        None => Err(Fault::invalid("binding is empty")),
                     }
-                    .map_err(|m| format!("input `{key}` binding {i}: {m}"))
+                    .map_err(|fault| fault.at(format_args!("input `{key}` binding {i}")))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Param {
-                name: key.clone(),
+                name: key.to_string(),
                 args,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, Fault>>()?;
     let outputs = op
         .outputs
         .iter()
         .map(|o| {
+            let name = text(&o.name)?;
             let ty = o
                 .r#type
                 .as_ref()
-                .ok_or_else(|| format!("output `{}` has no type", o.name))
+                .ok_or_else(|| Fault::invalid(format!("output `{name}` has no type")))
                 .and_then(|t| lower_value_type(t, depth))
-                .map_err(|m| format!("output `{}`: {m}", o.name))?;
+                .map_err(|fault| fault.at(format_args!("output `{name}`")))?;
             Ok(Output {
-                name: o.name.clone(),
+                name: name.to_string(),
                 ty,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, Fault>>()?;
     let blocks = op
         .blocks
         .iter()
         .enumerate()
-        .map(|(i, b)| lower_block(b, depth + 1).map_err(|m| format!("block {i}: {m}")))
+        .map(|(i, b)| {
+            lower_block(b, depth + 1).map_err(|fault| fault.at(format_args!("block {i}")))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(OpSyntax {
-        op_type: op.r#type.clone(),
+        op_type,
         name,
         inputs,
         outputs,
@@ -373,54 +499,113 @@ fn lower_op(op: &proto::Operation, depth: usize) -> Result<OpSyntax, String> {
     })
 }
 
-fn lower_input(i: &proto::NamedValueType, depth: usize) -> Result<InputSyntax, String> {
+fn lower_input(i: &zc::NamedValueType, depth: usize) -> Result<InputSyntax, Fault> {
+    let name = text(&i.name)?;
     let ty = i
         .r#type
         .as_ref()
-        .ok_or_else(|| "has no type".to_string())
+        .ok_or_else(|| Fault::invalid("has no type"))
         .and_then(|t| lower_value_type(t, depth))
-        .map_err(|m| format!("input `{}`: {m}", i.name))?;
+        .map_err(|fault| fault.at(format_args!("input `{name}`")))?;
     Ok(InputSyntax {
-        name: i.name.clone(),
+        name: name.to_string(),
         ty,
         span: Span::default(),
     })
 }
 
+/// Attributes in key order.
 fn lower_attributes(
-    attrs: &BTreeMap<String, proto::Value>,
+    entries: &[zc::ValueEntry],
     depth: usize,
-) -> Result<BTreeMap<String, Literal>, String> {
-    attrs
-        .iter()
-        .map(|(k, v)| {
-            lower_value(v, depth)
-                .map(|l| (k.clone(), l))
-                .map_err(|m| format!("`{k}`: {m}"))
+) -> Result<Vec<(String, Literal)>, Fault> {
+    map_entries(entries)
+        .map(|e| {
+            let key = text(&e.key)?;
+            lower_value(&e.value, depth)
+                .map(|l| (key.to_string(), l))
+                .map_err(|fault| fault.at(format_args!("`{key}`")))
         })
         .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fields the IR does not keep: still protobuf, so their strings must be UTF-8
+// ---------------------------------------------------------------------------------------------
+
+fn check_ignored_attributes(entries: &[zc::ValueEntry]) -> Result<(), Fault> {
+    entries.iter().try_for_each(|e| {
+        text(&e.key)?;
+        check_value_strings(&e.value)
+    })
+}
+
+fn check_value_strings(v: &zc::Value) -> Result<(), Fault> {
+    text(&v.doc_string)?;
+    if let Some(t) = &v.r#type {
+        check_type_strings(t)?;
+    }
+    let imm = match &v.value {
+        Some(zc::value::Value::BlobFileValue(b)) => return text(&b.file_name).map(drop),
+        Some(zc::value::Value::ImmediateValue(imm)) => imm,
+        None => return Ok(()),
+    };
+    match &imm.value {
+        Some(zc::immediate_value::Value::Tensor(zc::TensorValue {
+            value: Some(zc::tensor_value::Value::Strings(s)),
+        })) => s.values.iter().try_for_each(|s| text(s).map(drop)),
+        Some(zc::immediate_value::Value::Tuple(t)) => {
+            t.values.iter().try_for_each(check_value_strings)
+        }
+        Some(zc::immediate_value::Value::List(l)) => {
+            l.values.iter().try_for_each(check_value_strings)
+        }
+        Some(zc::immediate_value::Value::Dictionary(d)) => d.values.iter().try_for_each(|kv| {
+            kv.key
+                .iter()
+                .chain(&kv.value)
+                .try_for_each(check_value_strings)
+        }),
+        Some(zc::immediate_value::Value::Tensor(_)) | None => Ok(()),
+    }
+}
+
+fn check_type_strings(t: &zc::ValueType) -> Result<(), Fault> {
+    use zc::value_type::Type;
+    match &t.r#type {
+        Some(Type::TensorType(t)) => check_ignored_attributes(&t.attributes),
+        Some(Type::ListType(l)) => l.r#type.as_deref().map_or(Ok(()), check_type_strings),
+        Some(Type::TupleType(t)) => t.types.iter().try_for_each(check_type_strings),
+        Some(Type::DictionaryType(d)) => d
+            .key_type
+            .iter()
+            .chain(&d.value_type)
+            .try_for_each(|t| check_type_strings(t)),
+        Some(Type::StateType(s)) => s.wrapped_type.as_deref().map_or(Ok(()), check_type_strings),
+        None => Ok(()),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Types
 // ---------------------------------------------------------------------------------------------
 
-fn check_depth(depth: usize) -> Result<(), String> {
+fn check_depth(depth: usize) -> Result<(), Fault> {
     if depth > limits::MAX_NESTING {
-        Err(format!(
+        Err(Fault::invalid(format!(
             "types or values are nested deeper than {} levels",
             limits::MAX_NESTING
-        ))
+        )))
     } else {
         Ok(())
     }
 }
 
-fn lower_value_type(vt: &proto::ValueType, depth: usize) -> Result<ValueType, String> {
-    use proto::value_type::Type;
+fn lower_value_type(vt: &zc::ValueType, depth: usize) -> Result<ValueType, Fault> {
+    use zc::value_type::Type;
     check_depth(depth)?;
-    let boxed = |t: Option<&proto::ValueType>, what: &str| -> Result<Box<ValueType>, String> {
-        let t = t.ok_or_else(|| format!("{what} is missing"))?;
+    let boxed = |t: Option<&zc::ValueType>, what: &str| -> Result<Box<ValueType>, Fault> {
+        let t = t.ok_or_else(|| Fault::invalid(format!("{what} is missing")))?;
         Ok(Box::new(lower_value_type(t, depth + 1)?))
     };
     match &vt.r#type {
@@ -446,19 +631,19 @@ fn lower_value_type(vt: &proto::ValueType, depth: usize) -> Result<ValueType, St
             s.wrapped_type.as_deref(),
             "state's wrapped type",
         )?)),
-        None => Err("a value type is empty".into()),
+        None => Err(Fault::invalid("a value type is empty")),
     }
 }
 
 /// One dimension; `Ok(None)` for a variadic unknown (an unknown number of dimensions).
-fn lower_dim(d: &proto::Dimension) -> Result<Option<Dim>, String> {
+fn lower_dim(d: &zc::Dimension) -> Result<Option<Dim>, Fault> {
     match &d.dimension {
         Some(dimension::Dimension::Constant(c)) => {
             if c.size > limits::MAX_DIM {
-                Err(format!(
+                Err(Fault::invalid(format!(
                     "dimension {} is larger than the 2^40 limit",
                     c.size
-                ))
+                )))
             } else {
                 Ok(Some(Dim::Known(c.size)))
             }
@@ -468,7 +653,8 @@ fn lower_dim(d: &proto::Dimension) -> Result<Option<Dim>, String> {
     }
 }
 
-fn lower_tensor_type(t: &proto::TensorType) -> Result<TensorType, String> {
+fn lower_tensor_type(t: &zc::TensorType) -> Result<TensorType, Fault> {
+    check_ignored_attributes(&t.attributes)?;
     let dtype = DType::from_proto(t.data_type);
     if t.rank < 0 {
         return Ok(TensorType { dtype, shape: None });
@@ -481,11 +667,11 @@ fn lower_tensor_type(t: &proto::TensorType) -> Result<TensorType, String> {
         }
     }
     if i64::try_from(dims.len()).ok() != Some(t.rank) {
-        return Err(format!(
+        return Err(Fault::invalid(format!(
             "tensor type declares rank {} but lists {} dimensions",
             t.rank,
             dims.len()
-        ));
+        )));
     }
     Ok(TensorType {
         dtype,
@@ -497,31 +683,36 @@ fn lower_tensor_type(t: &proto::TensorType) -> Result<TensorType, String> {
 // Values
 // ---------------------------------------------------------------------------------------------
 
-fn lower_value(v: &proto::Value, depth: usize) -> Result<Literal, String> {
+fn lower_value(v: &zc::Value, depth: usize) -> Result<Literal, Fault> {
     let ty = v
         .r#type
         .as_ref()
-        .ok_or_else(|| "a value has no type".to_string())
+        .ok_or_else(|| Fault::invalid("a value has no type"))
         .and_then(|t| lower_value_type(t, depth))?;
     let payload = lower_payload(v, &ty, depth)?;
     Ok(Literal { ty, payload })
 }
 
 /// The payload of `v`, whose type is `ty` (its own type when it has one).
-fn lower_payload(v: &proto::Value, ty: &ValueType, depth: usize) -> Result<Payload, String> {
+fn lower_payload(v: &zc::Value, ty: &ValueType, depth: usize) -> Result<Payload, Fault> {
     check_depth(depth)?;
+    text(&v.doc_string)?;
     let imm = match &v.value {
-        Some(value::Value::BlobFileValue(b)) => {
+        Some(zc::value::Value::BlobFileValue(b)) => {
             return Ok(Payload::Blob(BlobRef {
-                path: b.file_name.clone(),
+                path: text(&b.file_name)?.to_string(),
                 offset: b.offset,
             }))
         }
-        Some(value::Value::ImmediateValue(imm)) => imm,
-        None => return Err("a value has neither an immediate value nor a blob reference".into()),
+        Some(zc::value::Value::ImmediateValue(imm)) => imm,
+        None => {
+            return Err(Fault::invalid(
+                "a value has neither an immediate value nor a blob reference",
+            ))
+        }
     };
     // Elements of containers carry their own type; fall back to the container's declaration.
-    let element = |e: &proto::Value, declared: Option<&ValueType>| -> Result<Payload, String> {
+    let element = |e: &zc::Value, declared: Option<&ValueType>| -> Result<Payload, Fault> {
         let own = e
             .r#type
             .as_ref()
@@ -530,19 +721,19 @@ fn lower_payload(v: &proto::Value, ty: &ValueType, depth: usize) -> Result<Paylo
         let ty = own
             .as_ref()
             .or(declared)
-            .ok_or_else(|| "a container element has no type".to_string())?;
+            .ok_or_else(|| Fault::invalid("a container element has no type"))?;
         lower_payload(e, ty, depth + 1)
     };
     match &imm.value {
-        Some(immediate_value::Value::Tensor(t)) => {
+        Some(zc::immediate_value::Value::Tensor(t)) => {
             let dtype = ty.tensor().map_or(DType::Unknown(0), |t| t.dtype);
             Ok(Payload::Tensor(tensor_data(
                 t,
                 dtype,
                 limits::MAX_IMMEDIATE_ELEMENTS,
-            )))
+            )?))
         }
-        Some(immediate_value::Value::Tuple(t)) => {
+        Some(zc::immediate_value::Value::Tuple(t)) => {
             let declared = match ty {
                 ValueType::Tuple(types) => types.as_slice(),
                 _ => &[],
@@ -554,7 +745,7 @@ fn lower_payload(v: &proto::Value, ty: &ValueType, depth: usize) -> Result<Paylo
                 .collect::<Result<Vec<_>, _>>()
                 .map(Payload::Tuple)
         }
-        Some(immediate_value::Value::List(l)) => {
+        Some(zc::immediate_value::Value::List(l)) => {
             let declared = match ty {
                 ValueType::List { elem, .. } => Some(elem.as_ref()),
                 _ => None,
@@ -565,7 +756,7 @@ fn lower_payload(v: &proto::Value, ty: &ValueType, depth: usize) -> Result<Paylo
                 .collect::<Result<Vec<_>, _>>()
                 .map(Payload::List)
         }
-        Some(immediate_value::Value::Dictionary(d)) => {
+        Some(zc::immediate_value::Value::Dictionary(d)) => {
             let (kt, vt) = match ty {
                 ValueType::Dict { key, value } => (Some(key.as_ref()), Some(value.as_ref())),
                 _ => (None, None),
@@ -573,31 +764,42 @@ fn lower_payload(v: &proto::Value, ty: &ValueType, depth: usize) -> Result<Paylo
             d.values
                 .iter()
                 .map(|kv| {
-                    let k = kv.key.as_ref().ok_or("a dictionary entry has no key")?;
-                    let v = kv.value.as_ref().ok_or("a dictionary entry has no value")?;
+                    let k = kv
+                        .key
+                        .as_ref()
+                        .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
+                    let v = kv
+                        .value
+                        .as_ref()
+                        .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
                     Ok((element(k, kt)?, element(v, vt)?))
                 })
-                .collect::<Result<Vec<_>, String>>()
+                .collect::<Result<Vec<_>, Fault>>()
                 .map(Payload::Dict)
         }
-        None => Err("an immediate value is empty".into()),
+        None => Err(Fault::invalid("an immediate value is empty")),
     }
 }
 
 /// Decodes the elements of a `TensorValue` of element type `dtype`. Raw `bytes` are decoded for
 /// byte-aligned numeric types when there are at most `max_elements` of them, else kept raw.
-fn tensor_data(t: &proto::TensorValue, dtype: DType, max_elements: u64) -> TensorData {
-    use tensor_value::Value as V;
-    match &t.value {
+fn tensor_data(t: &zc::TensorValue, dtype: DType, max_elements: u64) -> Result<TensorData, Fault> {
+    use zc::tensor_value::Value as V;
+    Ok(match &t.value {
         Some(V::Floats(f)) => TensorData::Floats(f.values.iter().map(|&x| f64::from(x)).collect()),
         Some(V::Doubles(d)) => TensorData::Floats(d.values.clone()),
         Some(V::Ints(i)) => TensorData::Ints(i.values.iter().map(|&x| i64::from(x)).collect()),
         Some(V::LongInts(l)) => TensorData::Ints(l.values.clone()),
         Some(V::Bools(b)) => TensorData::Bools(b.values.clone()),
-        Some(V::Strings(s)) => TensorData::Strings(s.values.clone()),
+        Some(V::Strings(s)) => TensorData::Strings(
+            s.values
+                .iter()
+                .map(|s| text(s).map(str::to_string))
+                .collect::<Result<_, _>>()?,
+        ),
         Some(V::Bytes(b)) => decode_bytes(&b.values, dtype, max_elements),
         None => empty_data(dtype),
-    }
+    })
 }
 
 /// An empty element list of the kind `dtype` decodes to.
@@ -770,7 +972,9 @@ mod tests {
     use super::*;
     use crate::ir::Op;
     use proto::fixtures::*;
+    use proto::{argument::binding, immediate_value, value};
     use proto::{tensor_value as tv, DataType as D};
+    use std::collections::BTreeMap;
 
     fn path() -> &'static Path {
         Path::new("m.mlpackage/Data/com.apple.CoreML/model.mlmodel")
@@ -1214,11 +1418,11 @@ mod tests {
 
     #[test]
     fn dynamic_shapes_and_rank_checks() {
-        let t = |rank: i64, dims: Vec<proto::Dimension>| proto::TensorType {
+        let t = |rank: i64, dims: Vec<proto::Dimension>| zc::TensorType {
             data_type: D::Float32 as i32,
             rank,
             dimensions: dims,
-            attributes: BTreeMap::new(),
+            attributes: vec![],
         };
         let unknown = |variadic| proto::Dimension {
             dimension: Some(dimension::Dimension::Unknown(dimension::UnknownDimension {
@@ -1240,11 +1444,12 @@ mod tests {
             lower_tensor_type(&t(0, vec![])).unwrap().shape,
             Some(vec![])
         );
-        assert!(lower_tensor_type(&t(3, vec![unknown(false)]))
-            .unwrap_err()
-            .contains("rank 3"));
+        assert!(matches!(
+            lower_tensor_type(&t(3, vec![unknown(false)])),
+            Err(Fault::Invalid(m)) if m.contains("rank 3")
+        ));
         // An unknown dtype number is kept.
-        let odd = proto::TensorType {
+        let odd = zc::TensorType {
             data_type: 77,
             ..t(0, vec![])
         };
@@ -1389,13 +1594,13 @@ mod tests {
                                     Bytes::new(),
                                     Bytes::from_static(&[0x0a, 0xff, 0xff, 0xff]),
                                 ],
-                                attributes: BTreeMap::new(),
+                                attributes: vec![],
                             },
                         )]),
-                        attributes: BTreeMap::new(),
+                        attributes: vec![],
                     },
                 )]),
-                attributes: BTreeMap::new(),
+                attributes: vec![],
             }),
             ..Default::default()
         };
@@ -1408,6 +1613,102 @@ mod tests {
                 );
             }
             other => panic!("expected a protobuf error, got {other:?}"),
+        }
+    }
+
+    /// A model whose function `main` has inputs `a` and `b` and the operations `ops`, written as
+    /// zero-copy messages: they can hold what an owned map or `String` cannot.
+    fn model_with_ops(ops: &[zc::Operation], outputs: &[&str]) -> Bytes {
+        let input = |n: &str| {
+            zc::NamedValueType::decode(
+                named(n, tensor_type(D::Float32, &[2]))
+                    .encode_to_vec()
+                    .as_slice(),
+            )
+            .unwrap()
+        };
+        let block = proto::BlockOutline {
+            inputs: vec![],
+            outputs: outputs
+                .iter()
+                .map(|o| Bytes::copy_from_slice(o.as_bytes()))
+                .collect(),
+            operations: ops.iter().map(|o| o.encode_to_vec().into()).collect(),
+            attributes: vec![],
+        };
+        let function = proto::FunctionOutline {
+            inputs: vec![input("a"), input("b")],
+            opset: "CoreML8".into(),
+            block_specializations: BTreeMap::from([("CoreML8".to_string(), block)]),
+            attributes: vec![],
+        };
+        proto::ModelOutline {
+            specification_version: 9,
+            ml_program: Some(proto::ProgramOutline {
+                version: 1,
+                functions: BTreeMap::from([("main".to_string(), function)]),
+                attributes: vec![],
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec()
+        .into()
+    }
+
+    fn zero_copy(op: &proto::Operation) -> zc::Operation {
+        zc::Operation::decode(op.encode_to_vec().as_slice()).unwrap()
+    }
+
+    #[test]
+    fn map_entries_lower_in_key_order_and_the_last_of_equal_keys_wins() {
+        let out = || vec![named("s", tensor_type(D::Float32, &[2]))];
+        // In file order: inputs x = a, y = a, x = b; attributes name = first, name = second.
+        let mut add = zero_copy(&op("add", "first", &[("x", "a"), ("y", "a")], out()));
+        let later = zero_copy(&op("add", "second", &[("x", "b")], out()));
+        add.inputs.extend(later.inputs);
+        add.attributes.extend(later.attributes);
+        let p = match lower_bytes(model_with_ops(&[add], &["s"]), path()) {
+            Ok(Lowered::Program(p)) => p,
+            other => panic!("expected a program, got {other:?}"),
+        };
+        let op = find_op(&p.program.functions[0], "second");
+        let params: Vec<&str> = op.inputs.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(params, ["x", "y"]);
+        assert_eq!(op.arg_name("x"), Some("b"));
+        assert_eq!(op.arg_name("y"), Some("a"));
+    }
+
+    #[test]
+    fn a_string_that_is_not_utf8_is_a_protobuf_error_naming_the_operation() {
+        let relu = zero_copy(&op(
+            "relu",
+            "r",
+            &[("x", "a")],
+            vec![named("r", tensor_type(D::Float32, &[2]))],
+        ));
+        let bad = Bytes::from_static(&[b'r', 0xff]);
+        let mut bad_type = relu.clone();
+        bad_type.r#type = bad.clone();
+        let mut bad_output = relu.clone();
+        bad_output.outputs[0].name = bad.clone();
+        let mut bad_binding = relu.clone();
+        bad_binding.inputs[0].value.arguments[0].binding =
+            Some(zc::binding::Binding::Name(bad.clone()));
+        let mut bad_key = relu.clone();
+        bad_key.inputs[0].key = bad;
+        for op in [bad_type, bad_output, bad_binding, bad_key] {
+            match lower_bytes(model_with_ops(&[relu.clone(), op], &["r"]), path()) {
+                Err(e @ ReadError::Protobuf { .. }) => {
+                    let msg = e.to_string();
+                    assert!(
+                        msg.contains("model.mlmodel")
+                            && msg.contains("function `main`: operation 1")
+                            && msg.contains("not UTF-8"),
+                        "{msg}"
+                    );
+                }
+                other => panic!("expected a protobuf error, got {other:?}"),
+            }
         }
     }
 

@@ -974,34 +974,343 @@ pub struct ProgramOutline {
     pub version: i64,
     #[prost(btree_map = "string, message", tag = "2")]
     pub functions: BTreeMap<String, FunctionOutline>,
-    #[prost(btree_map = "string, message", tag = "4")]
-    pub attributes: BTreeMap<String, Value>,
+    #[prost(message, repeated, tag = "4")]
+    pub attributes: Vec<zero_copy::ValueEntry>,
 }
 
-/// [`Function`] with [`BlockOutline`]s.
+/// [`Function`] with [`BlockOutline`]s, its other parts as [`zero_copy`] messages.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct FunctionOutline {
     #[prost(message, repeated, tag = "1")]
-    pub inputs: Vec<NamedValueType>,
+    pub inputs: Vec<zero_copy::NamedValueType>,
     #[prost(string, tag = "2")]
     pub opset: String,
     #[prost(btree_map = "string, message", tag = "3")]
     pub block_specializations: BTreeMap<String, BlockOutline>,
-    #[prost(btree_map = "string, message", tag = "4")]
-    pub attributes: BTreeMap<String, Value>,
+    #[prost(message, repeated, tag = "4")]
+    pub attributes: Vec<zero_copy::ValueEntry>,
 }
 
-/// [`Block`] whose operations are each one undecoded `Operation` message.
+/// [`Block`] whose operations are each one undecoded `Operation` message, its other parts as
+/// [`zero_copy`] messages.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct BlockOutline {
     #[prost(message, repeated, tag = "1")]
-    pub inputs: Vec<NamedValueType>,
-    #[prost(string, repeated, tag = "2")]
-    pub outputs: Vec<String>,
+    pub inputs: Vec<zero_copy::NamedValueType>,
+    #[prost(bytes = "bytes", repeated, tag = "2")]
+    pub outputs: Vec<prost::bytes::Bytes>,
     #[prost(bytes = "bytes", repeated, tag = "3")]
     pub operations: Vec<prost::bytes::Bytes>,
-    #[prost(btree_map = "string, message", tag = "4")]
-    pub attributes: BTreeMap<String, Value>,
+    #[prost(message, repeated, tag = "4")]
+    pub attributes: Vec<zero_copy::ValueEntry>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The MIL messages of operations, decoded without copying
+// ---------------------------------------------------------------------------------------------
+
+/// The MIL messages an operation is made of, as the reader decodes them: wire-identical to the
+/// messages above, but every `string` and `bytes` field is a slice of the file's buffer (UTF-8 is
+/// checked where the reader uses a string) and every `map<string, …>` is its list of entries in
+/// file order (the reader sorts them and lets the last of equal keys win, as a map would). The
+/// fixer keeps using the owned messages above.
+pub mod zero_copy {
+    use prost::bytes::Bytes;
+
+    pub use super::Dimension;
+
+    /// `MILSpec.Operation`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Operation {
+        #[prost(bytes = "bytes", tag = "1")]
+        pub r#type: Bytes,
+        #[prost(message, repeated, tag = "2")]
+        pub inputs: Vec<ArgumentEntry>,
+        #[prost(message, repeated, tag = "3")]
+        pub outputs: Vec<NamedValueType>,
+        #[prost(message, repeated, tag = "4")]
+        pub blocks: Vec<Block>,
+        #[prost(message, repeated, tag = "5")]
+        pub attributes: Vec<ValueEntry>,
+    }
+
+    /// One entry of a `map<string, Argument>` (an operation's inputs).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ArgumentEntry {
+        #[prost(bytes = "bytes", tag = "1")]
+        pub key: Bytes,
+        #[prost(message, required, tag = "2")]
+        pub value: Argument,
+    }
+
+    /// One entry of a `map<string, Value>` (attributes).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ValueEntry {
+        #[prost(bytes = "bytes", tag = "1")]
+        pub key: Bytes,
+        #[prost(message, required, tag = "2")]
+        pub value: Value,
+    }
+
+    /// `MILSpec.Block`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Block {
+        #[prost(message, repeated, tag = "1")]
+        pub inputs: Vec<NamedValueType>,
+        #[prost(bytes = "bytes", repeated, tag = "2")]
+        pub outputs: Vec<Bytes>,
+        #[prost(message, repeated, tag = "3")]
+        pub operations: Vec<Operation>,
+        #[prost(message, repeated, tag = "4")]
+        pub attributes: Vec<ValueEntry>,
+    }
+
+    /// `MILSpec.Argument`: the bindings of one parameter.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Argument {
+        #[prost(message, repeated, tag = "1")]
+        pub arguments: Vec<Binding>,
+    }
+
+    /// `Argument.Binding`: a value name or an inline value.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Binding {
+        #[prost(oneof = "binding::Binding", tags = "1, 2")]
+        pub binding: Option<binding::Binding>,
+    }
+
+    /// Nested types of [`Binding`].
+    pub mod binding {
+        use super::{Bytes, Value};
+
+        /// `Argument.Binding.binding`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Binding {
+            #[prost(bytes = "bytes", tag = "1")]
+            Name(Bytes),
+            #[prost(message, tag = "2")]
+            Value(Value),
+        }
+    }
+
+    /// `MILSpec.NamedValueType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct NamedValueType {
+        #[prost(bytes = "bytes", tag = "1")]
+        pub name: Bytes,
+        #[prost(message, optional, tag = "2")]
+        pub r#type: Option<ValueType>,
+    }
+
+    /// `MILSpec.ValueType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ValueType {
+        #[prost(oneof = "value_type::Type", tags = "1, 2, 3, 4, 5")]
+        pub r#type: Option<value_type::Type>,
+    }
+
+    /// Nested types of [`ValueType`].
+    pub mod value_type {
+        use super::{DictionaryType, ListType, StateType, TensorType, TupleType};
+
+        /// `ValueType.type`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Type {
+            #[prost(message, tag = "1")]
+            TensorType(TensorType),
+            #[prost(message, tag = "2")]
+            ListType(ListType),
+            #[prost(message, tag = "3")]
+            TupleType(TupleType),
+            #[prost(message, tag = "4")]
+            DictionaryType(DictionaryType),
+            #[prost(message, tag = "5")]
+            StateType(StateType),
+        }
+    }
+
+    /// `MILSpec.TensorType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TensorType {
+        #[prost(int32, tag = "1")]
+        pub data_type: i32,
+        /// −1 = unknown rank, 0 = scalar.
+        #[prost(int64, tag = "2")]
+        pub rank: i64,
+        #[prost(message, repeated, tag = "3")]
+        pub dimensions: Vec<Dimension>,
+        #[prost(message, repeated, tag = "4")]
+        pub attributes: Vec<ValueEntry>,
+    }
+
+    /// `MILSpec.TupleType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TupleType {
+        #[prost(message, repeated, tag = "1")]
+        pub types: Vec<ValueType>,
+    }
+
+    /// `MILSpec.ListType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ListType {
+        #[prost(message, optional, boxed, tag = "1")]
+        pub r#type: Option<Box<ValueType>>,
+        #[prost(message, optional, tag = "2")]
+        pub length: Option<Dimension>,
+    }
+
+    /// `MILSpec.DictionaryType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct DictionaryType {
+        #[prost(message, optional, boxed, tag = "1")]
+        pub key_type: Option<Box<ValueType>>,
+        #[prost(message, optional, boxed, tag = "2")]
+        pub value_type: Option<Box<ValueType>>,
+    }
+
+    /// `MILSpec.StateType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct StateType {
+        #[prost(message, optional, boxed, tag = "1")]
+        pub wrapped_type: Option<Box<ValueType>>,
+    }
+
+    /// `MILSpec.Value`: a typed constant, immediate or file-backed.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Value {
+        #[prost(bytes = "bytes", tag = "1")]
+        pub doc_string: Bytes,
+        #[prost(message, optional, tag = "2")]
+        pub r#type: Option<ValueType>,
+        #[prost(oneof = "value::Value", tags = "3, 5")]
+        pub value: Option<value::Value>,
+    }
+
+    /// Nested types of [`Value`].
+    pub mod value {
+        use super::{BlobFileValue, ImmediateValue};
+
+        /// `Value.value` (tag 4 is unused).
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Value {
+            #[prost(message, tag = "3")]
+            ImmediateValue(ImmediateValue),
+            #[prost(message, tag = "5")]
+            BlobFileValue(BlobFileValue),
+        }
+    }
+
+    /// `MILSpec.Value.ImmediateValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ImmediateValue {
+        #[prost(oneof = "immediate_value::Value", tags = "1, 2, 3, 4")]
+        pub value: Option<immediate_value::Value>,
+    }
+
+    /// Nested types of [`ImmediateValue`].
+    pub mod immediate_value {
+        use super::{DictionaryValue, ListValue, TensorValue, TupleValue};
+
+        /// `ImmediateValue.value`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Value {
+            #[prost(message, tag = "1")]
+            Tensor(TensorValue),
+            #[prost(message, tag = "2")]
+            Tuple(TupleValue),
+            #[prost(message, tag = "3")]
+            List(ListValue),
+            #[prost(message, tag = "4")]
+            Dictionary(DictionaryValue),
+        }
+    }
+
+    /// `MILSpec.Value.BlobFileValue`: `offset` is that of the blob's metadata record.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct BlobFileValue {
+        #[prost(bytes = "bytes", tag = "1")]
+        pub file_name: Bytes,
+        #[prost(uint64, tag = "2")]
+        pub offset: u64,
+    }
+
+    /// `MILSpec.TensorValue`: row-major elements in one of seven encodings.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TensorValue {
+        #[prost(oneof = "tensor_value::Value", tags = "1, 2, 3, 4, 5, 6, 7")]
+        pub value: Option<tensor_value::Value>,
+    }
+
+    /// Nested types of [`TensorValue`].
+    pub mod tensor_value {
+        use super::Bytes;
+        pub use crate::read::proto::tensor_value::{
+            RepeatedBools, RepeatedDoubles, RepeatedFloats, RepeatedInts, RepeatedLongInts,
+        };
+
+        /// `TensorValue.RepeatedStrings`.
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct RepeatedStrings {
+            #[prost(bytes = "bytes", repeated, tag = "1")]
+            pub values: Vec<Bytes>,
+        }
+
+        /// `TensorValue.RepeatedBytes`: a single byte string of little-endian elements.
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct RepeatedBytes {
+            #[prost(bytes = "bytes", tag = "1")]
+            pub values: Bytes,
+        }
+
+        /// `TensorValue.value`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Value {
+            #[prost(message, tag = "1")]
+            Floats(RepeatedFloats),
+            #[prost(message, tag = "2")]
+            Ints(RepeatedInts),
+            #[prost(message, tag = "3")]
+            Bools(RepeatedBools),
+            #[prost(message, tag = "4")]
+            Strings(RepeatedStrings),
+            #[prost(message, tag = "5")]
+            LongInts(RepeatedLongInts),
+            #[prost(message, tag = "6")]
+            Doubles(RepeatedDoubles),
+            #[prost(message, tag = "7")]
+            Bytes(RepeatedBytes),
+        }
+    }
+
+    /// `MILSpec.TupleValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TupleValue {
+        #[prost(message, repeated, tag = "1")]
+        pub values: Vec<Value>,
+    }
+
+    /// `MILSpec.ListValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ListValue {
+        #[prost(message, repeated, tag = "1")]
+        pub values: Vec<Value>,
+    }
+
+    /// `MILSpec.DictionaryValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct DictionaryValue {
+        #[prost(message, repeated, tag = "1")]
+        pub values: Vec<KeyValuePair>,
+    }
+
+    /// `DictionaryValue.KeyValuePair`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct KeyValuePair {
+        #[prost(message, optional, tag = "1")]
+        pub key: Option<Value>,
+        #[prost(message, optional, tag = "2")]
+        pub value: Option<Value>,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
