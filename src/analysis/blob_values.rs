@@ -29,10 +29,12 @@ use crate::read::blob::{self, BlobFile};
 pub struct BlobValues<'m> {
     model: &'m Model,
     files: RefCell<BTreeMap<PathBuf, Option<BlobFile>>>,
-    /// By the literal's path, then by (offset, declared dtype, element count): `None` when the
-    /// record cannot be read as declared.
-    summaries: RefCell<FxHashMap<String, FxHashMap<(u64, DType, u64), Option<NumberSummary>>>>,
+    /// By the literal's path, then by record: `None` when the record cannot be read as declared.
+    summaries: RefCell<FxHashMap<String, FxHashMap<RecordKey, Option<NumberSummary>>>>,
 }
+
+/// A record as a literal declares it: offset in the file, element type, element count.
+type RecordKey = (u64, DType, u64);
 
 /// What the `value:` predicates of rules ask of a constant's elements (`min`, `max`, `max-abs`,
 /// `integral`, `nonfinite`), gathered in one pass.
@@ -111,12 +113,15 @@ impl<'m> BlobValues<'m> {
             return None;
         };
         let key = (b.offset, t.dtype, count);
-        if let Some(known) = self.summaries.borrow().get(&b.path).and_then(|m| m.get(&key)) {
+        if let Some(known) = self
+            .summaries
+            .borrow()
+            .get(&b.path)
+            .and_then(|m| m.get(&key))
+        {
             return *known;
         }
-        let summary = self
-            .read(lit, b)
-            .and_then(|v| NumberSummary::of(&v.data));
+        let summary = self.read(lit, b).and_then(|v| NumberSummary::of(&v.data));
         self.summaries
             .borrow_mut()
             .entry(b.path.clone())
@@ -226,6 +231,13 @@ mod tests {
         m
     }
 
+    /// A model in `dir` whose weight file holds one fp16 record of `halves` at offset 64.
+    fn fp16_record(dir: &std::path::Path, halves: &[u16]) -> Model {
+        let payload: Vec<u8> = halves.iter().flat_map(|x| x.to_le_bytes()).collect();
+        weight_file(dir, 1, &payload);
+        model_in(dir)
+    }
+
     fn blob_lit(dtype: DType, dims: &[u64]) -> Literal {
         Literal {
             ty: ValueType::Tensor(TensorType::fixed(dtype, dims)),
@@ -240,12 +252,7 @@ mod tests {
     fn small_fp16_blob_is_decoded_with_its_infinities() {
         let dir = tempfile::tempdir().unwrap();
         // 1.0, -inf, NaN, 0.5
-        let payload: Vec<u8> = [0x3c00u16, 0xfc00, 0x7e00, 0x3800]
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        weight_file(dir.path(), 1, &payload);
-        let model = model_in(dir.path());
+        let model = fp16_record(dir.path(), &[0x3c00, 0xfc00, 0x7e00, 0x3800]);
         let bv = BlobValues::new(&model);
         let v = bv.value(&blob_lit(DType::Fp16, &[2, 2])).unwrap();
         assert_eq!(v.shape, vec![2, 2]);
@@ -277,20 +284,21 @@ mod tests {
     fn a_shared_record_is_summarized_once() {
         let dir = tempfile::tempdir().unwrap();
         // 1.0, -inf, 2.5, -3.0
-        let payload: Vec<u8> = [0x3c00u16, 0xfc00, 0x4100, 0xc200]
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        weight_file(dir.path(), 1, &payload);
-        let model = model_in(dir.path());
+        let model = fp16_record(dir.path(), &[0x3c00, 0xfc00, 0x4100, 0xc200]);
         let bv = BlobValues::new(&model);
         let (flat, square) = (blob_lit(DType::Fp16, &[4]), blob_lit(DType::Fp16, &[2, 2]));
         let s = bv.summary(&flat).unwrap();
         assert_eq!(bv.summary(&square), Some(s), "same record, same elements");
-        assert_eq!(bv.summaries.borrow()[&"@model_path/weights/weight.bin".to_string()].len(), 1);
+        assert_eq!(
+            bv.summaries.borrow()[&"@model_path/weights/weight.bin".to_string()].len(),
+            1
+        );
         assert_eq!(Some(s), NumberSummary::of(&bv.value(&flat).unwrap().data));
         assert_eq!((s.count, s.nonfinite, s.integral), (4, true, false));
-        assert_eq!((s.min, s.max, s.max_abs), (f64::NEG_INFINITY, 2.5, f64::INFINITY));
+        assert_eq!(
+            (s.min, s.max, s.max_abs),
+            (f64::NEG_INFINITY, 2.5, f64::INFINITY)
+        );
         // A declared type the record does not hold is unknown, and remembered as such.
         assert_eq!(bv.summary(&blob_lit(DType::Fp32, &[2])), None);
         assert_eq!(bv.summary(&blob_lit(DType::Fp32, &[2])), None);
@@ -303,7 +311,10 @@ mod tests {
         assert!(s.nonfinite && !s.integral);
         let ints = NumberSummary::of(&ConstData::Ints(vec![3, -4])).unwrap();
         assert!(ints.integral && !ints.nonfinite);
-        assert_eq!(NumberSummary::of(&ConstData::Strings(vec!["a".into()])), None);
+        assert_eq!(
+            NumberSummary::of(&ConstData::Strings(vec!["a".into()])),
+            None
+        );
     }
 
     #[test]

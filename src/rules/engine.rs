@@ -93,39 +93,43 @@ fn match_function_with(
     };
     let index = RuleIndex::new(rules);
     let mut out = Vec::new();
-    // `origin:` rules report per region, once every node has been tested: their candidates are
-    // collected in node order.
-    let mut origin_candidates: Vec<Vec<NodeId>> = vec![Vec::new(); rules.len()];
-    // One pass over the nodes, each tested only by the rules that can match it; a rule sees its
-    // nodes in the same order as before (inputs, then ops in program order).
-    let nodes = f
+    // `origin:` rules report per region once every node has been tested: the nodes having the
+    // property, in node order, with their captures.
+    let mut origin_matches: Vec<Vec<(NodeId, Bindings)>> = vec![Vec::new(); rules.len()];
+    // One pass over the nodes, each tested only by the rules that can match it, with the rule's
+    // matcher for its kind of node; a rule sees its nodes in the same order as before (inputs,
+    // then ops in program order).
+    let inputs = f
         .inputs()
-        .map(|(id, _)| (id, index.for_inputs.as_slice()))
-        .chain(f.ops().flat_map(|(id, op)| {
-            [
-                index.for_any_op.as_slice(),
-                index.for_op_type(&op.op_type),
-            ]
-            .map(move |r| (id, r))
-        }));
-    for (id, applicable) in nodes {
+        .map(|(id, _)| (id, true, index.for_inputs.as_slice()));
+    let ops = f.ops().flat_map(|(id, op)| {
+        [index.for_any_op.as_slice(), index.for_op_type(&op.op_type)].map(move |r| (id, false, r))
+    });
+    for (id, is_input, applicable) in inputs.chain(ops) {
         for &i in applicable {
             let rule = rules[i];
-            match &rule.target {
-                Target::Nodes(Matcher::Origin(_)) => origin_candidates[i].push(id),
-                Target::Nodes(m) => {
-                    let mut b = Bindings::new();
+            let Some(m) = &rule.node_matchers else {
+                continue;
+            };
+            let m = if is_input { &m.inputs } else { &m.ops };
+            let mut b = Bindings::new();
+            match m {
+                Matcher::Origin(property) => {
+                    if property.matches(&cx, id, &mut b) {
+                        origin_matches[i].push((id, b));
+                    }
+                }
+                m => {
                     if m.matches(&cx, id, &mut b) {
                         out.push(node_finding(model, rule, &cx, id, &b));
                     }
                 }
-                Target::Fact(_) => {}
             }
         }
     }
-    for (rule, candidates) in rules.iter().zip(origin_candidates) {
-        if let Target::Nodes(Matcher::Origin(property)) = &rule.target {
-            report_regions(model, rule, property, &cx, candidates, &mut out);
+    for (rule, matched) in rules.iter().zip(origin_matches) {
+        if !matched.is_empty() {
+            report_regions(model, rule, &cx, matched, &mut out);
         }
     }
     out
@@ -182,21 +186,13 @@ impl<'r> RuleIndex<'r> {
 fn report_regions(
     model: &Model,
     rule: &Rule,
-    property: &Matcher,
     cx: &Ctx<'_>,
-    candidates: Vec<NodeId>,
+    matched: Vec<(NodeId, Bindings)>,
     out: &mut Vec<Finding>,
 ) {
-    let mut bindings: FxHashMap<NodeId, Bindings> = FxHashMap::default();
-    let mut matched = Vec::new();
-    for id in candidates {
-        let mut b = Bindings::new();
-        if property.matches(cx, id, &mut b) {
-            bindings.insert(id, b);
-            matched.push(id);
-        }
-    }
-    for region in regions(cx.f, &matched) {
+    let ids: Vec<NodeId> = matched.iter().map(|(id, _)| *id).collect();
+    let mut bindings: FxHashMap<NodeId, Bindings> = matched.into_iter().collect();
+    for region in regions(cx.f, &ids) {
         let mut b = bindings.remove(&region.origin).unwrap_or_default();
         let severity = region
             .members

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::compile::{CompileError, Compiler, Vars};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
-use super::matcher::Matcher;
+use super::matcher::{Matcher, NodeMatchers};
 use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
 use super::suggest::did_you_mean;
 use super::template::Template;
@@ -80,6 +80,8 @@ pub struct Rule {
     /// Op types the matcher can hit (`None`: any node).
     pub(crate) potential: Option<BTreeSet<String>>,
     pub(crate) inputs_only: bool,
+    /// The node matcher specialised for ops and for function inputs (`None` for `fact:` rules).
+    pub(crate) node_matchers: Option<NodeMatchers>,
     /// `severity-when:` entries, tested in order on the matched node.
     pub(crate) severity_when: Vec<(Severity, Matcher)>,
 }
@@ -457,9 +459,9 @@ fn load_rule_with_utils(
         };
         return Err(invalid(file, text, message, labels));
     }
-    let (potential, inputs_only) = match &target {
-        Target::Nodes(m) => (m.potential_ops(), m.inputs_only()),
-        Target::Fact(_) => (None, false),
+    let (potential, inputs_only, node_matchers) = match &target {
+        Target::Nodes(m) => (m.potential_ops(), m.inputs_only(), Some(m.for_node_kinds())),
+        Target::Fact(_) => (None, false, None),
     };
     Ok(Rule {
         id: parsed.id,
@@ -489,6 +491,7 @@ fn load_rule_with_utils(
         help,
         potential,
         inputs_only,
+        node_matchers,
         severity_when,
     })
 }

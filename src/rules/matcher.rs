@@ -328,6 +328,17 @@ pub enum Matcher {
     Origin(Box<Matcher>),
 }
 
+/// A node rule's matcher specialised per kind of node: `any:` alternatives that can hold only on
+/// function inputs are left out of the one for ops, and those limited to op types out of the one
+/// for inputs. On its kind of node each gives the answer and the captures of the full matcher.
+#[derive(Clone, Debug)]
+pub struct NodeMatchers {
+    /// Tested on ops.
+    pub ops: Matcher,
+    /// Tested on function inputs.
+    pub inputs: Matcher,
+}
+
 /// The opset number of `ios15`…`ios18` / `CoreML5`…`CoreML9` (`ios18` = 18 = `CoreML8`).
 pub fn opset_number(opset: &str) -> Option<u32> {
     let lower = opset.to_ascii_lowercase();
@@ -387,6 +398,23 @@ impl Matcher {
         }
     }
 
+    /// True when the matcher can only match ops (it tests the op's type, parameters, outputs,
+    /// attributes or state write).
+    fn ops_only(&self) -> bool {
+        match self {
+            Matcher::OpType { .. }
+            | Matcher::StateWrite(_)
+            | Matcher::Param(..)
+            | Matcher::Output(_)
+            | Matcher::Attr(..)
+            | Matcher::AxisDim { .. } => true,
+            Matcher::All(list) => list.iter().any(Matcher::ops_only),
+            Matcher::Any(list) => !list.is_empty() && list.iter().all(Matcher::ops_only),
+            Matcher::Origin(m) => m.ops_only(),
+            _ => false,
+        }
+    }
+
     /// True when the matcher can only match function inputs.
     pub fn inputs_only(&self) -> bool {
         match self {
@@ -395,6 +423,31 @@ impl Matcher {
             Matcher::Any(list) => !list.is_empty() && list.iter().all(Matcher::inputs_only),
             Matcher::Origin(m) => m.inputs_only(),
             _ => false,
+        }
+    }
+
+    /// This matcher specialised for ops and for function inputs.
+    pub fn for_node_kinds(&self) -> NodeMatchers {
+        NodeMatchers {
+            ops: self.pruned(&|m| !m.inputs_only()),
+            inputs: self.pruned(&|m| !m.ops_only()),
+        }
+    }
+
+    /// A copy without the `any:` alternatives `keep` refuses, among those tested on the node
+    /// itself (under `all:`, `any:`, `not:`, `origin:`; relations test other nodes).
+    fn pruned(&self, keep: &impl Fn(&Matcher) -> bool) -> Matcher {
+        match self {
+            Matcher::All(list) => Matcher::All(list.iter().map(|m| m.pruned(keep)).collect()),
+            Matcher::Any(list) => Matcher::Any(
+                list.iter()
+                    .filter(|m| keep(m))
+                    .map(|m| m.pruned(keep))
+                    .collect(),
+            ),
+            Matcher::Not(m) => Matcher::Not(Box::new(m.pruned(keep))),
+            Matcher::Origin(m) => Matcher::Origin(Box::new(m.pruned(keep))),
+            other => other.clone(),
         }
     }
 
@@ -552,9 +605,16 @@ fn neighbours(f: &Function, node: NodeId, dir: Direction, via: Option<&str>) -> 
 }
 
 fn walk(cx: &Ctx<'_>, r: &Relation, start: NodeId, b: &mut Bindings, dir: Direction) -> bool {
+    let first = neighbours(cx.f, start, dir, r.via.as_deref());
+    if matches!(r.stop, StopBy::Neighbor) {
+        // One step: the neighbours in order (a repeated one fails again), no bookkeeping.
+        return first
+            .into_iter()
+            .any(|n| bind_on_match(b, |trial| r.rule.matches(cx, n, trial)));
+    }
     let mut seen: BTreeSet<NodeId> = BTreeSet::new();
     let mut queue: VecDeque<NodeId> = VecDeque::new();
-    for n in neighbours(cx.f, start, dir, r.via.as_deref()) {
+    for n in first {
         if seen.insert(n) {
             queue.push_back(n);
         }

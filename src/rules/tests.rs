@@ -807,3 +807,32 @@ fn axis_dim_reads_the_axis_from_the_op() {
     // An axis out of range matches nothing.
     assert!(check(&softmax_over(2), &rules).is_empty());
 }
+
+#[test]
+fn node_kind_matchers_leave_out_only_alternatives_that_cannot_hold() {
+    let rules = only(&builtin(), "tensor-dim-limit");
+    let m = rules.rules()[0].node_matchers.as_ref().unwrap();
+    let branches = |m: &matcher::Matcher| match m {
+        matcher::Matcher::Origin(p) => match &**p {
+            matcher::Matcher::Any(list) => list.len(),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    // Six `output:` alternatives for ops, six `input:` ones for function inputs.
+    assert_eq!((branches(&m.ops), branches(&m.inputs)), (6, 6));
+    // An input and the ops it feeds are one region, found at the input.
+    let mil = r#"program(1.3)
+{
+    func main<ios18>(tensor<fp16, [1, 20000, 2]> x) {
+            tensor<fp16, [1, 20000, 2]> y = exp(x = x)[name = string("y")];
+            tensor<fp16, [1, 20000, 2]> z = exp(x = y)[name = string("z")];
+        } -> (z);
+}"#;
+    let found = check(mil, &rules);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        found[0].op, None,
+        "the region starts at the input: {found:#?}"
+    );
+}
