@@ -139,12 +139,12 @@ impl InferCx<'_> {
 pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferred>, String> {
     let t = |p: &str| cx.tensor(op, p);
     Ok(match how {
-        Inference::SameAsX => t("x").map(|x| Inferred::of(&x)),
+        Inference::SameAsX => t("x").map(Inferred::of),
         Inference::Broadcast | Inference::BroadcastBool => {
             let (Some(x), Some(y)) = (t("x"), t("y")) else {
                 return Ok(None);
             };
-            let shape = match (dims(&x), dims(&y)) {
+            let shape = match (dims(x), dims(y)) {
                 (Some(a), Some(b)) => Some(broadcast(&a, &b)?),
                 _ => None,
             };
@@ -163,7 +163,7 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
             let (Some(x), Some(w)) = (t("x"), t("weight")) else {
                 return Ok(None);
             };
-            let (Some(xs), Some(ws)) = (dims(&x), dims(&w)) else {
+            let (Some(xs), Some(ws)) = (dims(x), dims(w)) else {
                 return Ok(None);
             };
             let ([.., x_in], [w_out, w_in]) = (xs.as_slice(), ws.as_slice()) else {
@@ -189,7 +189,7 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
             let (Some(x), Some(perm)) = (t("x"), cx.const_ints(op, "perm")) else {
                 return Ok(None);
             };
-            let Some(xs) = dims(&x) else { return Ok(None) };
+            let Some(xs) = dims(x) else { return Ok(None) };
             if perm.len() != xs.len() {
                 return Ok(None);
             }
@@ -210,7 +210,7 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
             let (Some(x), Some(ind)) = (t("x"), t("indices")) else {
                 return Ok(None);
             };
-            let (Some(xs), Some(is)) = (dims(&x), dims(&ind)) else {
+            let (Some(xs), Some(is)) = (dims(x), dims(ind)) else {
                 return Ok(None);
             };
             let (Ok(a), Ok(b)) = (cx.const_int(op, "axis"), cx.const_int(op, "batch_dims")) else {
@@ -235,7 +235,7 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
         }
         Inference::Reduce => {
             let Some(x) = t("x") else { return Ok(None) };
-            let Some(xs) = dims(&x) else { return Ok(None) };
+            let Some(xs) = dims(x) else { return Ok(None) };
             let Ok(keep) = cx.const_bool(op, "keep_dims") else {
                 return Ok(None);
             };
@@ -274,7 +274,7 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
                 .and_then(DType::from_text);
             Some(Inferred {
                 dtype,
-                shape: dims(&x),
+                shape: dims(x),
             })
         }
         Inference::Const => match op.attributes.get("val").map(|l| &l.ty) {
@@ -284,7 +284,7 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
         Inference::ReadState => cx
             .state_tensor(op, "input")
             .or_else(|| cx.state_tensor(op, "state"))
-            .map(|s| Inferred::of(&s)),
+            .map(Inferred::of),
     })
 }
 
@@ -327,7 +327,7 @@ fn matmul(cx: &InferCx<'_>, op: &Op) -> Result<Option<Inferred>, String> {
     let (Some(x), Some(y)) = (cx.tensor(op, "x"), cx.tensor(op, "y")) else {
         return Ok(None);
     };
-    let (Some(mut xs), Some(mut ys)) = (dims(&x), dims(&y)) else {
+    let (Some(mut xs), Some(mut ys)) = (dims(x), dims(y)) else {
         return Ok(None);
     };
     let (Ok(tx), Ok(ty)) = (
@@ -457,7 +457,7 @@ fn reshape(cx: &InferCx<'_>, op: &Op) -> Option<Inferred> {
 
 fn slice_by_index(cx: &InferCx<'_>, op: &Op) -> Option<Inferred> {
     let x = cx.tensor(op, "x")?;
-    let xs = dims(&x)?;
+    let xs = dims(x)?;
     let r = xs.len();
     let begin = cx.values.partial_ints(op, "begin", r);
     let end = cx.values.partial_ints(op, "end", r);
