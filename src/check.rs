@@ -494,7 +494,11 @@ mod tests {
             let settings = Settings::resolve(None, Default::default()).expect("settings");
             let checker = Checker::with_rules(settings, RuleSet::builtin().expect("rules"))
                 .rendering(rendering);
-            checker.run_discovered(discover(&[corpus.clone()]), &|| {}, Keep::Reports)
+            checker.run_discovered(
+                discover(std::slice::from_ref(&corpus)),
+                &|| {},
+                Keep::Reports,
+            )
         };
         let (rendered, mut skipped) = (run(Rendering::Text), run(Rendering::Skip));
         skipped.elapsed = rendered.elapsed;

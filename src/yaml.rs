@@ -142,7 +142,8 @@ mod tests {
         );
         for (yaml, json) in builtin::TRANSCODED {
             let from_yaml: serde_json::Value =
-                serde_json::Value::deserialize(serde_yaml_bw::Deserializer::from_str(yaml)).unwrap();
+                serde_json::Value::deserialize(serde_yaml_bw::Deserializer::from_str(yaml))
+                    .unwrap();
             assert_eq!(transcoded(yaml), Some(*json));
             assert_eq!(from_str::<serde_json::Value>(yaml).unwrap(), from_yaml);
         }
