@@ -14,9 +14,13 @@ use crate::limits::MAX_CONSTEVAL_ELEMENTS;
 /// Decoded elements of a constant, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConstData {
+    /// Integer elements (every integer dtype, widened to `i64`).
     Ints(Vec<i64>),
+    /// Floating-point elements (every float dtype, widened to `f64`).
     Floats(Vec<f64>),
+    /// Boolean elements.
     Bools(Vec<bool>),
+    /// String elements.
     Strings(Vec<String>),
 }
 
@@ -88,8 +92,11 @@ impl ConstData {
 /// A constant tensor: dtype, static shape and elements.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstValue {
+    /// Element type as declared in the program.
     pub dtype: DType,
+    /// Static dimensions, outermost first; empty for a scalar.
     pub shape: Vec<u64>,
+    /// The elements, row-major; their count is the product of `shape`.
     pub data: ConstData,
 }
 

@@ -37,7 +37,9 @@ pub enum Applicability {
 /// Which state to pad, and optionally on which axis (`--pad-axis`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PadRequest {
+    /// Name of the state to pad, as the model declares it.
     pub state: String,
+    /// Axis to grow (0-based); `None` lets the planner pick an axis that the writes window partially.
     pub axis: Option<usize>,
 }
 
@@ -45,8 +47,11 @@ pub struct PadRequest {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("cannot pad state `{state}`{}: {reason}", function.as_ref().map(|f| format!(" (function `{f}`)")).unwrap_or_default())]
 pub struct FixRefusal {
+    /// Name of the state the refusal is about.
     pub state: String,
+    /// Function where the plan failed; `None` when the reason concerns the state as a whole.
     pub function: Option<String>,
+    /// Why, as a sentence fragment shown after the state's name.
     pub reason: String,
 }
 
@@ -54,8 +59,11 @@ pub struct FixRefusal {
 /// ops), its type and its display name, checked by the write-backs before they edit it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpRef {
+    /// Position in program order (depth-first, as the IR numbers ops).
     pub order: u32,
+    /// The op's type, e.g. `slice_update`.
     pub op_type: String,
+    /// The op's display name, used in messages and to check the op is still the one planned.
     pub label: String,
 }
 
@@ -71,6 +79,7 @@ pub enum Anchor {
 /// An op the fix inserts. It has exactly one output, named like the op.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewOp {
+    /// MIL op type, e.g. `const` or `slice_update`.
     pub op_type: String,
     /// The `name` attribute and the output's name (fresh in its function, or the name of a value
     /// renamed by the same plan).
@@ -80,6 +89,7 @@ pub struct NewOp {
     pub op_name: Option<String>,
     /// (parameter, bound value name), in the order the compiler prints them (alphabetical).
     pub inputs: Vec<(String, String)>,
+    /// Type of the op's single output.
     pub output: TensorType,
     /// The `val` attribute of a `const`.
     pub value: Option<Literal>,
@@ -88,43 +98,57 @@ pub struct NewOp {
 /// An inserted op and where it goes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Insert {
+    /// Where the op goes.
     pub anchor: Anchor,
+    /// The op itself.
     pub op: NewOp,
 }
 
 /// A binding of an existing op that now names another value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rebind {
+    /// The op whose binding changes.
     pub op: OpRef,
+    /// Parameter name of the binding.
     pub param: String,
+    /// Index of the binding within the parameter (0 unless the parameter takes a list).
     pub position: u32,
     /// The value name bound before, `None` for an inline constant.
     pub from: Option<String>,
+    /// The value name bound after the edit.
     pub to: String,
 }
 
 /// An existing op's first output that gets a new name (its old name goes to an inserted op).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rename {
+    /// The op whose output is renamed.
     pub op: OpRef,
+    /// The output's name before the edit.
     pub from: String,
+    /// The output's name after the edit.
     pub to: String,
 }
 
 /// A value whose type grows by one row on the plan's axis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Retype {
+    /// Name of the value (after renames).
     pub value: String,
 }
 
 /// The edits in one function that declares the state.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FunctionEdit {
+    /// Name of the function the edits apply to.
     pub function: String,
     /// Values (op outputs, by their names after renames) whose type grows by one row on the pad axis.
     pub retype: Vec<String>,
+    /// Outputs renamed, in plan order.
     pub renames: Vec<Rename>,
+    /// Ops inserted, in plan order (inserts at one anchor keep this order).
     pub inserts: Vec<Insert>,
+    /// Bindings redirected to other values.
     pub rebinds: Vec<Rebind>,
     /// Ops deleted: full-window wrappers (and the pass-through ops between them).
     pub removes: Vec<OpRef>,
@@ -145,9 +169,13 @@ impl FunctionEdit {
 /// The whole fix for one state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PadPlan {
+    /// Name of the state the plan fixes.
     pub state: String,
+    /// Axis (0-based) that grows; meaningful only when the plan pads.
     pub axis: usize,
+    /// Element type of the state's tensor.
     pub dtype: DType,
+    /// Shape of the state's tensor before the fix.
     pub old_shape: Vec<u64>,
     /// Equal to `old_shape` when the plan only removes wrappers.
     pub new_shape: Vec<u64>,
@@ -221,6 +249,7 @@ impl PadPlan {
 /// The plan (or the reason there is none) of every state of a model.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelPlans {
+    /// Per state name: its plan, or why it has none.
     pub by_state: BTreeMap<String, Result<Arc<PadPlan>, FixRefusal>>,
 }
 

@@ -32,7 +32,9 @@ const BLEND_SEARCH_LIMIT: usize = 256;
 /// A state declared by the function (a `state<tensor<…>>` parameter).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateDecl {
+    /// The function parameter that declares the state.
     pub node: NodeId,
+    /// The state's name (the parameter's name).
     pub name: String,
     /// The wrapped tensor type.
     pub ty: TensorType,
@@ -114,7 +116,9 @@ pub enum Bound {
 /// The bounds of one level's window on one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AxisBounds {
+    /// Where the window starts on the axis.
     pub begin: Bound,
+    /// Where the window ends (exclusive) on the axis.
     pub end: Bound,
     /// `None` when the stride is not constant.
     pub stride: Option<i64>,
@@ -178,18 +182,26 @@ impl AxisBounds {
 pub enum AxisWindow {
     /// Resolved: indices `lo, lo + step, …` below `hi`, `count` of them.
     Known {
+        /// First index written.
         lo: u64,
+        /// Exclusive upper limit of the indices written.
         hi: u64,
+        /// Distance between consecutive indices written.
         step: u64,
+        /// Number of indices written.
         count: u64,
     },
     /// Begin or end is not a constant; `count` is the number of indices when the update's shape says.
-    Runtime { count: Option<u64> },
+    Runtime {
+        /// Number of indices written, when the update's shape gives it.
+        count: Option<u64>,
+    },
 }
 
 /// The window of one write: one entry per state axis, beside the state's dimensions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Window {
+    /// One entry per state axis, outermost first.
     pub axes: Vec<AxisWindow>,
     /// The state's dimensions (`None` where unknown).
     pub dims: Vec<Option<u64>>,
@@ -288,6 +300,7 @@ impl fmt::Display for Window {
 /// One `slice_update` of a read of the state in a write chain.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WriteLevel {
+    /// The `slice_update` op of this level.
     pub slice_update: NodeId,
     /// The read of the state that is its `x`.
     pub read_op: NodeId,
@@ -300,7 +313,9 @@ pub struct WriteLevel {
     pub window: Option<Window>,
     /// Per-axis origin of the bounds (empty when the state's rank is unknown).
     pub bounds: Vec<AxisBounds>,
+    /// Run-time dependence of `begin` (`None` when constant or absent).
     pub begin_dep: Option<Dependence>,
+    /// Run-time dependence of `end` (`None` when constant or absent).
     pub end_dep: Option<Dependence>,
 }
 
@@ -318,10 +333,13 @@ pub struct StateWrite {
     pub state: usize,
     /// The `write_state` / `coreml_update_state` op.
     pub write_op: NodeId,
+    /// Which write op it is.
     pub op_kind: WriteOp,
+    /// What the written data is.
     pub kind: WriteKind,
     /// The read of the state whose content is updated (slice_update `x`, or found in a blend).
     pub read_op: Option<NodeId>,
+    /// The outermost `slice_update` whose result is written (`None` when the data is not one).
     pub slice_update: Option<NodeId>,
     /// `identity` / `cast` ops between the written data and the `slice_update` (or blend).
     pub through: Vec<NodeId>,
@@ -329,6 +347,7 @@ pub struct StateWrite {
     pub window: Option<Window>,
     /// Run-time dependence of `begin` / `end` (`None` when constant or absent).
     pub begin_dep: Option<Dependence>,
+    /// Run-time dependence of `end` (`None` when constant or absent).
     pub end_dep: Option<Dependence>,
     /// Element-wise ops that compute the written values from the state's old content (H2).
     pub rmw_ops: Vec<NodeId>,
@@ -394,7 +413,9 @@ pub fn choose_pad_axis(dims: &[Option<u64>], partial: &[usize]) -> Option<usize>
 /// The states of one function and every write into them, in program order.
 #[derive(Clone, Debug, Default)]
 pub struct StateWrites {
+    /// The function's states, in declaration order.
     pub states: Vec<StateDecl>,
+    /// Every write into them, in program order.
     pub writes: Vec<StateWrite>,
 }
 

@@ -38,6 +38,7 @@ pub struct RuleFix {
     /// The fix primitive.
     pub kind: String,
     pub(crate) title: Template,
+    /// Default applicability; `pad-state` takes the applicability of the model's fix plan instead.
     pub applicability: Applicability,
     /// The fix is offered only where this matches too.
     pub(crate) when: Option<Matcher>,
@@ -48,31 +49,50 @@ pub struct RuleFix {
 pub struct RuleSource {
     /// `rules/<id>.yaml` for built-ins, the path as found for user rules.
     pub path: PathBuf,
+    /// The rule file's full text, as loaded.
     pub text: Arc<str>,
+    /// True for a rule compiled into the binary from `rules/`.
     pub builtin: bool,
 }
 
 /// A loaded, compiled rule.
 #[derive(Clone, Debug)]
 pub struct Rule {
+    /// Unique id, e.g. `state-full-window-write` (the file name without `.yaml`).
     pub id: String,
+    /// One-line summary.
     pub title: String,
+    /// Default severity, before `severity-when:` and config overrides.
     pub severity: Severity,
+    /// Group, e.g. `ane-compile`; empty when the file gives none.
     pub category: String,
+    /// Lifecycle; `stable` when the file gives none. `removed` rules never run.
     pub status: Status,
+    /// Version that introduced the rule.
     pub since: Option<String>,
+    /// Platforms (chip + OS) where the hazard was observed.
     pub seen_on: Vec<String>,
+    /// Platforms where the same model was observed to work.
     pub not_seen_on: Vec<String>,
+    /// Links or citations.
     pub references: Vec<String>,
+    /// What the rule finds.
     pub description: Option<String>,
+    /// Why it matters: symptom and evidence.
     pub why: Option<String>,
+    /// A short example of the pattern.
     pub example: Option<String>,
+    /// When the fix is safe to apply.
     pub fix_safety: Option<String>,
     /// Message and help as written (placeholders unrendered).
     pub message_text: String,
+    /// Help text as written (placeholders unrendered); `None` when the rule has no help.
     pub help_text: Option<String>,
+    /// The fix the rule offers, if any.
     pub fix: Option<RuleFix>,
+    /// The `valid:` / `invalid:` cases `coreml-lint test-rules` runs.
     pub tests: SerTests,
+    /// Where the rule was loaded from.
     pub source: RuleSource,
     pub(crate) target: Target,
     pub(crate) message: Template,
@@ -126,11 +146,15 @@ impl Rule {
 #[error("{file}: {message}")]
 #[diagnostic(code(coreml_lint::rules::invalid_rule))]
 pub struct RuleFileError {
+    /// The rule file's path, as displayed.
     pub file: String,
+    /// What is wrong.
     pub message: String,
     #[source_code]
+    /// The file's text, for the labels.
     pub src: NamedSource<String>,
     #[label(collection)]
+    /// The YAML spans the message is about.
     pub labels: Vec<LabeledSpan>,
 }
 
@@ -141,7 +165,12 @@ pub enum LoadError {
     /// A rule folder or file could not be read.
     #[error("{}: cannot read: {message}", path.display())]
     #[diagnostic(code(coreml_lint::rules::io))]
-    Io { path: PathBuf, message: String },
+    Io {
+        /// The folder or file that could not be read.
+        path: PathBuf,
+        /// What went wrong (the I/O error, or `not UTF-8 text`).
+        message: String,
+    },
 
     /// A rule file is not valid YAML, does not fit the schema, or fails a load-time check.
     #[error(transparent)]
@@ -155,8 +184,11 @@ pub enum LoadError {
         help("rename one of them (the id is the file name)")
     )]
     Duplicate {
+        /// The id both rules declare.
         id: String,
+        /// Path of the first file that declares it.
         first: String,
+        /// Path of the second file that declares it.
         second: String,
     },
 
@@ -164,6 +196,7 @@ pub enum LoadError {
     #[error("{} rule files failed to load", errors.len())]
     #[diagnostic(code(coreml_lint::rules::load))]
     Many {
+        /// The errors, each about one file or one duplicate id.
         #[related]
         errors: Vec<LoadError>,
     },

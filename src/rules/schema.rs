@@ -12,7 +12,9 @@ use crate::finding::{Applicability, Severity};
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum OneOrMany {
+    /// A single string.
     One(String),
+    /// A list of strings.
     Many(Vec<String>),
 }
 
@@ -30,9 +32,13 @@ impl OneOrMany {
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
+    /// Established.
     Stable,
+    /// New: checked like a stable rule; its wording or scope may still change.
     Preview,
+    /// Still checked, but scheduled for removal.
     Deprecated,
+    /// No longer checked.
     Removed,
 }
 
@@ -214,7 +220,9 @@ pub struct AxisDimSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum StopBySpec {
+    /// `neighbor` (one step, the default) or `end` (as far as the graph goes).
     Word(String),
+    /// Stop at the first node that matches this rule object, after testing it.
     Rule(Box<SerRule>),
 }
 
@@ -222,7 +230,9 @@ pub enum StopBySpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum OpSpec {
+    /// One op type or a list of op types.
     Types(OneOrMany),
+    /// Op type(s) together with the function's opset.
     Full(OpFull),
 }
 
@@ -242,7 +252,9 @@ pub struct OpFull {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum OpsetSpec {
+    /// One opset, e.g. `ios18`.
     Exact(String),
+    /// A range of opsets, both ends included.
     Range(OpsetRange),
 }
 
@@ -251,8 +263,10 @@ pub enum OpsetSpec {
 #[serde(deny_unknown_fields)]
 pub struct OpsetRange {
     #[serde(default)]
+    /// Oldest opset accepted (included); absent means no lower bound.
     pub min: Option<String>,
     #[serde(default)]
+    /// Newest opset accepted (included); absent means no upper bound.
     pub max: Option<String>,
 }
 
@@ -260,7 +274,9 @@ pub struct OpsetRange {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum CountSpec {
+    /// Exactly this number.
     Exact(i64),
+    /// Bounds and divisibility, all of which must hold.
     Range(CountRange),
 }
 
@@ -269,12 +285,16 @@ pub enum CountSpec {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CountRange {
     #[serde(default)]
+    /// Smallest accepted number (included).
     pub min: Option<i64>,
     #[serde(default)]
+    /// Largest accepted number (included).
     pub max: Option<i64>,
     #[serde(default)]
+    /// The number must be a multiple of this.
     pub multiple_of: Option<i64>,
     #[serde(default)]
+    /// The number must not be a multiple of this.
     pub not_multiple_of: Option<i64>,
 }
 
@@ -283,8 +303,10 @@ pub struct CountRange {
 #[serde(deny_unknown_fields)]
 pub struct NumRange {
     #[serde(default)]
+    /// Smallest accepted value (included).
     pub min: Option<f64>,
     #[serde(default)]
+    /// Largest accepted value (included).
     pub max: Option<f64>,
 }
 
@@ -292,7 +314,9 @@ pub struct NumRange {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum DimSpec {
+    /// A dimension of exactly this size.
     Size(u64),
+    /// `?` (a dimension that is not known statically) or `_` (any dimension).
     Word(String),
 }
 
@@ -300,7 +324,9 @@ pub enum DimSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RuntimeSpec {
+    /// `true`: depends on a function input at run time; `false`: does not.
     Flag(bool),
+    /// `data` (depends on an input through its data) or `shape` (only through a dynamic shape).
     Word(String),
 }
 
@@ -308,10 +334,15 @@ pub enum RuntimeSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum Scalars {
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A floating-point number.
     Float(f64),
+    /// A string.
     Str(String),
+    /// A list of literals (nested lists are flattened, row-major).
     List(Vec<Scalars>),
 }
 
@@ -475,7 +506,9 @@ pub struct StateWriteSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SerFix {
+    /// The fix primitive's name, e.g. `pad-state`, with its default title and applicability.
     Name(String),
+    /// The fix primitive with its title, applicability and condition.
     Full(Box<SerFixFull>),
 }
 
@@ -532,9 +565,12 @@ pub struct SerCase {
 #[serde(deny_unknown_fields)]
 pub struct SerExpect {
     #[serde(default)]
+    /// The op the finding is at: its `name` attribute (or its first output's name).
     pub op: Option<String>,
     #[serde(default)]
+    /// Name of the state the finding is about.
     pub state: Option<String>,
     #[serde(default)]
+    /// Name of the function the finding is in.
     pub function: Option<String>,
 }

@@ -18,7 +18,9 @@ use crate::read::{read_model, ReadOutcome};
 /// Which list a case is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CaseKind {
+    /// A case from the rule's `valid:` list: it must produce no finding of the rule.
     Valid,
+    /// A case from the rule's `invalid:` list: it must produce the expected findings.
     Invalid,
 }
 
@@ -59,19 +61,24 @@ impl fmt::Display for CaseStatus {
 /// One case's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseResult {
+    /// Id of the rule the case belongs to.
     pub rule: String,
+    /// Which of the rule's lists the case is in.
     pub kind: CaseKind,
     /// Position in its list (0-based).
     pub index: usize,
+    /// How the case's findings compared with what its list expects.
     pub status: CaseStatus,
     /// What went wrong, or the findings summary.
     pub detail: String,
+    /// The case's `note:` from the rule file, if it has one.
     pub note: Option<String>,
 }
 
 /// Results of every case of every rule, in rule order then valid before invalid.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TestReport {
+    /// One result per case.
     pub cases: Vec<CaseResult>,
 }
 
