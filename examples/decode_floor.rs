@@ -5,24 +5,16 @@
 //! operations in every function's blocks so that the decode cannot be optimised away. Uses the
 //! same allocator as `coreml-lint` and, like it, does not free the decoded model before exiting.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+#[path = "floor/mod.rs"]
+mod floor;
 
 use coreml_lint::read::proto::{self, model::Type, Block};
 
 // Same allocator as `coreml-lint`, so that the floor and the lint are compared like for like.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn model_file(arg: &Path) -> PathBuf {
-    if arg.is_dir() {
-        arg.join("Data")
-            .join("com.apple.CoreML")
-            .join("model.mlmodel")
-    } else {
-        arg.to_path_buf()
-    }
-}
 
 fn count_ops(block: &Block) -> usize {
     block
@@ -33,17 +25,9 @@ fn count_ops(block: &Block) -> usize {
 }
 
 fn main() -> ExitCode {
-    let Some(arg) = std::env::args_os().nth(1) else {
-        eprintln!("usage: decode_floor <package.mlpackage | model.mlmodel>");
-        return ExitCode::from(2);
-    };
-    let file = model_file(Path::new(&arg));
-    let bytes = match std::fs::read(&file) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{}: {e}", file.display());
-            return ExitCode::from(2);
-        }
+    let (file, bytes) = match floor::read_model_file("decode_floor") {
+        Ok(read) => read,
+        Err(code) => return code,
     };
     let model = match proto::decode_model(&bytes, &file) {
         Ok(m) => m,

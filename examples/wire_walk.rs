@@ -8,8 +8,10 @@
 //! length-delimited fields are nested messages comes from the table in [`Message::child`]: the
 //! field numbers of FORMAT.md §2–3, the same ones `src/read/proto.rs` declares.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+#[path = "floor/mod.rs"]
+mod floor;
 
 // Same allocator as `coreml-lint`, so that process start-up costs the same.
 #[global_allocator]
@@ -176,28 +178,10 @@ fn walk(buf: &[u8], message: Message, tally: &mut Tally) -> Option<()> {
     Some(())
 }
 
-fn model_file(arg: &Path) -> PathBuf {
-    if arg.is_dir() {
-        arg.join("Data")
-            .join("com.apple.CoreML")
-            .join("model.mlmodel")
-    } else {
-        arg.to_path_buf()
-    }
-}
-
 fn main() -> ExitCode {
-    let Some(arg) = std::env::args_os().nth(1) else {
-        eprintln!("usage: wire_walk <package.mlpackage | model.mlmodel>");
-        return ExitCode::from(2);
-    };
-    let file = model_file(Path::new(&arg));
-    let bytes = match std::fs::read(&file) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{}: {e}", file.display());
-            return ExitCode::from(2);
-        }
+    let (file, bytes) = match floor::read_model_file("wire_walk") {
+        Ok(read) => read,
+        Err(code) => return code,
     };
     let mut tally = Tally::default();
     if walk(&bytes, Message::Model, &mut tally).is_none() {
