@@ -1396,7 +1396,7 @@ pub mod zero_copy {
     /// `MILSpec.TensorType`.
     #[derive(Clone, PartialEq, prost::Message)]
     pub struct TensorType {
-        /// A [`DataType`] number; unknown numbers are kept.
+        /// A [`DataType`](super::DataType) number; unknown numbers are kept.
         #[prost(int32, tag = "1")]
         pub data_type: i32,
         /// −1 = unknown rank, 0 = scalar.
