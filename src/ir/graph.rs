@@ -31,21 +31,27 @@ pub const BODY: BlockId = BlockId(0);
 /// A named, typed result of an op (or the value an input node defines).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Output {
+    /// The value's name, unique within the function.
     pub name: String,
+    /// Its declared type.
     pub ty: ValueType,
 }
 
 /// One binding of a parameter: a named value or an inline literal.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
+    /// Holds the name of the value bound (an op output or an input).
     Name(String),
+    /// Holds the literal written in place of a value name.
     Value(Box<Literal>),
 }
 
 /// A parameter with its bindings (more than one for tuple parameters such as `concat.values`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
+    /// Parameter name as the op defines it (`x`, `values`, …).
     pub name: String,
+    /// Bindings in source order; one for ordinary parameters, several for a tuple.
     pub args: Vec<Arg>,
 }
 
@@ -58,6 +64,7 @@ pub struct Op {
     pub name: Option<String>,
     /// Parameters in source order.
     pub inputs: Vec<Param>,
+    /// Results in declaration order; empty for ops that return nothing.
     pub outputs: Vec<Output>,
     /// Attributes other than `name` (`val` of a const, iOS16/17 constexpr parameters, …).
     pub attributes: Attributes,
@@ -105,9 +112,13 @@ impl Op {
 /// A function or block parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
+    /// The parameter's value name.
     pub name: String,
+    /// Its declared type.
     pub ty: ValueType,
+    /// The block it is a parameter of ([`BODY`] for function parameters).
     pub block: BlockId,
+    /// Where it is declared in the source text.
     pub span: Span,
 }
 
@@ -115,7 +126,9 @@ pub struct Input {
 #[allow(clippy::large_enum_variant)] // ops dominate; boxing each would cost an allocation per op
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
+    /// A function or block parameter.
     Input(Input),
+    /// An operation.
     Op(Op),
 }
 
@@ -123,8 +136,11 @@ pub enum Node {
 /// the producer it reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
+    /// Name of the consumer's parameter the value is bound to.
     pub param: String,
+    /// Index of the binding within that parameter (0 unless it is a tuple parameter).
     pub position: u32,
+    /// Index into the producer's outputs (0 for an input node).
     pub output: u32,
 }
 
@@ -133,26 +149,33 @@ pub struct Edge {
 pub struct Block {
     /// The op that owns this block (`None` for the function body).
     pub owner: Option<NodeId>,
+    /// Its parameter nodes, in declaration order (function parameters for the body).
     pub inputs: Vec<NodeId>,
+    /// Its op nodes, in program order (nested blocks' ops excluded).
     pub ops: Vec<NodeId>,
+    /// Names of the values it returns, in order.
     pub outputs: Vec<String>,
 }
 
 /// Where a value name is defined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ValueDef {
+    /// The op or input node that defines it.
     pub node: NodeId,
+    /// Index into the op's outputs (0 for an input node).
     pub output: u32,
 }
 
 /// One function of a program.
 #[derive(Clone, Debug)]
 pub struct Function {
+    /// Function name (`main`, or a multifunction model's function names).
     pub name: String,
     /// As written: `ios18`, `CoreML8`, …
     pub opset: String,
     /// Function attributes (e.g. `FlexibleShapeInformation`), in source order.
     pub attributes: Vec<(String, Literal)>,
+    /// Ops and inputs as nodes; edges run producer → consumer, one per value binding.
     pub graph: StableDiGraph<Node, Edge>,
     /// `blocks[0]` is the body.
     pub blocks: Vec<Block>,
@@ -290,6 +313,7 @@ pub struct Program {
     pub version: String,
     /// Program attributes (`buildInfo`), in source order.
     pub attributes: Vec<(String, Literal)>,
+    /// Its functions, in source order.
     pub functions: Vec<Function>,
 }
 

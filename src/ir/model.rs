@@ -27,6 +27,7 @@ pub struct SourceText {
     pub name: String,
     /// Path of the file on disk, relative as discovered (the `model.mil`, or `model.mlmodel`).
     pub file: PathBuf,
+    /// The whole text, shared with every finding that quotes it.
     pub text: Arc<str>,
     /// False when `text` was rendered from a protobuf.
     pub is_file: bool,
@@ -37,30 +38,42 @@ pub struct SourceText {
 pub enum FeatureKind {
     /// MultiArray; `dtype` is `None` when the description's data type is unknown or invalid.
     Array {
+        /// Element type; `None` when the description's data type is unknown or invalid.
         dtype: Option<DType>,
+        /// Default shape as declared, outermost dim first; empty when none is declared.
         shape: Vec<i64>,
         /// Enumerated shapes or ranges are declared.
         flexible: Option<Flexibility>,
     },
     /// A state wrapping an array.
     State {
+        /// Element type of the wrapped array; `None` when unknown or invalid.
         dtype: Option<DType>,
+        /// Shape of the wrapped array, outermost dim first; empty when none is declared.
         shape: Vec<i64>,
     },
+    /// An image of a fixed size.
     Image {
+        /// Width in pixels, as declared.
         width: i64,
+        /// Height in pixels, as declared.
         height: i64,
     },
+    /// A scalar 64-bit integer.
     Int64,
+    /// A scalar 64-bit float.
     Double,
+    /// A UTF-8 string.
     String,
     /// Dictionary, sequence or anything else not modelled.
+    /// Holds the protobuf type's name (e.g. `dictionaryType`).
     Other(String),
 }
 
 /// Declared shape flexibility of a MultiArray.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Flexibility {
+    /// The only shapes allowed, each a full list of dims.
     Enumerated(Vec<Vec<i64>>),
     /// (lower, upper) per dim; upper < 0 = unbounded.
     Ranges(Vec<(u64, i64)>),
@@ -69,8 +82,11 @@ pub enum Flexibility {
 /// One described feature.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FeatureDesc {
+    /// Feature name, as the model's callers pass it.
     pub name: String,
+    /// Its type and shape.
     pub kind: FeatureKind,
+    /// True when callers may omit the feature.
     pub optional: bool,
 }
 
@@ -79,8 +95,11 @@ pub struct FeatureDesc {
 pub struct FunctionDesc {
     /// `None` for the model-level (single-function) description.
     pub name: Option<String>,
+    /// Described inputs, in declaration order; empty when none are described.
     pub inputs: Vec<FeatureDesc>,
+    /// Described outputs, in declaration order; empty when none are described.
     pub outputs: Vec<FeatureDesc>,
+    /// Described states (stateful models), in declaration order; empty for stateless models.
     pub states: Vec<FeatureDesc>,
 }
 
@@ -91,6 +110,7 @@ pub struct ModelDesc {
     pub top: FunctionDesc,
     /// Per-function descriptions (multifunction form).
     pub functions: Vec<FunctionDesc>,
+    /// Name of the function run when the caller names none; `None` when not declared.
     pub default_function: Option<String>,
     /// `metadata.userDefined` (or `userDefinedMetadata`).
     pub user_defined: Vec<(String, String)>,
@@ -116,10 +136,15 @@ impl ModelDesc {
 pub struct Model {
     /// The package root (or bare file) as discovered.
     pub path: PathBuf,
+    /// The container it was read from.
     pub kind: ModelKind,
+    /// `specificationVersion` from the `Model` protobuf or `metadata.json`; `None` when neither gives one.
     pub spec_version: Option<i64>,
+    /// The model's description of its interface and metadata.
     pub description: ModelDesc,
+    /// The ML program, lowered to the IR.
     pub program: Program,
+    /// The text findings point into.
     pub source: SourceText,
     /// Folder that `@model_path` resolves to.
     pub model_path: PathBuf,

@@ -26,14 +26,18 @@ use crate::limits;
 /// A lowered ML program.
 #[derive(Debug)]
 pub struct LoweredProgram {
+    /// The `mlProgram` lowered to the IR.
     pub program: Program,
+    /// The model's `ModelDescription` (interface and metadata), lowered.
     pub description: ModelDesc,
+    /// `specificationVersion` of the `Model`; 0 when the protobuf leaves it unset.
     pub spec_version: i64,
 }
 
 /// The result of lowering a `Model`.
 #[derive(Debug)]
 pub enum Lowered {
+    /// The model is a single ML program.
     Program(Box<LoweredProgram>),
     /// A pipeline (plain, classifier or regressor) holding at least one ML program: every
     /// sub-model in order, nested pipelines flattened.
@@ -45,13 +49,16 @@ pub enum Lowered {
 /// One sub-model of a pipeline.
 #[derive(Debug)]
 pub struct LoweredStage {
+    /// Where it sits in the pipeline.
     pub sub_model: SubModel,
+    /// What it holds.
     pub content: StageContent,
 }
 
 /// What a model that is not a pipeline holds.
 #[derive(Debug)]
 pub enum StageContent {
+    /// An ML program.
     Program(Box<LoweredProgram>),
     /// Not an ML program; the string names what it is.
     NotMlProgram(String),

@@ -16,7 +16,12 @@ pub enum ReadOutcome {
     /// flattened), each ML program read as a model of its own.
     Pipeline(Vec<Stage>),
     /// A valid model of another kind (neural network, pipeline of those, …): reported, not checked.
-    NotMlProgram { path: PathBuf, what: String },
+    NotMlProgram {
+        /// The model root (or bare file) as discovered.
+        path: PathBuf,
+        /// What kind of model it is, e.g. "a neural network".
+        what: String,
+    },
 }
 
 impl ReadOutcome {
@@ -43,7 +48,12 @@ pub enum Stage {
     /// An ML program; its [`Model::sub_model`] says where it sits.
     Program(Box<Model>),
     /// A model of another kind, named.
-    Other { sub_model: SubModel, what: String },
+    Other {
+        /// Where it sits in the pipeline.
+        sub_model: SubModel,
+        /// What kind of model it is, e.g. "a neural network".
+        what: String,
+    },
 }
 
 /// How a model is read.
