@@ -8,7 +8,6 @@ pub mod blobs;
 pub(crate) mod consteval;
 pub(crate) mod dependence;
 pub mod description;
-#[warn(missing_docs)]
 pub mod facts;
 pub mod fix_plan;
 pub mod opset;

@@ -1,19 +1,13 @@
 //! The one IR both readers produce: a petgraph graph per function, with types, constants and spans.
 
-#[warn(missing_docs)]
 pub mod attributes;
 pub(crate) mod build;
-#[warn(missing_docs)]
 pub mod compare;
 pub mod graph;
-#[warn(missing_docs)]
 pub mod literal;
 pub mod model;
-#[warn(missing_docs)]
 pub mod render;
-#[warn(missing_docs)]
 pub mod span;
-#[warn(missing_docs)]
 pub mod types;
 
 pub use attributes::Attributes;

@@ -6,7 +6,6 @@
 //! cap, so a 2 GB file costs what a 2 KB one does. Every offset and size from the file goes through
 //! checked arithmetic. The linter never writes a weight file.
 
-#![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::fmt;

@@ -1,6 +1,5 @@
 //! Errors of the read layer: every one names the file and says what is wrong.
 
-#![warn(missing_docs)]
 
 use std::path::PathBuf;
 

@@ -1,6 +1,5 @@
 //! Reading whole files under the caps of [`crate::limits`], and never outside the package.
 
-#![warn(missing_docs)]
 
 use crate::limits::MAX_FILE_BYTES;
 

@@ -4,7 +4,6 @@
 //! `rootModelIdentifier` falls back to the one `.mlmodel` item), strict about where items point:
 //! absolute paths, `..` and anything that resolves outside the package are refused.
 
-#![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
 
 use std::path::{Component, Path, PathBuf};

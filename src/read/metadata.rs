@@ -3,7 +3,6 @@
 //! The file is informational, so keys are optional and values of an unexpected type are skipped;
 //! only a file that is not JSON, or not an array holding an object, is an error.
 
-#![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
 
 use std::path::Path;

@@ -6,9 +6,9 @@
 
 pub mod blob;
 pub mod error;
-pub mod limits;
+pub(crate) mod limits;
 pub mod lower;
-pub mod manifest;
+pub(crate) mod manifest;
 pub mod metadata;
 pub mod miltext;
 pub mod package;

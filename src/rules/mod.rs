@@ -7,7 +7,6 @@
 pub(crate) mod compile;
 pub mod engine;
 pub(crate) mod fixes;
-#[warn(missing_docs)]
 pub mod info;
 pub mod loader;
 pub(crate) mod matcher;
