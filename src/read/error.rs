@@ -1,6 +1,5 @@
 //! Errors of the read layer: every one names the file and says what is wrong.
 
-
 use std::path::PathBuf;
 
 use miette::{Diagnostic, NamedSource, SourceSpan};

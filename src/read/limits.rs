@@ -1,6 +1,5 @@
 //! Reading whole files under the caps of [`crate::limits`], and never outside the package.
 
-
 use crate::limits::MAX_FILE_BYTES;
 
 /// Reads a whole file, refusing files over [`MAX_FILE_BYTES`] and anything that is not a regular

@@ -1,6 +1,5 @@
 //! Text MIL (`model.mil`): lexer and parser with byte spans (FORMAT.md §5, SYNTAX-NOTES.md).
 
-
 mod lexer;
 mod parser;
 
