@@ -141,7 +141,9 @@ struct CheckArgs {
     /// Print the number of findings per rule.
     #[arg(long)]
     statistics: bool,
-    /// Print an estimate of where each function's ops are likely to run (not a placement).
+    /// Print an estimate of where each op is likely to run (ANE / CPU / at risk), with the reason
+    /// and the CPU ops named; with `--output-format json`, as the document's `placement` member
+    /// (per function counts, per op device and reason). An estimate, not Core ML's placement.
     #[arg(long)]
     placement: bool,
     /// When to use colour (also honours NO_COLOR).
@@ -319,6 +321,11 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
             },
         ),
         OutputFormat::Concise => report::concise::render(run),
+        OutputFormat::Json if args.placement => {
+            let mut doc = report::json::document(run);
+            doc["placement"] = report::placement::json(run);
+            report::json::to_text(&doc)
+        }
         OutputFormat::Json => report::json::render(run),
         OutputFormat::Sarif => report::sarif::render(
             run,
@@ -335,8 +342,9 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
     if args.placement {
         let table = report::placement::render(run);
         match args.output_format {
-            // Machine-readable stdout stays one document.
-            OutputFormat::Json | OutputFormat::Sarif | OutputFormat::Github => eprint!("{table}"),
+            // JSON carries it in the document; other machine-readable stdout stays one document.
+            OutputFormat::Json => {}
+            OutputFormat::Sarif | OutputFormat::Github => eprint!("{table}"),
             OutputFormat::Human | OutputFormat::Concise => emit(&table),
         }
     }

@@ -39,6 +39,18 @@ pub fn finding(f: &Finding) -> Value {
 
 /// Renders the whole run as `{"version": 1, "diagnostics": [...], "errors": [...], "summary": {...}}`.
 pub fn render(run: &CheckRun) -> String {
+    to_text(&document(run))
+}
+
+/// The document as pretty JSON with a final newline.
+pub fn to_text(doc: &Value) -> String {
+    let mut out = serde_json::to_string_pretty(doc).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// The whole run as one JSON value (`render` prints it; `--placement` adds a `placement` member).
+pub fn document(run: &CheckRun) -> Value {
     let diagnostics: Vec<Value> = run.findings().map(finding).collect();
     let errors: Vec<Value> = run
         .models
@@ -61,7 +73,7 @@ pub fn render(run: &CheckRun) -> String {
         })
         .collect();
     let s = run.summary();
-    let doc = json!({
+    json!({
         "version": 1,
         "diagnostics": diagnostics,
         "errors": errors,
@@ -74,8 +86,5 @@ pub fn render(run: &CheckRun) -> String {
             "warnings": s.warnings,
             "infos": s.infos,
         },
-    });
-    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    out.push('\n');
-    out
+    })
 }

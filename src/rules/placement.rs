@@ -1,6 +1,7 @@
 //! The op table `check --placement` estimates with (`rules/placement/op-table.yaml`): rule data,
 //! so it is parsed here, next to the rules; `report::placement` renders the estimate.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -21,6 +22,19 @@ pub struct OpTable {
     pub pass_through: Vec<String>,
     pub function_risk_rules: Vec<String>,
     pub op_risk_rules: Vec<String>,
+    /// Rules whose finding on an op puts that op on the CPU.
+    #[serde(default)]
+    pub op_cpu_rules: Vec<String>,
+    /// Gather types that run on the CPU when they read a constant table by run-time ids.
+    #[serde(default)]
+    pub embedding_lookups: Vec<String>,
+    /// Op types whose listed outputs are indices; integer values computed from them stay indices,
+    /// and the ops that read them run on the CPU.
+    #[serde(default)]
+    pub index_producers: BTreeMap<String, Vec<usize>>,
+    /// A function of at most this many counted ops stays on the CPU.
+    #[serde(default)]
+    pub tiny_program_ops: usize,
 }
 
 impl OpTable {

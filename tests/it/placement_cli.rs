@@ -1,5 +1,5 @@
 //! `coreml-lint check --placement` end to end: the table follows the findings, is labelled an
-//! estimate, and leaves machine-readable stdout alone.
+//! estimate, names the CPU ops, and is a member of the JSON document (one record per op).
 
 use crate::common;
 
@@ -41,11 +41,10 @@ fn placement_table_after_the_findings() {
     assert_ne!(dynamic[5], "0", "{dynamic:?}");
 }
 
-#[test]
-fn placement_goes_to_stderr_with_json() {
-    let corpus = common::corpus();
+fn placement_json(paths: &[&str]) -> serde_json::Value {
     let out = Command::cargo_bin("coreml-lint")
         .unwrap()
+        .current_dir(common::repo())
         .args([
             "check",
             "--placement",
@@ -53,11 +52,116 @@ fn placement_goes_to_stderr_with_json() {
             "--output-format",
             "json",
         ])
-        .arg(corpus.join("packages/fp32-compute-island.mlpackage"))
+        .args(paths)
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON");
-    // One fp32 island, one finding (`origin:`).
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("ESTIMATE"),
+        "the estimate is in the document, not on stderr"
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
+}
+
+/// (op, op_type, device, reason) of every op the JSON estimate lists for `path`.
+fn ops_of<'a>(v: &'a serde_json::Value, path: &str) -> Vec<[&'a str; 4]> {
+    v["placement"]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["path"].as_str().is_some_and(|p| p.ends_with(path)))
+        .map(|o| ["op", "op_type", "device", "reason"].map(|k| o[k].as_str().unwrap_or_default()))
+        .collect()
+}
+
+#[test]
+fn placement_is_a_member_of_the_json_document() {
+    let v = placement_json(&["corpus/packages/fp32-compute-island.mlpackage"]);
+    // One fp32 island, one finding (`origin:`); the findings are unchanged by --placement.
     assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("ESTIMATE"));
+    let f = &v["placement"]["functions"][0];
+    assert_eq!(
+        (
+            f["function"].as_str(),
+            f["ops"].as_u64(),
+            f["ane"].as_u64(),
+            f["cpu"].as_u64()
+        ),
+        (Some("main"), Some(3), Some(1), Some(2)),
+        "{f}"
+    );
+    let ops = ops_of(&v, "fp32-compute-island.mlpackage");
+    assert_eq!(ops.len(), 3, "{ops:?}");
+    assert!(
+        ops.iter().all(|o| o[2] != "ane" || o[3] == "ane-op"),
+        "{ops:?}"
+    );
+    assert!(
+        ops.iter().any(|o| o[2] == "cpu" && o[3] == "dtype"),
+        "{ops:?}"
+    );
+}
+
+/// Converter-made (tests/fixtures/placement/generate.py): the CPU set is the `topk` and the ops that
+/// read its indices, as MLComputePlan measured on RF-DETR (FIELD-HAZARDS.md A5).
+#[test]
+fn topk_index_consumers_are_cpu_in_a_converted_detector_head() {
+    let v = placement_json(&["tests/fixtures/placement/topk-gather.mlpackage"]);
+    let ops = ops_of(&v, "topk-gather.mlpackage");
+    let cpu: Vec<(&str, &str)> = ops
+        .iter()
+        .filter(|o| o[2] == "cpu")
+        .map(|o| (o[1], o[3]))
+        .collect();
+    assert_eq!(
+        cpu,
+        [
+            ("topk", "cpu-op"),
+            ("cast", "index-consumer"),
+            ("expand_dims", "index-consumer"),
+            ("tile", "index-consumer"),
+            ("cast", "index-consumer"),
+            ("gather_along_axis", "index-consumer"),
+        ],
+        "{ops:?}"
+    );
+    // The projection of the gathered features is data again.
+    assert!(
+        ops.iter()
+            .filter(|o| o[1] == "linear")
+            .all(|o| o[2] == "ane"),
+        "{ops:?}"
+    );
+}
+
+#[test]
+fn a_converted_token_embedding_is_cpu_and_named_in_the_text() {
+    let v = placement_json(&["tests/fixtures/placement/embedding.mlpackage"]);
+    let ops = ops_of(&v, "embedding.mlpackage");
+    let gathers: Vec<_> = ops.iter().filter(|o| o[1] == "gather").collect();
+    assert_eq!(gathers.len(), 1, "{ops:?}");
+    assert_eq!(gathers[0][2..], ["cpu", "embedding-lookup"]);
+    assert!(
+        ops.iter().any(|o| o[1] == "linear" && o[2] == "ane"),
+        "{ops:?}"
+    );
+
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .current_dir(common::repo())
+        .args(["check", "--placement", "--exit-zero", "--quiet"])
+        .arg("tests/fixtures/placement/embedding.mlpackage")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let named = format!("gather `{}`", gathers[0][0]);
+    let line = text
+        .lines()
+        .find(|l| l.contains("embedding lookup"))
+        .unwrap_or_else(|| panic!("no embedding line in:\n{text}"));
+    assert!(line.contains(&named), "{line}");
 }
