@@ -806,6 +806,7 @@ mod tests {
                 model_path: self.root.clone(),
                 root: self.root.clone(),
                 sub_model: None,
+                bundle: Vec::new(),
             }
         }
 
