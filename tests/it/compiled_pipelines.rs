@@ -61,7 +61,7 @@ fn compiled_pipeline(dir: &Path, program: &str) -> PathBuf {
 }
 
 /// (rule, sub-model position, function, op) of every diagnostic of a JSON report.
-fn finding_keys(json: &str) -> BTreeSet<(String, Value, String, String)> {
+fn finding_keys(json: &str) -> BTreeSet<(String, String, String, String)> {
     let v: Value = serde_json::from_str(json).unwrap();
     v["diagnostics"]
         .as_array()
@@ -70,7 +70,7 @@ fn finding_keys(json: &str) -> BTreeSet<(String, Value, String, String)> {
         .map(|d| {
             (
                 d["rule"].as_str().unwrap().to_string(),
-                d["sub_model"]["position"].clone(),
+                d["sub_model"]["position"].to_string(),
                 d["function"].as_str().unwrap_or("").to_string(),
                 d["op"].as_str().unwrap_or("").to_string(),
             )
@@ -95,7 +95,7 @@ fn realworld_pipeline_gives_the_same_findings_in_both_forms() {
         "the compiled pipeline was not linted"
     );
     assert_eq!(from_package, from_compiled);
-    assert!(from_compiled.iter().all(|k| k.1 == serde_json::json!([0])));
+    assert!(from_compiled.iter().all(|k| k.1 == "[0]"));
     let v: Value = serde_json::from_str(&json_c).unwrap();
     assert_eq!(v["summary"]["models_checked"], 1);
 
@@ -142,7 +142,7 @@ fn model_path_of_a_stage_is_its_folder() {
     // The weights are found in model0/weights: the offsets are judged, the file is not missing.
     assert!(
         keys.iter()
-            .any(|k| k.0 == "blob-out-of-bounds" && k.1 == serde_json::json!([0]) && k.3 == "oob"),
+            .any(|k| k.0 == "blob-out-of-bounds" && k.1 == "[0]" && k.3 == "oob"),
         "{keys:?}"
     );
     assert!(!keys.iter().any(|k| k.0 == "blob-missing-file"), "{keys:?}");
@@ -151,7 +151,7 @@ fn model_path_of_a_stage_is_its_folder() {
     let alone = common::corpus().join("facts/blob-bad-references.mlmodelc");
     let (_, out_alone, _) = run(&["check", "--output-format", "json"], &[&alone]);
     let strip =
-        |k: &BTreeSet<(String, Value, String, String)>| -> BTreeSet<(String, String, String)> {
+        |k: &BTreeSet<(String, String, String, String)>| -> BTreeSet<(String, String, String)> {
             k.iter()
                 .map(|(r, _, f, o)| (r.clone(), f.clone(), o.clone()))
                 .collect()
