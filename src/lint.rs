@@ -53,6 +53,7 @@ impl Linter {
 /// Facts about the whole model that `fact:` rules select.
 pub fn model_facts(model: &Model) -> Vec<Fact> {
     let mut facts = blob_facts(model);
+    facts.extend(crate::analysis::bundle::bundle_facts(model));
     facts.extend(description_facts(model));
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
     facts.extend(opset_facts(model));

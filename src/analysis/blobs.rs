@@ -149,6 +149,18 @@ fn collect_uses(model: &Model) -> Vec<BlobUse<'_>> {
     uses
 }
 
+/// The weight files the program references, resolved (those whose paths resolve).
+pub(crate) fn weight_files(model: &Model) -> BTreeSet<PathBuf> {
+    let written: BTreeSet<&str> = collect_uses(model)
+        .iter()
+        .map(|u| u.blob.path.as_str())
+        .collect();
+    written
+        .into_iter()
+        .filter_map(|w| blob::resolve_blob_path(w, &model.model_path, &model.root).ok())
+        .collect()
+}
+
 /// All weight-blob facts of a model.
 pub fn blob_facts(model: &Model) -> Vec<Fact> {
     let uses = collect_uses(model);
@@ -243,6 +255,23 @@ fn check_file(
             return None;
         }
     };
+    if file.is_lfs_pointer() {
+        // Nothing else in the file means anything: one finding, says what to do.
+        let mut fact = super::bundle::lfs_pointer(
+            path,
+            format!(
+                "weight file ({} constants use it, first `{}`)",
+                group.len(),
+                first.op.display_name()
+            ),
+        );
+        fact.function = Some(first.function.to_string());
+        fact.op = Some(first.op.display_name().to_string());
+        fact.op_order = Some(first.op.order);
+        fact.span = Some(first.op.span);
+        facts.push(fact);
+        return None;
+    }
     let len = file.len();
     let header = file.header();
     if header.version != FORMAT_VERSION {
@@ -806,6 +835,7 @@ mod tests {
                 model_path: self.root.clone(),
                 root: self.root.clone(),
                 sub_model: None,
+                bundle: Vec::new(),
             }
         }
 

@@ -17,8 +17,8 @@ pub use graph::{
 };
 pub use literal::{BlobRef, Literal, Payload, TensorData};
 pub use model::{
-    FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Model, ModelDesc, ModelKind, SourceText,
-    SubModel,
+    BundleFault, BundleFaultKind, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Model,
+    ModelDesc, ModelKind, SourceText, SubModel,
 };
 pub use span::Span;
 pub use types::{DType, Dim, TensorType, ValueType};

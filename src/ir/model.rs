@@ -152,6 +152,32 @@ pub struct Model {
     pub root: PathBuf,
     /// Where the program sits when the file is a pipeline; `None` for a model of its own.
     pub sub_model: Option<SubModel>,
+    /// Files of the bundle the reader found incomplete while the program itself read (a pipeline
+    /// carries the package's on its first ML program).
+    pub bundle: Vec<BundleFault>,
+}
+
+/// A file of a model bundle that is not what the format needs, found while reading it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleFault {
+    /// What is wrong.
+    pub kind: BundleFaultKind,
+    /// The file or folder, as it would be opened.
+    pub file: PathBuf,
+}
+
+/// What is wrong with a file of a bundle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BundleFaultKind {
+    /// A Git LFS pointer (`version https://git-lfs.github.com/spec/v1`) stands in for the file.
+    LfsPointer,
+    /// `Manifest.json` names an item (by its identifier) that is not on disk.
+    ManifestItemMissing {
+        /// The item's identifier in `itemInfoEntries`.
+        id: String,
+        /// The item's `path`, as the manifest writes it.
+        item_path: String,
+    },
 }
 
 /// Where a sub-model sits inside a pipeline (`Pipeline`, `PipelineClassifier`, `PipelineRegressor`).

@@ -431,6 +431,11 @@ impl BlobFile {
         })
     }
 
+    /// Whether the file is a Git LFS pointer rather than weights.
+    pub(crate) fn is_lfs_pointer(&self) -> bool {
+        super::lfs::is_pointer(&self.map)
+    }
+
     /// File length in bytes.
     pub(crate) fn len(&self) -> u64 {
         self.map.len() as u64

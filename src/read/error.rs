@@ -76,6 +76,29 @@ pub enum ReadError {
         message: String,
     },
 
+    /// A compiled model folder (`.mlmodelc`) is incomplete or its `coremldata.bin` is unreadable.
+    #[error("{}: {message}", path.display())]
+    #[diagnostic(code(coreml_lint::read::compiled))]
+    Compiled {
+        /// The folder or file at fault.
+        path: PathBuf,
+        /// What is wrong, and what to do about it.
+        message: String,
+    },
+
+    /// A Git LFS pointer stands in for a file the model cannot be read without.
+    #[error("{}: is a Git LFS pointer ({size} bytes), not the file itself: the LFS object was never fetched", path.display())]
+    #[diagnostic(
+        code(coreml_lint::read::lfs_pointer),
+        help("run `git lfs pull` in the repository the model came from (or download the real file), then check again")
+    )]
+    LfsPointer {
+        /// The pointer file.
+        path: PathBuf,
+        /// Its size in bytes.
+        size: u64,
+    },
+
     /// A file is larger than coreml-lint will read into memory.
     #[error("{}: file is {size} bytes, over the {limit}-byte limit for reading it into memory", path.display())]
     #[diagnostic(code(coreml_lint::read::too_large))]
@@ -122,6 +145,8 @@ impl ReadError {
             | ReadError::Protobuf { path, .. }
             | ReadError::Program { path, .. }
             | ReadError::Metadata { path, .. }
+            | ReadError::Compiled { path, .. }
+            | ReadError::LfsPointer { path, .. }
             | ReadError::TooLarge { path, .. } => path,
             ReadError::MilSyntax(e) => &e.path,
         }

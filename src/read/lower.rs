@@ -877,7 +877,7 @@ fn decode_bytes(bytes: &[u8], dtype: DType, max_elements: u64) -> TensorData {
 // Model description
 // ---------------------------------------------------------------------------------------------
 
-fn lower_description(d: Option<&proto::ModelDescription>) -> ModelDesc {
+pub(crate) fn lower_description(d: Option<&proto::ModelDescription>) -> ModelDesc {
     let Some(d) = d else {
         return ModelDesc::default();
     };

@@ -20,6 +20,19 @@ pub(crate) struct Manifest {
     /// `<pkg>/Data/<weights item path>`, when the manifest names one. It may be absent on disk
     /// (packages shipped without weights); when present it lies inside the package.
     pub weights_dir: Option<PathBuf>,
+    /// Items other than the root model that are not on disk, in identifier order.
+    pub missing_items: Vec<MissingItem>,
+}
+
+/// A manifest item that names a path with nothing there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MissingItem {
+    /// Its identifier (the key in `itemInfoEntries`).
+    pub id: String,
+    /// Its `path`, as written.
+    pub path: String,
+    /// `<pkg>/Data/<path>`.
+    pub resolved: PathBuf,
 }
 
 /// Largest `Manifest.json` read (real ones are well under 1 KiB).
@@ -33,6 +46,12 @@ pub(crate) fn read_manifest(pkg: &Path) -> Result<Manifest, ReadError> {
         message,
     };
     let bytes = read_small(&path, pkg).map_err(&err)?;
+    if super::lfs::is_pointer(&bytes) {
+        return Err(ReadError::LfsPointer {
+            size: bytes.len() as u64,
+            path: path.clone(),
+        });
+    }
     let json: Value =
         serde_json::from_slice(&bytes).map_err(|e| err(format!("not valid JSON: {e}")))?;
     let top = json.as_object().ok_or_else(|| {
@@ -94,9 +113,24 @@ pub(crate) fn read_manifest(pkg: &Path) -> Result<Manifest, ReadError> {
             Some(dir)
         }
     };
+    let missing_items = items
+        .iter()
+        .filter(|i| i.id != root_item.id)
+        .filter_map(|i| {
+            let resolved = pkg.join("Data").join(&i.path);
+            let absent = matches!(std::fs::symlink_metadata(&resolved),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+            absent.then(|| MissingItem {
+                id: i.id.clone(),
+                path: i.path.clone(),
+                resolved,
+            })
+        })
+        .collect();
     Ok(Manifest {
         root_model,
         weights_dir,
+        missing_items,
     })
 }
 

@@ -5,7 +5,9 @@
 //! `blob` (memory-mapped weight files), `limits` (caps on what input may make us allocate).
 
 pub mod blob;
+pub(crate) mod coremldata;
 pub mod error;
+pub mod lfs;
 pub(crate) mod limits;
 pub mod lower;
 pub(crate) mod manifest;

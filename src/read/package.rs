@@ -3,9 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{limits, lower, manifest, metadata, miltext, ReadError};
+use super::coremldata::{self, CompiledHeader};
+use super::{lfs, limits, lower, manifest, metadata, miltext, ReadError};
 use crate::discover::Discovered;
-use crate::ir::{render, Model, ModelDesc, ModelKind, SourceText, SubModel};
+use crate::ir::{
+    render, BundleFault, BundleFaultKind, Model, ModelDesc, ModelKind, SourceText, SubModel,
+};
 
 /// What reading a model root gave.
 #[derive(Debug)]
@@ -104,6 +107,7 @@ pub fn read_model_with(d: &Discovered, options: ReadOptions) -> Result<ReadOutco
                 root.clone(),
                 root,
             )
+            .map(ReadOutcome::Model)
         }
     }
 }
@@ -115,14 +119,43 @@ fn read_package(pkg: &Path, options: ReadOptions) -> Result<ReadOutcome, ReadErr
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| pkg.to_path_buf());
-    read_protobuf(
+    let mut outcome = read_protobuf(
         pkg,
         &man.root_model,
         ModelKind::MlPackage,
         model_path,
         pkg.to_path_buf(),
         options,
-    )
+    )?;
+    let faults = man
+        .missing_items
+        .into_iter()
+        .map(|item| BundleFault {
+            kind: BundleFaultKind::ManifestItemMissing {
+                id: item.id,
+                item_path: item.path,
+            },
+            file: item.resolved,
+        })
+        .collect();
+    attach_faults(&mut outcome, faults);
+    Ok(outcome)
+}
+
+/// Gives the package's faults to the model, or to a pipeline's first ML program (so each is
+/// reported once); a model that is not checked drops them.
+fn attach_faults(outcome: &mut ReadOutcome, faults: Vec<BundleFault>) {
+    let first = match outcome {
+        ReadOutcome::Model(m) => Some(m),
+        ReadOutcome::Pipeline(stages) => stages.iter_mut().find_map(|s| match s {
+            Stage::Program(m) => Some(m),
+            Stage::Other { .. } => None,
+        }),
+        ReadOutcome::NotMlProgram { .. } => None,
+    };
+    if let Some(m) = first {
+        m.bundle.extend(faults);
+    }
 }
 
 fn read_protobuf(
@@ -133,7 +166,7 @@ fn read_protobuf(
     root: PathBuf,
     options: ReadOptions,
 ) -> Result<ReadOutcome, ReadError> {
-    let bytes = limits::read_capped(file)?;
+    let bytes = read_program_file(file)?;
     let program_model = |lowered: lower::LoweredProgram, sub_model: Option<SubModel>| {
         let mut program = lowered.program;
         let text = if options.render {
@@ -160,6 +193,7 @@ fn read_protobuf(
             model_path: model_path.clone(),
             root: root.clone(),
             sub_model,
+            bundle: Vec::new(),
         })
     };
     Ok(match lower::lower_bytes(bytes.into(), file)? {
@@ -185,40 +219,256 @@ fn read_protobuf(
     })
 }
 
-fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
-    let mil = dir.join("model.mil");
-    if !mil.is_file() {
-        let what = if dir.join("model.espresso.net").exists() || dir.join("model0").exists() {
-            "a compiled neural network (no model.mil)".to_string()
-        } else {
-            return Err(ReadError::NotAModel {
-                path: dir.to_path_buf(),
-                message: "compiled model folder has no model.mil".into(),
-            });
-        };
-        return Ok(ReadOutcome::NotMlProgram {
-            path: dir.to_path_buf(),
-            what,
+/// Reads the file a program is in, refusing a Git LFS pointer in its place.
+fn read_program_file(file: &Path) -> Result<Vec<u8>, ReadError> {
+    let bytes = limits::read_capped(file)?;
+    if lfs::is_pointer(&bytes) {
+        return Err(ReadError::LfsPointer {
+            size: bytes.len() as u64,
+            path: file.to_path_buf(),
         });
     }
-    // Files of the folder are read only when they resolve inside it.
-    let metadata_json = dir.join("metadata.json");
-    limits::ensure_inside(&mil, dir)?;
-    limits::ensure_inside(&metadata_json, dir)?;
-    let meta = metadata::read_metadata(&metadata_json)?;
-    let (desc, spec) = match meta {
-        Some(m) => (m.description, m.spec_version),
-        None => (ModelDesc::default(), None),
+    Ok(bytes)
+}
+fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
+    let data = dir.join("coremldata.bin");
+    if dir.join("model.mil").exists() {
+        // The header only adds a description metadata.json may lack; it is not needed to read.
+        let mut faults = Vec::new();
+        let header = match read_header(&data, dir) {
+            Ok(h) => h,
+            Err(ReadError::LfsPointer { path, .. }) => {
+                faults.push(BundleFault {
+                    kind: BundleFaultKind::LfsPointer,
+                    file: path,
+                });
+                None
+            }
+            Err(_) => None,
+        };
+        let mut model = read_program_folder(dir, dir, header.as_ref(), None)?;
+        model.bundle.splice(0..0, faults);
+        return Ok(ReadOutcome::Model(model));
+    }
+    let Some(header) = read_header(&data, dir)? else {
+        if dir.join("model.espresso.net").exists() {
+            return Ok(ReadOutcome::NotMlProgram {
+                path: dir.to_path_buf(),
+                what: "a compiled neural network (no model.mil)".into(),
+            });
+        }
+        return Err(ReadError::NotAModel {
+            path: dir.to_path_buf(),
+            message: "compiled model folder has neither model.mil nor coremldata.bin".into(),
+        });
     };
-    read_text(
-        dir,
+    if header.is_pipeline() {
+        let mut stages = Vec::new();
+        read_stages(dir, dir, &header, &data, &mut Vec::new(), &mut stages)?;
+        if stages.iter().any(|s| matches!(s, Stage::Program(_))) {
+            return Ok(ReadOutcome::Pipeline(stages));
+        }
+        let kinds: Vec<&str> = stages
+            .iter()
+            .filter_map(|s| match s {
+                Stage::Other { what, .. } => Some(what.as_str()),
+                Stage::Program(_) => None,
+            })
+            .collect();
+        return Ok(ReadOutcome::NotMlProgram {
+            path: dir.to_path_buf(),
+            what: format!("a pipeline with no ML program ({})", kinds.join(", ")),
+        });
+    }
+    if header.tag == coremldata::ML_PROGRAM {
+        return Err(missing_program(dir, None));
+    }
+    Ok(ReadOutcome::NotMlProgram {
+        path: dir.to_path_buf(),
+        what: known_kind(&header, &data)?.to_string(),
+    })
+}
+
+/// The error for an ML-program folder without its program (an incomplete download or copy).
+fn missing_program(folder: &Path, sub_model: Option<&SubModel>) -> ReadError {
+    let at = sub_model.map(|s| format!("{s}: ")).unwrap_or_default();
+    ReadError::Compiled {
+        path: folder.to_path_buf(),
+        message: format!(
+            "{at}coremldata.bin says this is an ML program, but model.mil is missing: the compiled \
+             model is incomplete (a partial download or copy); download or compile it again"
+        ),
+    }
+}
+
+/// What kind of model a header names; an error when the tag is not a model kind at all.
+fn known_kind(header: &CompiledHeader, data: &Path) -> Result<&'static str, ReadError> {
+    header.kind().ok_or_else(|| ReadError::Compiled {
+        path: data.to_path_buf(),
+        message: format!(
+            "starts with {}, which is not a Core ML model kind: the file is damaged or not \
+             written by the Core ML compiler",
+            header.tag
+        ),
+    })
+}
+
+/// The header of the `coremldata.bin` at `path`, `None` when there is none; a Git LFS pointer in
+/// its place is an error.
+fn read_header(path: &Path, root: &Path) -> Result<Option<CompiledHeader>, ReadError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ReadError::io(path, &e)),
+        Ok(_) => {}
+    }
+    let bytes = limits::read_capped_inside(path, root)?;
+    if lfs::is_pointer(&bytes) {
+        return Err(ReadError::LfsPointer {
+            size: bytes.len() as u64,
+            path: path.to_path_buf(),
+        });
+    }
+    coremldata::parse(&bytes, path).map(Some)
+}
+
+/// Appends the stages of the compiled pipeline in `dir` (its header read from `data`) to `out`,
+/// depth first; `root` is the discovered `.mlmodelc`.
+fn read_stages(
+    root: &Path,
+    dir: &Path,
+    header: &CompiledHeader,
+    data: &Path,
+    at: &mut Vec<usize>,
+    out: &mut Vec<Stage>,
+) -> Result<(), ReadError> {
+    if at.len() >= crate::limits::MAX_PIPELINE_NESTING {
+        return Err(ReadError::Compiled {
+            path: dir.to_path_buf(),
+            message: format!(
+                "pipelines are nested deeper than {} levels",
+                crate::limits::MAX_PIPELINE_NESTING
+            ),
+        });
+    }
+    let count = header.stage_count(data)?;
+    if out.len() + count > crate::limits::MAX_PIPELINE_MODELS {
+        return Err(ReadError::Compiled {
+            path: data.to_path_buf(),
+            message: format!(
+                "the pipeline holds more than {} models",
+                crate::limits::MAX_PIPELINE_MODELS
+            ),
+        });
+    }
+    for i in 0..count {
+        at.push(i);
+        let sub_model = SubModel {
+            position: at.clone(),
+            name: None,
+        };
+        let folder = stage_folder(dir, root, i, &sub_model)?;
+        let stage_data = folder.join("coremldata.bin");
+        let has_program = folder.join("model.mil").exists();
+        match read_header(&stage_data, root)? {
+            Some(h) if h.is_pipeline() => read_stages(root, &folder, &h, &stage_data, at, out)?,
+            Some(h) if h.tag == coremldata::ML_PROGRAM => {
+                if !has_program {
+                    return Err(missing_program(&folder, Some(&sub_model)));
+                }
+                let model = read_program_folder(&folder, root, Some(&h), Some(sub_model))?;
+                out.push(Stage::Program(model));
+            }
+            Some(h) => out.push(Stage::Other {
+                what: known_kind(&h, &stage_data)?.to_string(),
+                sub_model,
+            }),
+            None if has_program => {
+                let model = read_program_folder(&folder, root, None, Some(sub_model))?;
+                out.push(Stage::Program(model));
+            }
+            None => {
+                return Err(ReadError::Compiled {
+                    path: folder,
+                    message: format!(
+                        "{sub_model}: the stage folder has no coremldata.bin: the compiled \
+                         pipeline is incomplete; download or compile it again"
+                    ),
+                })
+            }
+        }
+        at.pop();
+    }
+    Ok(())
+}
+
+/// `dir/model<i>`, a folder inside `root`.
+fn stage_folder(
+    dir: &Path,
+    root: &Path,
+    i: usize,
+    sub_model: &SubModel,
+) -> Result<PathBuf, ReadError> {
+    let folder = dir.join(format!("model{i}"));
+    let incomplete = |what: &str| ReadError::Compiled {
+        path: folder.clone(),
+        message: format!(
+            "{sub_model}: the pipeline's coremldata.bin names stage `model{i}`, but {what}: the \
+             compiled pipeline is incomplete; download or compile it again"
+        ),
+    };
+    match std::fs::metadata(&folder) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(incomplete("the folder is missing"))
+        }
+        Err(e) => Err(ReadError::io(&folder, &e)),
+        Ok(m) if !m.is_dir() => Err(incomplete("it is not a folder")),
+        Ok(_) => {
+            limits::ensure_inside(&folder, root)?;
+            Ok(folder)
+        }
+    }
+}
+
+/// Reads the `model.mil` of `folder` (a compiled model, or one stage of a compiled pipeline in
+/// `root`): its description from `metadata.json`, else from the `coremldata.bin` header.
+fn read_program_folder(
+    folder: &Path,
+    root: &Path,
+    header: Option<&CompiledHeader>,
+    sub_model: Option<SubModel>,
+) -> Result<Box<Model>, ReadError> {
+    // Files of the folder are read only when they resolve inside the package.
+    let mil = folder.join("model.mil");
+    let metadata_json = folder.join("metadata.json");
+    limits::ensure_inside(&mil, root)?;
+    limits::ensure_inside(&metadata_json, root)?;
+    let mut bundle = Vec::new();
+    let meta = if lfs::is_pointer_file(&metadata_json) {
+        bundle.push(BundleFault {
+            kind: BundleFaultKind::LfsPointer,
+            file: metadata_json,
+        });
+        None
+    } else {
+        metadata::read_metadata(&metadata_json)?
+    };
+    let (description, spec_version) = match (meta, header) {
+        (Some(m), _) => (m.description, m.spec_version),
+        (None, Some(h)) => (h.description.clone().unwrap_or_default(), h.spec_version),
+        (None, None) => (ModelDesc::default(), None),
+    };
+    let mut model = read_text(
+        root,
         &mil,
         ModelKind::MlModelc,
-        desc,
-        spec,
-        dir.to_path_buf(),
-        dir.to_path_buf(),
-    )
+        description,
+        spec_version,
+        folder.to_path_buf(),
+        root.to_path_buf(),
+    )?;
+    model.sub_model = sub_model;
+    model.bundle = bundle;
+    Ok(model)
 }
 
 fn read_text(
@@ -229,8 +479,8 @@ fn read_text(
     spec_version: Option<i64>,
     model_path: PathBuf,
     root: PathBuf,
-) -> Result<ReadOutcome, ReadError> {
-    let bytes = limits::read_capped(file)?;
+) -> Result<Box<Model>, ReadError> {
+    let bytes = read_program_file(file)?;
     let text = String::from_utf8(bytes).map_err(|e| ReadError::Program {
         path: file.to_path_buf(),
         message: format!(
@@ -239,7 +489,7 @@ fn read_text(
         ),
     })?;
     let program = miltext::parse_program(&text, file)?;
-    Ok(ReadOutcome::Model(Box::new(Model {
+    Ok(Box::new(Model {
         path: root_path.to_path_buf(),
         kind,
         spec_version,
@@ -254,5 +504,6 @@ fn read_text(
         model_path,
         root,
         sub_model: None,
-    })))
+        bundle: Vec::new(),
+    }))
 }

@@ -72,6 +72,7 @@ mod tests {
             model_path: ".".into(),
             root: ".".into(),
             sub_model: None,
+            bundle: Vec::new(),
         };
         let run = CheckRun {
             models: vec![ModelResult {

@@ -184,6 +184,7 @@ pub fn snippet_model(name: &str, mil: &str) -> Result<Model, String> {
         model_path: Path::new(".").to_path_buf(),
         root: Path::new(".").to_path_buf(),
         sub_model: None,
+        bundle: Vec::new(),
     })
 }
 

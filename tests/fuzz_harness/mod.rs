@@ -204,6 +204,7 @@ pub fn model_proto(data: &[u8]) {
             model_path: PathBuf::from("/nonexistent"),
             root: PathBuf::from("/nonexistent"),
             sub_model,
+            bundle: Vec::new(),
         };
         let _ = linter().lint(&model);
     }

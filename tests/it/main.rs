@@ -8,8 +8,10 @@ mod fuzz_harness;
 
 mod blob_realworld;
 mod builtin_rules;
+mod bundles;
 mod cli_check;
 mod cli_read;
+mod compiled_pipelines;
 mod corpus_dump;
 mod corpus_rules;
 mod fix_offers;

@@ -87,6 +87,32 @@ fn histogram_key_to_op(key: &str) -> String {
     out
 }
 
+/// The bytes and decoded `Model` of each ML program in `bytes`: the model itself, or each
+/// ML-program sub-model of a pipeline, with its position (empty for a model of its own).
+fn program_protobufs(bytes: &[u8]) -> Vec<(Vec<usize>, Vec<u8>, proto::Model)> {
+    fn walk(bytes: &[u8], at: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, Vec<u8>, proto::Model)>) {
+        let model = proto::Model::decode(bytes).unwrap();
+        match &model.r#type {
+            Some(Type::MlProgram(_)) => out.push((at.clone(), bytes.to_vec(), model)),
+            Some(t) if t.describe().contains("pipeline") => {
+                // Sub-models in order, until the pipeline has no more.
+                let mut i = 0;
+                while let Ok(sub) = proto::sub_model_bytes(bytes, &[i]) {
+                    at.push(i);
+                    walk(sub, at, out);
+                    at.pop();
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(bytes, &mut Vec::new(), &mut out);
+    out
+}
+
+/// A pipeline's ML programs are checked stage by stage against their own sub-model protobufs.
 #[test]
 fn realworld_packages_read_with_the_right_functions_and_ops() {
     let Some(root) = realworld() else {
@@ -99,63 +125,74 @@ fn realworld_packages_read_with_the_right_functions_and_ops() {
         "no .mlpackage under {}",
         root.display()
     );
+    let mut pipelines = 0;
     for pkg in &packages {
-        let model = common::read(pkg);
-        let (_, spec) = protobuf_of(pkg);
-        let expected = proto_histograms(&spec);
-        let names: Vec<&str> = model
-            .program
-            .functions
-            .iter()
-            .map(|f| f.name.as_str())
-            .collect();
-        assert_eq!(
-            names,
-            expected.keys().map(String::as_str).collect::<Vec<_>>(),
-            "{}",
-            pkg.display()
-        );
-        for f in &model.program.functions {
-            let mut got: BTreeMap<String, u64> = BTreeMap::new();
-            for (_, op) in f.ops() {
-                *got.entry(op.op_type.clone()).or_default() += 1;
+        let (bytes, _) = protobuf_of(pkg);
+        let expected_programs = program_protobufs(&bytes);
+        let models = common::read_programs(pkg);
+        assert_eq!(models.len(), expected_programs.len(), "{}", pkg.display());
+        for (model, (position, _, spec)) in models.iter().zip(&expected_programs) {
+            let what = format!("{} {position:?}", pkg.display());
+            match &model.sub_model {
+                Some(sub) => {
+                    assert_eq!(&sub.position, position, "{what}");
+                    pipelines += 1;
+                }
+                None => assert!(position.is_empty(), "{what}: sub-model lost"),
             }
-            assert_eq!(&got, &expected[&f.name], "{} {}", pkg.display(), f.name);
-            assert_eq!(
-                f.op_count() as u64,
-                got.values().sum::<u64>(),
-                "{}",
-                pkg.display()
-            );
-            assert!(f.op_count() > 0, "{}: empty function", pkg.display());
-        }
-        assert_eq!(
-            model.spec_version,
-            Some(i64::from(spec.specification_version))
-        );
-        let expected_version = if spec.specification_version >= 9 {
-            "1.3"
-        } else {
-            "1.0"
-        };
-        assert_eq!(model.program.version, expected_version);
-        assert!(
-            !model.description.top.inputs.is_empty() && !model.description.top.outputs.is_empty(),
-            "{}: description lost its inputs/outputs",
-            pkg.display()
-        );
-        eprintln!(
-            "{}: {} function(s), {} ops",
-            pkg.display(),
-            names.len(),
-            model
+            let expected = proto_histograms(spec);
+            let names: Vec<&str> = model
                 .program
                 .functions
                 .iter()
-                .map(|f| f.op_count())
-                .sum::<usize>()
-        );
+                .map(|f| f.name.as_str())
+                .collect();
+            assert_eq!(
+                names,
+                expected.keys().map(String::as_str).collect::<Vec<_>>(),
+                "{what}"
+            );
+            for f in &model.program.functions {
+                let mut got: BTreeMap<String, u64> = BTreeMap::new();
+                for (_, op) in f.ops() {
+                    *got.entry(op.op_type.clone()).or_default() += 1;
+                }
+                assert_eq!(&got, &expected[&f.name], "{what} {}", f.name);
+                assert_eq!(f.op_count() as u64, got.values().sum::<u64>(), "{what}");
+                assert!(f.op_count() > 0, "{what}: empty function");
+            }
+            assert_eq!(
+                model.spec_version,
+                Some(i64::from(spec.specification_version)),
+                "{what}"
+            );
+            let expected_version = if spec.specification_version >= 9 {
+                "1.3"
+            } else {
+                "1.0"
+            };
+            assert_eq!(model.program.version, expected_version, "{what}");
+            assert!(
+                !model.description.top.inputs.is_empty()
+                    && !model.description.top.outputs.is_empty(),
+                "{what}: description lost its inputs/outputs"
+            );
+            eprintln!(
+                "{what}: {} function(s), {} ops",
+                names.len(),
+                model
+                    .program
+                    .functions
+                    .iter()
+                    .map(|f| f.op_count())
+                    .sum::<usize>()
+            );
+        }
     }
+    assert!(
+        pipelines > 0,
+        "expected the real-world pipeline among the packages"
+    );
 }
 
 #[test]
@@ -209,13 +246,19 @@ fn realworld_packages_reencode_losslessly() {
         return;
     };
     for pkg in folders(&root, "mlpackage") {
-        let (bytes, spec) = protobuf_of(&pkg);
+        let (bytes, _) = protobuf_of(&pkg);
         let same = proto::encode_model_preserving(&bytes, None, None).unwrap();
         assert_eq!(same, bytes, "{}", pkg.display());
-        common::assert_reencodes_losslessly(&bytes, &spec, &pkg);
+        // A pipeline's ML programs are what the fixer re-encodes, one sub-model at a time.
+        for (_, sub_bytes, spec) in program_protobufs(&bytes) {
+            common::assert_reencodes_losslessly(&sub_bytes, &spec, &pkg);
+        }
     }
 }
 
+/// Every compiled model's `metadata.json` parses; a compiled pipeline has none (its stages are
+/// compiled one by one and carry their descriptions in `coremldata.bin`), so each of its
+/// ML-program stages is read and must have a spec version and a description of its own.
 #[test]
 fn realworld_compiled_metadata_parses() {
     let Some(root) = realworld() else {
@@ -224,7 +267,29 @@ fn realworld_compiled_metadata_parses() {
     };
     let compiled = folders(&root, "mlmodelc");
     assert!(!compiled.is_empty());
+    let mut stages = 0;
     for dir in compiled {
+        if !dir.join("model.mil").exists() && dir.join("model0").is_dir() {
+            for m in common::read_programs(&dir) {
+                let sub = m.sub_model.as_ref().expect("a stage names its sub-model");
+                assert!(
+                    m.source
+                        .file
+                        .starts_with(dir.join(format!("model{}", sub.position[0]))),
+                    "{}",
+                    m.source.file.display()
+                );
+                assert!(
+                    matches!(m.spec_version, Some(6..=10)),
+                    "{sub}: spec {:?}",
+                    m.spec_version
+                );
+                assert!(!m.description.top.inputs.is_empty(), "{sub}");
+                assert!(!m.description.top.outputs.is_empty(), "{sub}");
+                stages += 1;
+            }
+            continue;
+        }
         let meta = read_metadata(&dir.join("metadata.json"))
             .unwrap_or_else(|e| panic!("{e}"))
             .unwrap_or_else(|| panic!("{}: no metadata.json", dir.display()));
@@ -244,6 +309,7 @@ fn realworld_compiled_metadata_parses() {
             dir.display()
         );
     }
+    assert!(stages > 0, "expected the compiled real-world pipeline");
 }
 
 /// A `torch.jit.script` loop with a branch, converted by coremltools 9.0 for iOS17
