@@ -321,6 +321,7 @@ impl Compiler {
                 max_abs: range(&p.max_abs),
                 integral: p.integral,
                 nonfinite: p.nonfinite,
+                unequal_pairs: p.unequal_pairs,
                 ..ValuePredM::default()
             };
             if let Some(eq) = &p.equals {

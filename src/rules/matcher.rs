@@ -215,6 +215,7 @@ pub struct ValuePredM {
     pub max_abs: Option<Range>,
     pub integral: Option<bool>,
     pub nonfinite: Option<bool>,
+    pub unequal_pairs: Option<bool>,
 }
 
 /// A compiled value matcher.
@@ -1048,7 +1049,7 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
 }
 
 fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
-    if p.equals_str.is_some() || p.equals.is_some() {
+    if p.equals_str.is_some() || p.equals.is_some() || p.unequal_pairs.is_some() {
         let value = match c {
             KnownConst::Value(v) => Some(std::borrow::Cow::Borrowed(&**v)),
             KnownConst::Blob(lit, _) => cx
@@ -1068,6 +1069,14 @@ fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
         }
         if let Some(want) = &p.equals {
             if value.data.numbers().as_ref() != Some(want) {
+                return false;
+            }
+        }
+        if let Some(want) = p.unequal_pairs {
+            let Some(nums) = value.data.numbers().filter(|n| n.len() % 2 == 0) else {
+                return false;
+            };
+            if nums.chunks(2).any(|pair| pair[0] != pair[1]) != want {
                 return false;
             }
         }

@@ -487,6 +487,10 @@ pub struct ValuePred {
     /// Some element is infinite or NaN.
     #[serde(default)]
     pub nonfinite: Option<bool>,
+    /// Read as consecutive pairs (e.g. `pad`: begin and end per axis), some pair holds two
+    /// different numbers.
+    #[serde(default)]
+    pub unequal_pairs: Option<bool>,
 }
 
 /// Properties of the function a node is in.
