@@ -139,7 +139,10 @@ mod tests {
             None,
             "a stride of the wrong length is not guessed at"
         );
-        assert_eq!(implied("tensor<fp16, [1, 32, 8, 32]> y = relu(x = x)[name = string(\"y\")];"), None);
+        assert_eq!(
+            implied("tensor<fp16, [1, 32, 8, 32]> y = relu(x = x)[name = string(\"y\")];"),
+            None
+        );
     }
 
     #[test]

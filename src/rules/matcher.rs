@@ -746,12 +746,11 @@ fn implied_shape_matches(
 }
 
 fn peers_match(cx: &Ctx<'_>, p: &PeersM, node: NodeId, b: &mut Bindings) -> bool {
-    let peers: Vec<NodeId> = cx
-        .f
-        .ops()
-        .map(|(id, _)| id)
-        .filter(|&id| p.rule.matches(cx, id, &mut Bindings::new()))
-        .collect();
+    let peers: Vec<NodeId> =
+        cx.f.ops()
+            .map(|(id, _)| id)
+            .filter(|&id| p.rule.matches(cx, id, &mut Bindings::new()))
+            .collect();
     let at = peers.iter().position(|&id| id == node);
     if let Some(c) = &p.count {
         if !c.test(peers.len() as i64) {

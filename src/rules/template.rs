@@ -95,10 +95,19 @@ pub const REGION_ACCESSORS: &[(&str, &str)] = &[
 
 /// Accessors of the peers of a node (`peers: { capture: $P }`).
 pub const PEERS_ACCESSORS: &[(&str, &str)] = &[
-    ("", "the names of the other peers, e.g. `b`, `c` and 3 more (`none`)"),
-    ("count", "the number of peers, the node included when it is one"),
+    (
+        "",
+        "the names of the other peers, e.g. `b`, `c` and 3 more (`none`)",
+    ),
+    (
+        "count",
+        "the number of peers, the node included when it is one",
+    ),
     ("others", "the names of the other peers"),
-    ("nth", "the node's 1-based position among them (`?` when it is not one)"),
+    (
+        "nth",
+        "the node's 1-based position among them (`?` when it is not one)",
+    ),
 ];
 
 /// Accessors of the reasons of a node (`reasons: { capture: $R }`).

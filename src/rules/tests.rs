@@ -890,8 +890,14 @@ fn reasons_name_every_entry_that_holds_in_one_finding() {
         messages(RELUS, &r),
         [
             ("a".to_string(), "a is wide (1)".to_string()),
-            ("c".to_string(), "c is wide; `c` follows a relu (2)".to_string()),
-            ("d".to_string(), "d is wide; `d` follows a relu (2)".to_string()),
+            (
+                "c".to_string(),
+                "c is wide; `c` follows a relu (2)".to_string()
+            ),
+            (
+                "d".to_string(),
+                "d is wide; `d` follows a relu (2)".to_string()
+            ),
         ],
         "b holds neither entry"
     );
@@ -944,11 +950,17 @@ fn unequal_pairs_read_pads_as_begin_end_pairs() {
     let r = user_rule(
         "id: t\ntitle: t\nseverity: info\nmatch:\n  param: { pad: { value: { unequal-pairs: true } } }\nmessage: m\n",
     );
-    let ops: Vec<_> = check(DECONVS, &r).into_iter().filter_map(|f| f.op).collect();
+    let ops: Vec<_> = check(DECONVS, &r)
+        .into_iter()
+        .filter_map(|f| f.op)
+        .collect();
     assert_eq!(ops, ["taller"]);
     let r = user_rule(
         "id: t\ntitle: t\nseverity: info\nmatch:\n  param: { pad: { value: { unequal-pairs: false } } }\nmessage: m\n",
     );
-    let ops: Vec<_> = check(DECONVS, &r).into_iter().filter_map(|f| f.op).collect();
+    let ops: Vec<_> = check(DECONVS, &r)
+        .into_iter()
+        .filter_map(|f| f.op)
+        .collect();
     assert_eq!(ops, ["agrees"]);
 }
