@@ -11,6 +11,7 @@ pub(crate) mod dependence;
 pub mod description;
 pub mod facts;
 pub mod fix_plan;
+pub mod implied_shape;
 pub mod opset;
 pub mod state_writes;
 

@@ -8,14 +8,15 @@ use std::sync::Arc;
 use regex::Regex;
 
 use super::matcher::{
-    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, Range, Relation, RuntimePat, StateWriteM,
-    StopBy, ValueM, ValuePredM, VarKind,
+    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, PeersM, Range, Reason, Relation,
+    RuntimePat, StateWriteM, StopBy, ValueM, ValuePredM, VarKind,
 };
 use super::schema::{
-    CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, RuntimeSpec, Scalars,
-    SerRule, StateWriteSpec, StopBySpec, Utils, ValueSpec,
+    CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
+    ReasonsSpec, RuntimeSpec, Scalars, SerRule, StateWriteSpec, StopBySpec, Utils, ValueSpec,
 };
 use super::suggest::did_you_mean;
+use super::template::Template;
 use crate::analysis::{WriteKind, WriteOp};
 use crate::ir::DType;
 
@@ -320,6 +321,7 @@ impl Compiler {
                 max_abs: range(&p.max_abs),
                 integral: p.integral,
                 nonfinite: p.nonfinite,
+                unequal_pairs: p.unequal_pairs,
                 ..ValuePredM::default()
             };
             if let Some(eq) = &p.equals {
@@ -458,6 +460,54 @@ impl Compiler {
         })
     }
 
+    /// `reasons:`: each entry's rule object with its text, checked against the entry's own
+    /// captures; binds the list of texts.
+    fn reasons(&mut self, rs: &ReasonsSpec, vars: &mut Vars) -> Option<Matcher> {
+        let mut entries = Vec::new();
+        for (i, e) in rs.of.iter().enumerate() {
+            let entry = self.nested("of", |c| {
+                c.nested(&i.to_string(), |c| {
+                    let (rule, own) = c.nested("match", |c| c.rule(&e.matcher, false));
+                    let text = match Template::parse(&e.text) {
+                        Ok(t) => t,
+                        Err(err) => {
+                            c.error("text", err);
+                            return None;
+                        }
+                    };
+                    for err in text.check(&own, None) {
+                        c.error("text", err);
+                    }
+                    Some(Reason { rule, text })
+                })
+            });
+            entries.extend(entry);
+        }
+        if rs.of.is_empty() {
+            self.error("of", "is empty");
+        }
+        let capture = self.capture("capture", &rs.capture, VarKind::Reasons, vars)?;
+        Some(Matcher::Reasons { capture, entries })
+    }
+
+    /// `peers:`: the rule object the function's ops are tested with, and the count and position
+    /// asked for.
+    fn peers(&mut self, p: &PeersSpec, vars: &mut Vars) -> Matcher {
+        let (rule, _) = self.nested("match", |c| c.rule(&p.matcher, false));
+        let count = p.count.as_ref().map(|c| self.count("count", c));
+        let nth = p.nth.as_ref().map(|c| self.count("nth", c));
+        let capture = p
+            .capture
+            .as_ref()
+            .and_then(|c| self.capture("capture", c, VarKind::Peers, vars));
+        Matcher::Peers(Box::new(PeersM {
+            rule,
+            count,
+            nth,
+            capture,
+        }))
+    }
+
     /// Compiles a rule object found under `key` (captures it binds are ignored).
     pub fn nested_rule(&mut self, key: &str, r: &SerRule) -> (Matcher, Vars) {
         self.nested(key, |c| c.rule(r, false))
@@ -542,6 +592,17 @@ impl Compiler {
                 size,
             });
         }
+        if let Some(i) = &r.implied_shape {
+            let capture = i.capture.as_ref().and_then(|c| {
+                self.nested("implied-shape", |cc| {
+                    cc.capture("capture", c, VarKind::Value, &mut vars)
+                })
+            });
+            atomic.push(Matcher::ImpliedShape {
+                differs_from: i.differs_from.clone(),
+                capture,
+            });
+        }
         if let Some(re) = &r.name {
             if let Some(re) = self.regex("name", re) {
                 atomic.push(Matcher::Name(re));
@@ -601,6 +662,11 @@ impl Compiler {
             let (m, _) = self.nested("not", |c| c.rule(n, false));
             composite.push(Matcher::Not(Box::new(m)));
         }
+        if let Some(rs) = &r.reasons {
+            if let Some(m) = self.nested("reasons", |c| c.reasons(rs, &mut vars)) {
+                composite.push(m);
+            }
+        }
         if let Some(name) = &r.matches {
             if let Some((m, vv)) = self.fragment(name) {
                 self.merge("matches", &mut vars, vv);
@@ -622,6 +688,10 @@ impl Compiler {
                 self.merge(key, &mut vars, vv);
                 relational.push(make(rel));
             }
+        }
+        if let Some(p) = &r.peers {
+            let m = self.nested("peers", |c| c.peers(p, &mut vars));
+            relational.push(m);
         }
         if let Some(c) = &r.capture {
             let name = self.capture("capture", c, VarKind::Node, &mut vars);
@@ -650,8 +720,8 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, axis-dim, name, function, model, all, any, matches, fed-by, feeds, inside, \
-                 has or origin); \
+                 attr, axis-dim, implied-shape, name, function, model, all, any, reasons, matches, \
+                 fed-by, feeds, inside, has, peers or origin); \
                  `not` alone matches everything else",
             );
         }

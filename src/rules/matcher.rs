@@ -25,6 +25,10 @@ pub enum VarKind {
     Write,
     /// The region of an origin finding (`{REGION}`, bound by `origin:`).
     Region,
+    /// The ops of a function matching a `peers:` rule object.
+    Peers,
+    /// The texts of the `reasons:` entries that hold.
+    Reasons,
 }
 
 impl VarKind {
@@ -36,6 +40,8 @@ impl VarKind {
             VarKind::State => "a state",
             VarKind::Write => "a state write",
             VarKind::Region => "a region",
+            VarKind::Peers => "a list of peer ops",
+            VarKind::Reasons => "a list of reasons",
         }
     }
 }
@@ -61,6 +67,13 @@ pub enum Binding {
     Write(usize),
     /// The region an `origin:` finding stands for.
     Region(Box<super::region::Region>),
+    /// The peers of the matched node in program order, and the node's index among them.
+    Peers {
+        peers: Vec<NodeId>,
+        at: Option<usize>,
+    },
+    /// The texts of the `reasons:` entries that hold, in entry order.
+    Reasons(Vec<String>),
 }
 
 /// Captures by name (without `$`), in name order. A rule binds a handful at most, so a sorted
@@ -202,6 +215,7 @@ pub struct ValuePredM {
     pub max_abs: Option<Range>,
     pub integral: Option<bool>,
     pub nonfinite: Option<bool>,
+    pub unequal_pairs: Option<bool>,
 }
 
 /// A compiled value matcher.
@@ -276,6 +290,22 @@ pub struct StateWriteM {
     pub nth: Option<Count>,
 }
 
+/// `peers:`: the ops of the function that match `rule`.
+#[derive(Clone, Debug)]
+pub struct PeersM {
+    pub rule: Matcher,
+    pub count: Option<Count>,
+    pub nth: Option<Count>,
+    pub capture: Option<String>,
+}
+
+/// One entry of `reasons:`: a rule object and what it says when it holds.
+#[derive(Clone, Debug)]
+pub struct Reason {
+    pub rule: Matcher,
+    pub text: super::template::Template,
+}
+
 /// Where a relational walk stops.
 #[derive(Clone, Debug)]
 pub enum StopBy {
@@ -314,9 +344,22 @@ pub enum Matcher {
         axis: String,
         size: Count,
     },
+    /// `implied-shape:`: the op's implied output shape is known (and differs from the constant
+    /// parameter `differs_from`).
+    ImpliedShape {
+        differs_from: Option<String>,
+        capture: Option<String>,
+    },
     Function(Box<FunctionM>),
     Model(ModelM),
     Capture(String),
+    /// `reasons:`: at least one entry holds; the texts of those that do are bound to `capture`.
+    Reasons {
+        capture: String,
+        entries: Vec<Reason>,
+    },
+    /// `peers:`: the ops of the function matching a rule object.
+    Peers(Box<PeersM>),
     All(Vec<Matcher>),
     Any(Vec<Matcher>),
     Not(Box<Matcher>),
@@ -407,7 +450,8 @@ impl Matcher {
             | Matcher::Param(..)
             | Matcher::Output(_)
             | Matcher::Attr(..)
-            | Matcher::AxisDim { .. } => true,
+            | Matcher::AxisDim { .. }
+            | Matcher::ImpliedShape { .. } => true,
             Matcher::All(list) => list.iter().any(Matcher::ops_only),
             Matcher::Any(list) => !list.is_empty() && list.iter().all(Matcher::ops_only),
             Matcher::Origin(m) => m.ops_only(),
@@ -507,6 +551,27 @@ impl Matcher {
                 Some(Node::Input(i)) => re.is_match(&i.name),
                 None => false,
             },
+            Matcher::ImpliedShape {
+                differs_from,
+                capture,
+            } => implied_shape_matches(cx, node, differs_from.as_deref(), capture.as_deref(), b),
+            Matcher::Reasons { capture, entries } => {
+                let texts: Vec<String> = entries
+                    .iter()
+                    .filter_map(|e| {
+                        let mut own = Bindings::new();
+                        e.rule
+                            .matches(cx, node, &mut own)
+                            .then(|| e.text.render(cx, node, &own))
+                    })
+                    .collect();
+                if texts.is_empty() {
+                    return false;
+                }
+                b.insert(capture.clone(), Binding::Reasons(texts));
+                true
+            }
+            Matcher::Peers(p) => peers_match(cx, p, node, b),
             Matcher::Function(fm) => function_matches(cx, fm),
             Matcher::Model(mm) => cx.model.is_some_and(|m| {
                 mm.spec_version
@@ -638,6 +703,69 @@ fn walk(cx: &Ctx<'_>, r: &Relation, start: NodeId, b: &mut Bindings, dir: Direct
         }
     }
     false
+}
+
+fn implied_shape_matches(
+    cx: &Ctx<'_>,
+    node: NodeId,
+    differs_from: Option<&str>,
+    capture: Option<&str>,
+    b: &mut Bindings,
+) -> bool {
+    use crate::analysis::implied_shape;
+    let Some(op) = cx.f.op(node) else {
+        return false;
+    };
+    let Some(implied) = implied_shape::implied_output_shape(cx.f, &cx.analysis.consts, op) else {
+        return false;
+    };
+    if let Some(param) = differs_from {
+        let stated = cx.analysis.consts.param(op, param).and_then(|c| c.ints());
+        if !stated.is_some_and(|s| implied_shape::differs(&implied, &s)) {
+            return false;
+        }
+    }
+    if let Some(name) = capture {
+        let text = format!(
+            "[{}]",
+            implied
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let info = ValueInfo {
+            name: text,
+            ty: None,
+            constant: Some(ConstValue::ints1(implied)),
+            dep: None,
+        };
+        b.insert(name.to_string(), Binding::Value(Box::new(info)));
+    }
+    true
+}
+
+fn peers_match(cx: &Ctx<'_>, p: &PeersM, node: NodeId, b: &mut Bindings) -> bool {
+    let peers: Vec<NodeId> =
+        cx.f.ops()
+            .map(|(id, _)| id)
+            .filter(|&id| p.rule.matches(cx, id, &mut Bindings::new()))
+            .collect();
+    let at = peers.iter().position(|&id| id == node);
+    if let Some(c) = &p.count {
+        if !c.test(peers.len() as i64) {
+            return false;
+        }
+    }
+    if let Some(c) = &p.nth {
+        if !at.is_some_and(|i| c.test(i as i64 + 1)) {
+            return false;
+        }
+    }
+    if let Some(name) = &p.capture {
+        b.insert(name.clone(), Binding::Peers { peers, at });
+    }
+    true
 }
 
 fn function_matches(cx: &Ctx<'_>, fm: &FunctionM) -> bool {
@@ -920,7 +1048,7 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
 }
 
 fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
-    if p.equals_str.is_some() || p.equals.is_some() {
+    if p.equals_str.is_some() || p.equals.is_some() || p.unequal_pairs.is_some() {
         let value = match c {
             KnownConst::Value(v) => Some(std::borrow::Cow::Borrowed(&**v)),
             KnownConst::Blob(lit, _) => cx
@@ -940,6 +1068,14 @@ fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
         }
         if let Some(want) = &p.equals {
             if value.data.numbers().as_ref() != Some(want) {
+                return false;
+            }
+        }
+        if let Some(want) = p.unequal_pairs {
+            let Some(nums) = value.data.numbers().filter(|n| n.len() % 2 == 0) else {
+                return false;
+            };
+            if nums.chunks(2).any(|pair| pair[0] != pair[1]) != want {
                 return false;
             }
         }

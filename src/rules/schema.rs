@@ -150,6 +150,10 @@ pub struct SerRule {
     /// parameter or attribute `axis` holds as a constant (`softmax` over a long axis).
     #[serde(default)]
     pub axis_dim: Option<AxisDimSpec>,
+    /// The output shape the op's shape rule implies from its input shapes and constant
+    /// parameters (`conv_transpose`), compared with a parameter that states it.
+    #[serde(default)]
+    pub implied_shape: Option<ImpliedShapeSpec>,
     /// Regular expression on the op's display name (or the input's name).
     #[serde(default)]
     pub name: Option<String>,
@@ -180,6 +184,10 @@ pub struct SerRule {
     /// The rule does not hold (its captures are not bound).
     #[serde(default)]
     pub not: Option<Box<SerRule>>,
+    /// Some of these rule objects hold; the texts of all that hold are bound to one capture, so
+    /// that one finding names every problem of the node.
+    #[serde(default)]
+    pub reasons: Option<ReasonsSpec>,
     // ---- relational ----
     /// Some producer (transitively, per `stop-by`) matches.
     #[serde(default)]
@@ -193,6 +201,10 @@ pub struct SerRule {
     /// The op owns a nested block containing an op that matches.
     #[serde(default)]
     pub has: Option<Box<SerRule>>,
+    /// The ops of the node's function that match a rule object (the node among them or not):
+    /// how many there are and where the node stands among them.
+    #[serde(default)]
+    pub peers: Option<Box<PeersSpec>>,
     // ---- relation options (only inside fed-by / feeds / inside / has) ----
     /// `neighbor` (one step, the default), `end` (walk all the way), or a rule where the walk stops
     /// (the stopping node is still tested).
@@ -214,6 +226,59 @@ pub struct AxisDimSpec {
     pub axis: String,
     /// What the dimension must be (known, and within these bounds).
     pub size: CountSpec,
+}
+
+/// `implied-shape: { differs-from, capture }`.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ImpliedShapeSpec {
+    /// The constant parameter holding a shape (the whole shape or its spatial axes) that must
+    /// differ from the implied one, e.g. `output_shape`.
+    #[serde(default)]
+    pub differs_from: Option<String>,
+    /// Binds the implied shape as a value (`$V`; `{V}` prints it).
+    #[serde(default)]
+    pub capture: Option<String>,
+}
+
+/// `reasons: { capture, of: [{ match, text }] }`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReasonsSpec {
+    /// Binds the texts of the entries that hold (`$R`; `{R}` joins them with `; `).
+    pub capture: String,
+    /// The entries, tested in order on the node.
+    pub of: Vec<ReasonSpec>,
+}
+
+/// One entry of `reasons:`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReasonSpec {
+    /// A rule object tested on the node; its captures are bound only for `text`.
+    #[serde(rename = "match")]
+    pub matcher: SerRule,
+    /// What the entry says when it holds; placeholders name the entry's own captures.
+    pub text: String,
+}
+
+/// `peers: { match, count, nth, capture }`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PeersSpec {
+    /// The rule object the peers match (tested on every op of the function; captures are not
+    /// bound).
+    #[serde(rename = "match")]
+    pub matcher: SerRule,
+    /// Number of peers in the function (the node included when it matches).
+    #[serde(default)]
+    pub count: Option<CountSpec>,
+    /// The node's 1-based position among the peers in program order (the node must be one).
+    #[serde(default)]
+    pub nth: Option<CountSpec>,
+    /// Binds the peers (`$P`; `{P}` names the others).
+    #[serde(default)]
+    pub capture: Option<String>,
 }
 
 /// `stop-by:` value.
@@ -422,6 +487,10 @@ pub struct ValuePred {
     /// Some element is infinite or NaN.
     #[serde(default)]
     pub nonfinite: Option<bool>,
+    /// Read as consecutive pairs (e.g. `pad`: begin and end per axis), some pair holds two
+    /// different numbers.
+    #[serde(default)]
+    pub unequal_pairs: Option<bool>,
 }
 
 /// Properties of the function a node is in.

@@ -93,6 +93,29 @@ pub const REGION_ACCESSORS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Accessors of the peers of a node (`peers: { capture: $P }`).
+pub const PEERS_ACCESSORS: &[(&str, &str)] = &[
+    (
+        "",
+        "the names of the other peers, e.g. `b`, `c` and 3 more (`none`)",
+    ),
+    (
+        "count",
+        "the number of peers, the node included when it is one",
+    ),
+    ("others", "the names of the other peers"),
+    (
+        "nth",
+        "the node's 1-based position among them (`?` when it is not one)",
+    ),
+];
+
+/// Accessors of the reasons of a node (`reasons: { capture: $R }`).
+pub const REASONS_ACCESSORS: &[(&str, &str)] = &[
+    ("", "the texts of the entries that hold, joined with `; `"),
+    ("count", "the number of entries that hold"),
+];
+
 /// How many names `{REGION.ops}` and `{REGION.exits}` spell out.
 const REGION_NAMES_SHOWN: usize = 3;
 
@@ -103,6 +126,8 @@ fn accessors(kind: VarKind) -> &'static [(&'static str, &'static str)] {
         VarKind::State => STATE_ACCESSORS,
         VarKind::Write => WRITE_ACCESSORS,
         VarKind::Region => REGION_ACCESSORS,
+        VarKind::Peers => PEERS_ACCESSORS,
+        VarKind::Reasons => REASONS_ACCESSORS,
     }
 }
 
@@ -359,6 +384,29 @@ fn few_names(cx: &Ctx<'_>, nodes: &[NodeId]) -> String {
     }
 }
 
+fn peers_accessor(cx: &Ctx<'_>, peers: &[NodeId], at: Option<usize>, acc: &str) -> Option<String> {
+    match acc {
+        "" | "others" => {
+            let others: Vec<String> = peers
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| Some(i) != at)
+                .filter_map(|(_, &n)| super::region::node_name(cx.f, n))
+                .map(|n| format!("`{n}`"))
+                .collect();
+            let shown = others.len().min(REGION_NAMES_SHOWN);
+            Some(match others.len() - shown {
+                _ if others.is_empty() => "none".to_string(),
+                0 => others.join(", "),
+                rest => format!("{} and {rest} more", others[..shown].join(", ")),
+            })
+        }
+        "count" => Some(peers.len().to_string()),
+        "nth" => at.map(|i| (i + 1).to_string()),
+        _ => None,
+    }
+}
+
 fn region_accessor(cx: &Ctx<'_>, r: &super::region::Region, acc: &str) -> Option<String> {
     match acc {
         "" | "count" => Some(r.members.len().to_string()),
@@ -389,6 +437,12 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
         Binding::Node(n) => node_accessor(cx, *n, acc),
         Binding::Value(v) => value_accessor(v, acc),
         Binding::Region(r) => region_accessor(cx, r, acc),
+        Binding::Peers { peers, at } => peers_accessor(cx, peers, *at, acc),
+        Binding::Reasons(texts) => match acc {
+            "" => Some(texts.join("; ")),
+            "count" => Some(texts.len().to_string()),
+            _ => None,
+        },
         Binding::State(i) => {
             let st = sw.state(*i)?;
             let plan = cx

@@ -836,3 +836,131 @@ fn node_kind_matchers_leave_out_only_alternatives_that_cannot_hold() {
         "the region starts at the input: {found:#?}"
     );
 }
+
+// ---- peers:, reasons:, implied-shape:, unequal-pairs (field hazards A3, A8) ----
+
+const RELUS: &str = r#"program(1.3)
+{
+    func main<ios18>(tensor<fp16, [1, 64]> x, tensor<fp16, [1, 8]> s) {
+            tensor<fp16, [1, 64]> a = relu(x = x)[name = string("a")];
+            tensor<fp16, [1, 8]> b = relu(x = s)[name = string("b")];
+            tensor<fp16, [1, 64]> c = relu(x = a)[name = string("c")];
+            tensor<fp16, [1, 64]> d = relu(x = c)[name = string("d")];
+        } -> (d, b);
+}"#;
+
+fn messages(mil: &str, rules: &RuleSet) -> Vec<(String, String)> {
+    check(mil, rules)
+        .into_iter()
+        .map(|f| (f.op.unwrap_or_default(), f.message))
+        .collect()
+}
+
+#[test]
+fn peers_count_the_function_ops_and_place_the_node_among_them() {
+    let wide = "{ op: relu, output: { last-dim: 64 } }";
+    let r = user_rule(&format!(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  peers: {{ match: {wide}, count: {{ min: 3 }}, nth: 1, capture: $P }}\nmessage: \"{{P.nth}} of {{P.count}}, others {{P}}\"\n"
+    ));
+    assert_eq!(
+        messages(RELUS, &r),
+        [("a".to_string(), "1 of 3, others `c`, `d`".to_string())],
+        "only the first wide relu; b is not a peer"
+    );
+    // A node that is not a peer has no position: `nth` never holds for it, `count` still does.
+    let r = user_rule(&format!(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  output: {{ last-dim: 8 }}\n  peers: {{ match: {wide}, count: 3, capture: $P }}\nmessage: \"{{P.count}} others {{P.others}} at {{P.nth}}\"\n"
+    ));
+    assert_eq!(
+        messages(RELUS, &r),
+        [("b".to_string(), "3 others `a`, `c`, `d` at ?".to_string())]
+    );
+    let r = user_rule(&format!(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  peers: {{ match: {wide}, count: {{ min: 4 }} }}\nmessage: m\n"
+    ));
+    assert!(check(RELUS, &r).is_empty(), "three peers are not four");
+}
+
+#[test]
+fn reasons_name_every_entry_that_holds_in_one_finding() {
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  reasons:\n    capture: $WHY\n    of:\n      - match: { output: { last-dim: 64, capture: $Y } }\n        text: \"{Y} is wide\"\n      - match: { param: { x: { function-output: false, producer: { op: relu } } } }\n        text: \"`{OP}` follows a relu\"\nmessage: \"{WHY} ({WHY.count})\"\n",
+    );
+    assert_eq!(
+        messages(RELUS, &r),
+        [
+            ("a".to_string(), "a is wide (1)".to_string()),
+            (
+                "c".to_string(),
+                "c is wide; `c` follows a relu (2)".to_string()
+            ),
+            (
+                "d".to_string(),
+                "d is wide; `d` follows a relu (2)".to_string()
+            ),
+        ],
+        "b holds neither entry"
+    );
+    // An entry's text sees only its own captures.
+    let err = load_rule_text(
+        "t.yaml",
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  output: { capture: $Y }\n  reasons:\n    capture: $WHY\n    of:\n      - match: { op: relu }\n        text: \"{Y}\"\nmessage: \"{WHY}\"\n",
+        None,
+        false,
+    )
+    .expect_err("refused");
+    assert!(format!("{:?}", miette::Report::new(err)).contains("`{Y}` is not bound"));
+}
+
+const DECONVS: &str = r#"program(1.3)
+{
+    func main<ios18>(tensor<fp16, [1, 32, 8, 32]> x) {
+            tensor<fp16, [32, 16, 4, 4]> w = const()[name = string("w"), val = tensor<fp16, [32, 16, 4, 4]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(64)))];
+            tensor<fp16, [1, 16, 16, 64]> agrees = conv_transpose(x = x, weight = w, strides = tensor<int32, [2]>([2, 2]), pad_type = string("custom"), pad = tensor<int32, [4]>([1, 1, 1, 1]), output_shape = tensor<int32, [4]>([1, 16, 16, 64]))[name = string("agrees")];
+            tensor<fp16, [1, 16, 17, 64]> taller = conv_transpose(x = x, weight = w, strides = tensor<int32, [2]>([2, 2]), pad_type = string("custom"), pad = tensor<int32, [4]>([0, 1, 1, 1]), output_shape = tensor<int32, [2]>([18, 64]))[name = string("taller")];
+            tensor<fp16, [1, 16, 11, 35]> none = conv_transpose(x = x, weight = w)[name = string("none")];
+        } -> (agrees, taller, none);
+}"#;
+
+#[test]
+fn implied_shape_is_computed_and_compared_with_a_stated_shape() {
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: conv_transpose\n  implied-shape: { capture: $I }\nmessage: \"{I}\"\n",
+    );
+    assert_eq!(
+        messages(DECONVS, &r),
+        [
+            ("agrees".to_string(), "[1, 16, 16, 64]".to_string()),
+            ("taller".to_string(), "[1, 16, 17, 64]".to_string()),
+            ("none".to_string(), "[1, 16, 11, 35]".to_string()),
+        ]
+    );
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: conv_transpose\n  implied-shape: { differs-from: output_shape, capture: $I }\nmessage: \"{I.value}\"\n",
+    );
+    assert_eq!(
+        messages(DECONVS, &r),
+        [("taller".to_string(), "[1, 16, 17, 64]".to_string())],
+        "a spatial-only [18, 64] differs; an agreeing or absent output_shape does not"
+    );
+}
+
+#[test]
+fn unequal_pairs_read_pads_as_begin_end_pairs() {
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  param: { pad: { value: { unequal-pairs: true } } }\nmessage: m\n",
+    );
+    let ops: Vec<_> = check(DECONVS, &r)
+        .into_iter()
+        .filter_map(|f| f.op)
+        .collect();
+    assert_eq!(ops, ["taller"]);
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  param: { pad: { value: { unequal-pairs: false } } }\nmessage: m\n",
+    );
+    let ops: Vec<_> = check(DECONVS, &r)
+        .into_iter()
+        .filter_map(|f| f.op)
+        .collect();
+    assert_eq!(ops, ["agrees"]);
+}
