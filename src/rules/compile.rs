@@ -542,6 +542,15 @@ impl Compiler {
                 size,
             });
         }
+        if let Some(a) = &r.blocked_axes {
+            let count = self.nested("blocked-axes", |c| c.count("count", &a.count));
+            atomic.push(Matcher::BlockedAxes {
+                of: a.of.clone(),
+                over: a.over.clone(),
+                except: a.except.clone(),
+                count,
+            });
+        }
         if let Some(re) = &r.name {
             if let Some(re) = self.regex("name", re) {
                 atomic.push(Matcher::Name(re));
@@ -650,7 +659,7 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, axis-dim, name, function, model, all, any, matches, fed-by, feeds, inside, \
+                 attr, axis-dim, blocked-axes, name, function, model, all, any, matches, fed-by, feeds, inside, \
                  has or origin); \
                  `not` alone matches everything else",
             );

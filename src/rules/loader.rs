@@ -326,6 +326,7 @@ fn load_rule_with_utils(
                 && m.attr.is_none()
                 && m.name.is_none()
                 && m.axis_dim.is_none()
+                && m.blocked_axes.is_none()
                 && m.function.is_none()
                 && m.model.is_none()
                 && m.capture.is_none()

@@ -150,6 +150,10 @@ pub struct SerRule {
     /// parameter or attribute `axis` holds as a constant (`softmax` over a long axis).
     #[serde(default)]
     pub axis_dim: Option<AxisDimSpec>,
+    /// Per-axis comparison of two parameters' shapes: the axes along which parameter `of` has
+    /// more than one entry but fewer than parameter `over` (it splits `over` into blocks there).
+    #[serde(default)]
+    pub blocked_axes: Option<BlockedAxesSpec>,
     /// Regular expression on the op's display name (or the input's name).
     #[serde(default)]
     pub name: Option<String>,
@@ -214,6 +218,21 @@ pub struct AxisDimSpec {
     pub axis: String,
     /// What the dimension must be (known, and within these bounds).
     pub size: CountSpec,
+}
+
+/// `blocked-axes: { of, over, except, count }`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlockedAxesSpec {
+    /// The parameter whose shape is compared (its first binding), e.g. `scale`.
+    pub of: String,
+    /// The parameter it is compared with, of the same rank, e.g. `data`.
+    pub over: String,
+    /// Axes left out of the count; a negative axis counts from the end.
+    #[serde(default)]
+    pub except: Vec<i64>,
+    /// How many axes `i` (not in `except`) have `1 < of[i] < over[i]`; both shapes must be known.
+    pub count: CountSpec,
 }
 
 /// `stop-by:` value.
