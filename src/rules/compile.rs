@@ -442,8 +442,9 @@ impl Compiler {
                     StopBy::Neighbor
                 }
                 Some(StopBySpec::Rule(sr)) => {
-                    // Captures inside stop-by are not bound by the relation.
-                    let (m, _) = c.nested("stop-by", |c| c.rule(sr, false));
+                    // Captures inside stop-by are not bound by the relation. `not:` alone is
+                    // allowed: "stop at anything but these ops" walks only through them.
+                    let (m, _) = c.nested("stop-by", |c| c.rule_object(sr, false, true));
                     StopBy::Rule(Box::new(m))
                 }
             };
