@@ -752,10 +752,14 @@ def edit_pos_to_fp16(spec):
 # The package corpus
 
 
+# Models other scripts write: `generate_torch_*.py` (`torch-*`), `generate_field_quant.py`.
+WRITTEN_ELSEWHERE = ("torch-", "quant-per-block-on-ane", "lut-scale-wrapper", "int16-narrowing")
+
+
 def reset_generated(folder: Path):
-    """Empty `folder` except the `torch-*` models the `generate_torch_*.py` scripts write."""
+    """Empty `folder` except the models other scripts write (`WRITTEN_ELSEWHERE`)."""
     for entry in sorted(folder.glob("*")) if folder.is_dir() else []:
-        if not entry.name.startswith("torch-"):
+        if not entry.name.startswith(WRITTEN_ELSEWHERE):
             reset(entry)
 
 
@@ -769,7 +773,7 @@ def build_packages():
     finally:
         shutil.rmtree(tmp)
     for path in sorted(PACKAGES.glob("*.mlpackage")) + sorted(REFERENCE.glob("*.mlpackage")):
-        if not path.name.startswith("torch-"):
+        if not path.name.startswith(WRITTEN_ELSEWHERE):
             stabilize(path)
 
 
