@@ -247,13 +247,16 @@ def lut_findings(spec, fn_name):
 GATHERS = ("gather", "gather_nd", "gather_along_axis", "squeeze", "topk")
 INDEX_PATH = ("cast", "select", "add", "greater_equal")  # the negative-index guard and casts back
 LIMITS = {MIL_pb2.INT16: 32767, MIL_pb2.UINT16: 65535}
+# Non-negative by construction: the negative-index guard, index outputs, shapes.
+NON_NEGATIVE = ("select", "reduce_argmax", "reduce_argmin", "argsort", "shape", "non_zero")
 
 
 def narrowing_findings(spec, fn_name):
     """int16-narrowing: a cast of run-time int32 values to int16/uint16 that (a) is the data `x` of
     a gather-like op, (b) reaches the indices of a gather / gather_along_axis through the casts and
     the negative-index guard while that gather's axis is longer than the type holds, or (c) casts
-    to uint16 values that do not come out of the guard `select` (possibly negative)."""
+    to uint16 values that may be negative (not out of the guard `select`, an argmax / argsort, a
+    shape or non_zero)."""
     fn = spec.mlProgram.functions[fn_name]
     ops = fn_ops(spec, fn_name)
     types = value_types(spec, fn_name)
@@ -295,7 +298,7 @@ def narrowing_findings(spec, fn_name):
         data = any(c.type in GATHERS and p == "x" for c, p in consumers(ops, y))
         long_axis = reaches_long_axis(y, LIMITS[dtype])
         src = producer.get(x)
-        negative = dtype == MIL_pb2.UINT16 and (src is None or src.type != "select")
+        negative = dtype == MIL_pb2.UINT16 and (src is None or src.type not in NON_NEGATIVE)
         if data or long_axis or negative:
             out.append(finding("int16-narrowing", fn_name, op_name(op)))
     return out

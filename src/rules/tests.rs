@@ -861,7 +861,10 @@ fn blocked_axes_counts_the_axes_a_parameter_splits_into_blocks() {
     assert!(fires("[0]", "{ min: 1 }", "[64, 4]"));
     assert!(fires("[]", "1", "[64, 4]"));
     assert!(!fires("[1]", "{ min: 1 }", "[64, 4]"));
-    assert!(!fires("[-1]", "{ min: 1 }", "[64, 4]"), "negative axes count from the end");
+    assert!(
+        !fires("[-1]", "{ min: 1 }", "[64, 4]"),
+        "negative axes count from the end"
+    );
     // Per channel (64 of 64), per tensor (1) and a size-1 block axis are no blocks.
     assert!(!fires("[]", "{ min: 1 }", "[64, 1]"));
     assert!(!fires("[]", "{ min: 1 }", "[1, 64]"));
