@@ -752,8 +752,16 @@ def edit_pos_to_fp16(spec):
 # The package corpus
 
 
-# Models other scripts write: `generate_torch_*.py` (`torch-*`), `generate_field_attnconv.py`.
-OTHER_GENERATORS = ("torch-", "sdpa-fused-fp16", "conv-transpose-risky")
+# Models other scripts write: `generate_torch_*.py` (`torch-*`), `generate_field_attnconv.py`,
+# `generate_field_quant.py`.
+OTHER_GENERATORS = (
+    "torch-",
+    "sdpa-fused-fp16",
+    "conv-transpose-risky",
+    "quant-per-block-on-ane",
+    "lut-scale-wrapper",
+    "int16-narrowing",
+)
 
 
 def reset_generated(folder: Path):

@@ -444,8 +444,9 @@ impl Compiler {
                     StopBy::Neighbor
                 }
                 Some(StopBySpec::Rule(sr)) => {
-                    // Captures inside stop-by are not bound by the relation.
-                    let (m, _) = c.nested("stop-by", |c| c.rule(sr, false));
+                    // Captures inside stop-by are not bound by the relation. `not:` alone is
+                    // allowed: "stop at anything but these ops" walks only through them.
+                    let (m, _) = c.nested("stop-by", |c| c.rule_object(sr, false, true));
                     StopBy::Rule(Box::new(m))
                 }
             };
@@ -603,6 +604,15 @@ impl Compiler {
                 capture,
             });
         }
+        if let Some(a) = &r.blocked_axes {
+            let count = self.nested("blocked-axes", |c| c.count("count", &a.count));
+            atomic.push(Matcher::BlockedAxes {
+                of: a.of.clone(),
+                over: a.over.clone(),
+                except: a.except.clone(),
+                count,
+            });
+        }
         if let Some(re) = &r.name {
             if let Some(re) = self.regex("name", re) {
                 atomic.push(Matcher::Name(re));
@@ -720,8 +730,8 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, axis-dim, implied-shape, name, function, model, all, any, reasons, matches, \
-                 fed-by, feeds, inside, has, peers or origin); \
+                 attr, axis-dim, implied-shape, blocked-axes, name, function, model, all, any, reasons, \
+                 matches, fed-by, feeds, inside, has, peers or origin); \
                  `not` alone matches everything else",
             );
         }

@@ -350,6 +350,14 @@ pub enum Matcher {
         differs_from: Option<String>,
         capture: Option<String>,
     },
+    /// The number of axes (outside `except`) along which parameter `of`'s shape has more than one
+    /// entry but fewer than parameter `over`'s.
+    BlockedAxes {
+        of: String,
+        over: String,
+        except: Vec<i64>,
+        count: Count,
+    },
     Function(Box<FunctionM>),
     Model(ModelM),
     Capture(String),
@@ -451,7 +459,8 @@ impl Matcher {
             | Matcher::Output(_)
             | Matcher::Attr(..)
             | Matcher::AxisDim { .. }
-            | Matcher::ImpliedShape { .. } => true,
+            | Matcher::ImpliedShape { .. }
+            | Matcher::BlockedAxes { .. } => true,
             Matcher::All(list) => list.iter().any(Matcher::ops_only),
             Matcher::Any(list) => !list.is_empty() && list.iter().all(Matcher::ops_only),
             Matcher::Origin(m) => m.ops_only(),
@@ -546,6 +555,15 @@ impl Matcher {
                 .op(node)
                 .and_then(|op| axis_dim(cx, op, of, axis))
                 .is_some_and(|d| size.test(d)),
+            Matcher::BlockedAxes {
+                of,
+                over,
+                except,
+                count,
+            } => f
+                .op(node)
+                .and_then(|op| blocked_axes(cx, op, of, over, except))
+                .is_some_and(|n| count.test(n)),
             Matcher::Name(re) => match f.node(node) {
                 Some(Node::Op(op)) => re.is_match(op.display_name()),
                 Some(Node::Input(i)) => re.is_match(&i.name),
@@ -880,6 +898,40 @@ fn axis_dim(cx: &Ctx<'_>, op: &crate::ir::Op, of: &str, axis: &str) -> Option<i6
         Arg::Value(l) => return dim_at(l.ty.tensor()?, a),
     };
     dim_at(cx.f.value_type(name)?.tensor()?, a)
+}
+
+/// The known shape of `op`'s parameter `name` (its first binding).
+fn param_dims(cx: &Ctx<'_>, op: &crate::ir::Op, name: &str) -> Option<Vec<u64>> {
+    let t = match op.param(name)?.args.first()? {
+        Arg::Name(n) => cx.f.value_type(n)?.tensor()?,
+        Arg::Value(l) => l.ty.tensor()?,
+    };
+    t.shape.as_ref()?.iter().map(|d| d.known()).collect()
+}
+
+/// How many axes outside `except` have `1 < of[i] < over[i]`; `None` unless both shapes are
+/// known and of the same rank.
+fn blocked_axes(
+    cx: &Ctx<'_>,
+    op: &crate::ir::Op,
+    of: &str,
+    over: &str,
+    except: &[i64],
+) -> Option<i64> {
+    let (a, b) = (param_dims(cx, op, of)?, param_dims(cx, op, over)?);
+    if a.len() != b.len() {
+        return None;
+    }
+    let rank = a.len() as i64;
+    let skipped = |i: usize| {
+        except
+            .iter()
+            .any(|&e| (if e < 0 { rank + e } else { e }) == i as i64)
+    };
+    let n = (0..a.len())
+        .filter(|&i| !skipped(i) && 1 < a[i] && a[i] < b[i])
+        .count();
+    i64::try_from(n).ok()
 }
 
 fn dim_at(t: &crate::ir::TensorType, axis: i64) -> Option<i64> {

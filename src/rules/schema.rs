@@ -154,6 +154,10 @@ pub struct SerRule {
     /// parameters (`conv_transpose`), compared with a parameter that states it.
     #[serde(default)]
     pub implied_shape: Option<ImpliedShapeSpec>,
+    /// Per-axis comparison of two parameters' shapes: the axes along which parameter `of` has
+    /// more than one entry but fewer than parameter `over` (it splits `over` into blocks there).
+    #[serde(default)]
+    pub blocked_axes: Option<BlockedAxesSpec>,
     /// Regular expression on the op's display name (or the input's name).
     #[serde(default)]
     pub name: Option<String>,
@@ -279,6 +283,21 @@ pub struct PeersSpec {
     /// Binds the peers (`$P`; `{P}` names the others).
     #[serde(default)]
     pub capture: Option<String>,
+}
+
+/// `blocked-axes: { of, over, except, count }`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlockedAxesSpec {
+    /// The parameter whose shape is compared (its first binding), e.g. `scale`.
+    pub of: String,
+    /// The parameter it is compared with, of the same rank, e.g. `data`.
+    pub over: String,
+    /// Axes left out of the count; a negative axis counts from the end.
+    #[serde(default)]
+    pub except: Vec<i64>,
+    /// How many axes `i` (not in `except`) have `1 < of[i] < over[i]`; both shapes must be known.
+    pub count: CountSpec,
 }
 
 /// `stop-by:` value.

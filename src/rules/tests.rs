@@ -964,3 +964,61 @@ fn unequal_pairs_read_pads_as_begin_end_pairs() {
         .collect();
     assert_eq!(ops, ["agrees"]);
 }
+
+/// A linear reading a blockwise-quantized weight `data` [64, 64] with `scale` of shape `scale`.
+fn blockwise_linear(scale: &str) -> String {
+    format!(
+        "program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [1, 64]> x) {{\n            tensor<fp16, [64, 64]> w = constexpr_blockwise_shift_scale(data = tensor<int8, [64, 64]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64))), scale = tensor<fp16, {scale}>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(4224))))[name = string(\"w\")];\n            tensor<fp16, [1, 64]> y = linear(weight = w, x = x)[name = string(\"y\")];\n        }} -> (y);\n}}\n"
+    )
+}
+
+fn blocked_axes_rule(except: &str, count: &str) -> RuleSet {
+    let body = format!(
+        "id: blocked\ntitle: t\nseverity: warning\nmatch:\n  op: constexpr_blockwise_shift_scale\n  blocked-axes: {{ of: scale, over: data, except: {except}, count: {count} }}\nmessage: \"`{{OP}}` is blocked\"\n"
+    );
+    let rule = load_rule_text("blocked.yaml", &body, Some("blocked"), false).expect("loads");
+    RuleSet::from_rules(vec![rule]).expect("set")
+}
+
+#[test]
+fn blocked_axes_counts_the_axes_a_parameter_splits_into_blocks() {
+    let fires = |except: &str, count: &str, scale: &str| {
+        !check(&blockwise_linear(scale), &blocked_axes_rule(except, count)).is_empty()
+    };
+    // Blocks along the input axis (1), not along the output axis (0).
+    assert!(fires("[0]", "{ min: 1 }", "[64, 4]"));
+    assert!(fires("[]", "1", "[64, 4]"));
+    assert!(!fires("[1]", "{ min: 1 }", "[64, 4]"));
+    assert!(
+        !fires("[-1]", "{ min: 1 }", "[64, 4]"),
+        "negative axes count from the end"
+    );
+    // Per channel (64 of 64), per tensor (1) and a size-1 block axis are no blocks.
+    assert!(!fires("[]", "{ min: 1 }", "[64, 1]"));
+    assert!(!fires("[]", "{ min: 1 }", "[1, 64]"));
+    assert!(!fires("[]", "{ min: 1 }", "[1, 1]"));
+    // Blocks along both axes count twice; without `except` the output axis counts.
+    assert!(fires("[]", "2", "[16, 4]"));
+    assert!(!fires("[0]", "2", "[16, 4]"));
+    assert!(fires("[]", "0", "[64, 1]"));
+    // Shapes of different ranks are not compared.
+    assert!(!fires("[]", "0", "[64]"));
+}
+
+#[test]
+fn stop_by_may_be_a_negation_that_walks_only_through_the_named_ops() {
+    let body = "id: through-casts\ntitle: t\nseverity: warning\nmatch:\n  op: relu\n  feeds:\n    op: exp\n    stop-by: { not: { op: cast } }\nmessage: \"`{OP}` reaches an exp through casts\"\n";
+    let rule = load_rule_text("through-casts.yaml", body, Some("through-casts"), false)
+        .expect("`not:` alone loads as stop-by");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let chain = |middle: &str| {
+        format!(
+            "program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [4]> x) {{\n            tensor<fp16, [4]> r = relu(x = x)[name = string(\"r\")];\n            string t = const()[name = string(\"t\"), val = string(\"fp32\")];\n            tensor<fp32, [4]> c = cast(dtype = t, x = r)[name = string(\"c\")];\n            tensor<fp32, [4]> m = {middle}(x = c)[name = string(\"m\")];\n            tensor<fp32, [4]> e = exp(x = m)[name = string(\"e\")];\n        }} -> (e);\n}}\n"
+        )
+    };
+    // relu -> cast -> identity -> exp: the walk stops at the identity (not a cast).
+    assert!(check(&chain("identity"), &rules).is_empty());
+    // relu -> cast -> exp: reached through the cast.
+    let direct = chain("identity").replace("exp(x = m)", "exp(x = c)");
+    assert_eq!(check(&direct, &rules).len(), 1);
+}

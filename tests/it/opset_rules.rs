@@ -31,6 +31,11 @@ fn assert_no_opset_facts(root: &std::path::Path) -> (usize, usize) {
             .map(|f| f.op_count())
             .sum::<usize>();
         for x in opset_facts(&m) {
+            // A function at an opset newer than the table (the iOS26 corpus packages) is only
+            // noted as not checked.
+            if x.kind == "mil-opset-not-checked" && is_ios26_fixture(&m.path) {
+                continue;
+            }
             bad.push(format!(
                 "{}: {} at {:?} {:?}",
                 m.path.display(),
@@ -46,6 +51,13 @@ fn assert_no_opset_facts(root: &std::path::Path) -> (usize, usize) {
         bad.join("\n")
     );
     (models, ops)
+}
+
+/// The corpus packages converted for an iOS26 target (`corpus/generate_field_quant.py`).
+fn is_ios26_fixture(path: &std::path::Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("lut-scale-wrapper-ios26"))
 }
 
 #[test]
