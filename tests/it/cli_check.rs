@@ -567,3 +567,52 @@ fn sarif_from_the_cli_validates_and_carries_the_text_fix() {
         "{v}"
     );
 }
+
+/// The lines a package's findings give (JSON `dump_line`, the human report's "line N of
+/// `coreml-lint dump PATH`" and its snippet) are lines of what `coreml-lint dump PATH` prints; for a
+/// pipeline, of the sub-model's program after its `// sub-model …` heading.
+#[test]
+fn package_lines_are_the_lines_of_coreml_lint_dump() {
+    for (rel, heading) in [
+        ("packages/state-full-extent-write.mlpackage", None),
+        (
+            "packages/pipeline-state-full-extent-write.mlpackage",
+            Some("// sub-model 1 \"decode\""),
+        ),
+    ] {
+        let pkg = corpus(rel);
+        let dump = bin().arg("dump").arg(&pkg).output().unwrap();
+        let dump = String::from_utf8(dump.stdout).unwrap();
+        let program: Vec<&str> = match heading {
+            Some(h) => dump.lines().skip_while(|l| *l != h).skip(1).collect(),
+            None => dump.lines().collect(),
+        };
+        let (_, v) = json(bin().arg("check").arg("--isolated").arg(&pkg));
+        let d = &v["diagnostics"][0];
+        assert_eq!(d["rule"], "state-full-extent-write", "{rel}");
+        assert!(d["line"].is_null() && d["column"].is_null(), "{rel}: binary file");
+        assert!(d["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("Data/com.apple.CoreML/model.mlmodel")));
+        let line = d["dump_line"].as_u64().unwrap() as usize;
+        let column = d["dump_column"].as_u64().unwrap() as usize;
+        let op = d["op"].as_str().unwrap();
+        let text = program[line - 1];
+        assert!(text.contains(&format!("string(\"{op}\")")), "{rel}: {text}");
+        assert!(text[column - 1..].starts_with("write_state("), "{rel}: {text}");
+
+        let human = bin().arg("check").arg("--isolated").arg(&pkg).output().unwrap();
+        let human = String::from_utf8(human.stdout).unwrap();
+        let command = format!("`coreml-lint dump {}`", pkg.display());
+        let of = match heading {
+            Some(_) => format!("(line {line} of the program of sub-model 1 \"decode\" in {command})"),
+            None => format!("(line {line} of {command})"),
+        };
+        assert!(human.contains(&of), "{rel}: {human}");
+        assert!(
+            human.contains(&format!("[coreml-lint dump {}", pkg.display())),
+            "the snippet names the command: {human}"
+        );
+        assert!(!human.contains("rendered"), "{human}");
+    }
+}
