@@ -1,8 +1,9 @@
 //! `--output-format sarif`: one SARIF 2.1.0 log with one run, for editors and GitHub code scanning.
 //!
 //! Text models (`.mlmodelc`, bare `.mil`) get a region on the `model.mil` line of the op. Protobuf
-//! models (`.mlpackage`, bare `.mlmodel`) point at the `model.mlmodel` file without a region (it is
-//! binary); every result names its sub-model, function and op through `logicalLocations`. Artifact URIs are relative to the folder the
+//! models (`.mlpackage`, bare `.mlmodel`) point at the `model.mlmodel` file with no line (it is
+//! binary: the region is the whole file in bytes); every result names its sub-model, function and
+//! op through `logicalLocations`. Artifact URIs are relative to the folder the
 //! tool ran in (`%SRCROOT%`). Nothing in the output depends on the time of the run.
 
 use std::collections::BTreeMap;
@@ -218,11 +219,12 @@ fn result(
     fixed: &BTreeMap<PathBuf, String>,
 ) -> SarifResult {
     let artifact = artifact(&model.source.file, base);
-    // A region only where the file has lines: a binary `model.mlmodel` is named by the artifact
-    // alone, and the op by the logical locations.
+    // Lines only where the file has them: a binary `model.mlmodel` gets the region of the whole
+    // file in bytes, and the op is named by the logical locations.
     let region = match f.span {
         Some(span) if model.source.is_file => Some(region_of(&model.source.text, span)),
-        _ => None,
+        _ if model.source.is_file => None,
+        _ => whole_binary_file(&model.source.file),
     };
     let location = Location {
         physical_location: Some(PhysicalLocation {
@@ -307,6 +309,7 @@ fn fix_of(
     at: Option<Region>,
     whole_file: Option<(usize, &str)>,
 ) -> Fix {
+    let at = at.filter(|r| r.start_line.is_some());
     let how = match fix.applicability {
         Applicability::Safe => "apply with `coreml-lint check --fix`",
         Applicability::Unsafe => "apply with `coreml-lint check --fix --unsafe-fixes`",
@@ -456,6 +459,16 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
+}
+
+/// The whole of a binary file as a byte region (`None` when its size cannot be read).
+fn whole_binary_file(path: &Path) -> Option<Region> {
+    let len = std::fs::metadata(path).ok()?.len();
+    Some(Region {
+        byte_offset: Some(0),
+        byte_length: i64::try_from(len).ok(),
+        ..Default::default()
+    })
 }
 
 /// The region of `span` in `text` (see [`text_range`]).

@@ -336,8 +336,10 @@ fn sarif_meets_github_code_scanning_ingestion_rules() {
         if uri.ends_with("model.mil") {
             assert!(phys["region"]["startLine"].as_u64().is_some_and(|l| l >= 1));
         } else {
-            // A binary model.mlmodel has no lines: no region, the op named logically.
-            assert!(phys.get("region").is_none(), "{uri}: {phys}");
+            // A binary model.mlmodel has no lines: the region is the whole file in bytes, the op
+            // named logically.
+            let len = std::fs::metadata(base.join(percent_decode(uri))).expect("file").len();
+            assert_eq!(phys["region"], serde_json::json!({"byteOffset": 0, "byteLength": len}));
             assert_eq!(r["locations"][0]["logicalLocations"][0]["kind"], "member");
         }
         assert!(r["partialFingerprints"][sarif::FINGERPRINT_KEY]
@@ -477,7 +479,11 @@ fn sarif_package_results_name_the_op_logically() {
             phys["artifactLocation"]["uri"],
             "kv.mlpackage/Data/com.apple.CoreML/model.mlmodel"
         );
-        assert!(phys.get("region").is_none(), "no lines in a binary file");
+        assert_eq!(
+            phys["region"],
+            serde_json::json!({"byteOffset": 0, "byteLength": 2}),
+            "no lines in a binary file: all of its bytes"
+        );
         let logical = loc["logicalLocations"].as_array().expect("logical");
         assert_eq!(logical[0]["kind"], "member");
         assert_eq!(logical[1]["kind"], "function");
