@@ -10,9 +10,9 @@
 use std::fmt::Write;
 
 use super::human::summary_line;
+use super::location::place;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
-use super::location::place;
 use crate::ir::Model;
 
 /// The word compilers use for a severity.

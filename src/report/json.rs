@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use crate::check::{CheckRun, ModelOutcome};
 use super::location::place;
+use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 use crate::ir::Model;
 

@@ -590,7 +590,10 @@ fn package_lines_are_the_lines_of_coreml_lint_dump() {
         let (_, v) = json(bin().arg("check").arg("--isolated").arg(&pkg));
         let d = &v["diagnostics"][0];
         assert_eq!(d["rule"], "state-full-extent-write", "{rel}");
-        assert!(d["line"].is_null() && d["column"].is_null(), "{rel}: binary file");
+        assert!(
+            d["line"].is_null() && d["column"].is_null(),
+            "{rel}: binary file"
+        );
         assert!(d["file"]
             .as_str()
             .is_some_and(|f| f.ends_with("Data/com.apple.CoreML/model.mlmodel")));
@@ -599,13 +602,23 @@ fn package_lines_are_the_lines_of_coreml_lint_dump() {
         let op = d["op"].as_str().unwrap();
         let text = program[line - 1];
         assert!(text.contains(&format!("string(\"{op}\")")), "{rel}: {text}");
-        assert!(text[column - 1..].starts_with("write_state("), "{rel}: {text}");
+        assert!(
+            text[column - 1..].starts_with("write_state("),
+            "{rel}: {text}"
+        );
 
-        let human = bin().arg("check").arg("--isolated").arg(&pkg).output().unwrap();
+        let human = bin()
+            .arg("check")
+            .arg("--isolated")
+            .arg(&pkg)
+            .output()
+            .unwrap();
         let human = String::from_utf8(human.stdout).unwrap();
         let command = format!("`coreml-lint dump {}`", pkg.display());
         let of = match heading {
-            Some(_) => format!("(line {line} of the program of sub-model 1 \"decode\" in {command})"),
+            Some(_) => {
+                format!("(line {line} of the program of sub-model 1 \"decode\" in {command})")
+            }
             None => format!("(line {line} of {command})"),
         };
         assert!(human.contains(&of), "{rel}: {human}");

@@ -338,8 +338,13 @@ fn sarif_meets_github_code_scanning_ingestion_rules() {
         } else {
             // A binary model.mlmodel has no lines: the region is the whole file in bytes, the op
             // named logically.
-            let len = std::fs::metadata(base.join(percent_decode(uri))).expect("file").len();
-            assert_eq!(phys["region"], serde_json::json!({"byteOffset": 0, "byteLength": len}));
+            let len = std::fs::metadata(base.join(percent_decode(uri)))
+                .expect("file")
+                .len();
+            assert_eq!(
+                phys["region"],
+                serde_json::json!({"byteOffset": 0, "byteLength": len})
+            );
             assert_eq!(r["locations"][0]["logicalLocations"][0]["kind"], "member");
         }
         assert!(r["partialFingerprints"][sarif::FINGERPRINT_KEY]
@@ -646,17 +651,25 @@ fn read_errors_are_located_at_their_line_and_column_in_every_format() {
     let model = write_mil(tmp.path(), "bad.mlmodelc", UNDEFINED_ON_LINE_6);
     let run = check(std::slice::from_ref(&model), "m");
     let (line, col) = (6, 13);
-    assert!(UNDEFINED_ON_LINE_6.lines().nth(line - 1).expect("line 6")[col - 1..]
-        .starts_with("tensor<fp16, [1, 4]> z = relu(x = q)"));
+    assert!(
+        UNDEFINED_ON_LINE_6.lines().nth(line - 1).expect("line 6")[col - 1..]
+            .starts_with("tensor<fp16, [1, 4]> z = relu(x = q)")
+    );
     let file = "bad.mlmodelc/model.mil";
 
     let concise = report::concise::render(&run);
     let first = concise.lines().next().expect("a line");
     let rest = first
-        .strip_prefix(&format!("{}:{line}:{col}: error: ", model.join("model.mil").display()))
+        .strip_prefix(&format!(
+            "{}:{line}:{col}: error: ",
+            model.join("model.mil").display()
+        ))
         .unwrap_or_else(|| panic!("at the real position: {first}"));
     assert!(rest.contains("`q`") && rest.ends_with("[read]"), "{first}");
-    assert!(!rest.contains(":6:13"), "the position is not repeated: {first}");
+    assert!(
+        !rest.contains(":6:13"),
+        "the position is not repeated: {first}"
+    );
 
     let github = github::render(&run, tmp.path());
     assert!(
@@ -676,7 +689,10 @@ fn read_errors_are_located_at_their_line_and_column_in_every_format() {
 
     let json: Value = serde_json::from_str(&report::json::render(&run)).expect("JSON");
     let error = &json["errors"][0];
-    assert_eq!((&error["line"], &error["column"]), (&line.into(), &col.into()));
+    assert_eq!(
+        (&error["line"], &error["column"]),
+        (&line.into(), &col.into())
+    );
     assert!(error["file"].as_str().is_some_and(|f| f.ends_with(file)));
 }
 
@@ -695,7 +711,10 @@ fn text_findings_have_real_lines_and_package_findings_none_in_concise_and_json()
     for (d, line) in diagnostics.iter().zip(concise.lines()) {
         let file = d["file"].as_str().expect("file");
         assert!(file.ends_with("kv.mlmodelc/model.mil"), "{file}");
-        let (l, c) = (d["line"].as_u64().expect("line"), d["column"].as_u64().expect("column"));
+        let (l, c) = (
+            d["line"].as_u64().expect("line"),
+            d["column"].as_u64().expect("column"),
+        );
         assert!(line.starts_with(&format!("{file}:{l}:{c}: ")), "{line}");
         let op = d["op"].as_str().expect("op");
         let source = FULL_EXTENT_MIL.lines().nth(l as usize - 1).expect("line");
@@ -712,13 +731,21 @@ fn text_findings_have_real_lines_and_package_findings_none_in_concise_and_json()
         panic!("checked");
     };
     let dump = render_to_string(&model.program);
-    for (d, line) in json["diagnostics"].as_array().expect("diagnostics").iter().zip(concise.lines()) {
+    for (d, line) in json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .zip(concise.lines())
+    {
         let file = d["file"].as_str().expect("file");
         assert!(file.ends_with("kv.mlpackage/Data/com.apple.CoreML/model.mlmodel"));
         let op = d["op"].as_str().expect("op");
         let expected = format!("{file}: ");
         assert!(line.starts_with(&expected), "{line}");
-        assert!(line.contains(&format!("(function `main`, op `{op}`)")), "{line}");
+        assert!(
+            line.contains(&format!("(function `main`, op `{op}`)")),
+            "{line}"
+        );
         assert!(d["line"].is_null() && d["column"].is_null());
         let dump_line = d["dump_line"].as_u64().expect("dump_line") as usize;
         let dump_column = d["dump_column"].as_u64().expect("dump_column") as usize;
