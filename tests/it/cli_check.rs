@@ -73,16 +73,18 @@ fn exit_codes_follow_the_fail_level() {
     bin().args(["check", "--no-such-flag"]).assert().code(2);
 }
 
-/// `PATH:LINE:COL: SEVERITY: MESSAGE [rule]` lines whose PATH is a file on disk.
-fn concise_lines(path: &std::path::Path) -> Vec<(PathBuf, usize, usize, String, String)> {
+/// `PATH[:LINE:COL]: SEVERITY: MESSAGE [rule]` lines whose PATH is a file on disk (no line and
+/// column: `None`).
+fn concise_lines(path: &std::path::Path) -> Vec<(PathBuf, Option<(usize, usize)>, String, String)> {
     let out = bin()
         .args(["check", "--output-format", "concise"])
         .arg(path)
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let re = regex::Regex::new(r"^(.+):(\d+):(\d+): (error|warning|note): (.+) \[([a-z0-9-]+)\]$")
-        .unwrap();
+    let re =
+        regex::Regex::new(r"^(.+?)(?::(\d+):(\d+))?: (error|warning|note): (.+) \[([a-z0-9-]+)\]$")
+            .unwrap();
     let lines: Vec<_> = text
         .lines()
         .filter(|l| !l.starts_with("Checked "))
@@ -90,13 +92,11 @@ fn concise_lines(path: &std::path::Path) -> Vec<(PathBuf, usize, usize, String, 
             let c = re
                 .captures(l)
                 .unwrap_or_else(|| panic!("not compiler-style: {l}"));
-            (
-                PathBuf::from(&c[1]),
-                c[2].parse().unwrap(),
-                c[3].parse().unwrap(),
-                c[5].to_string(),
-                c[6].to_string(),
-            )
+            let at = c
+                .get(2)
+                .zip(c.get(3))
+                .map(|(l, col)| (l.as_str().parse().unwrap(), col.as_str().parse().unwrap()));
+            (PathBuf::from(&c[1]), at, c[5].to_string(), c[6].to_string())
         })
         .collect();
     assert!(!lines.is_empty(), "{text}");
@@ -109,22 +109,24 @@ fn concise_output_is_compiler_style_and_points_at_real_files() {
     let lines = concise_lines(&corpus(
         "compiled/mlmodelc-state-full-extent-write.mlmodelc",
     ));
-    let (file, line, col, _, rule) = &lines[0];
+    let (file, at, _, rule) = &lines[0];
+    let (line, col) = at.expect("a text model has lines");
     assert_eq!(rule, "state-full-extent-write");
     assert!(file.ends_with("model.mil"), "{}", file.display());
     let text = std::fs::read_to_string(file).unwrap();
     let at = text.lines().nth(line - 1).unwrap();
-    assert!(*col >= 1 && *col <= at.len(), "{at}");
+    assert!(col >= 1 && col <= at.len(), "{at}");
     assert!(
         at.contains("write_state") || at.contains("coreml_update_state"),
         "{at}"
     );
-    // A package: its model.mlmodel, with the function and op in the message.
+    // A package: its binary model.mlmodel without a (fake) line, the function and op in the
+    // message.
     let lines = concise_lines(&corpus("packages/state-full-extent-write.mlpackage"));
-    let (file, line, col, message, rule) = &lines[0];
+    let (file, at, message, rule) = &lines[0];
     assert_eq!(rule, "state-full-extent-write");
     assert!(file.ends_with("Data/com.apple.CoreML/model.mlmodel") && file.is_file());
-    assert_eq!((*line, *col), (1, 1));
+    assert_eq!(*at, None);
     assert!(message.contains("(function `"), "{message}");
 }
 
