@@ -73,9 +73,12 @@ fn exit_codes_follow_the_fail_level() {
     bin().args(["check", "--no-such-flag"]).assert().code(2);
 }
 
+/// A concise line: file, line and column, message, rule.
+type ConciseLine = (PathBuf, Option<(usize, usize)>, String, String);
+
 /// `PATH[:LINE:COL]: SEVERITY: MESSAGE [rule]` lines whose PATH is a file on disk (no line and
 /// column: `None`).
-fn concise_lines(path: &std::path::Path) -> Vec<(PathBuf, Option<(usize, usize)>, String, String)> {
+fn concise_lines(path: &std::path::Path) -> Vec<ConciseLine> {
     let out = bin()
         .args(["check", "--output-format", "concise"])
         .arg(path)
