@@ -271,8 +271,11 @@ fn check(args: CheckArgs) -> u8 {
         } else {
             Keep::Reports
         },
-        // Only the human report shows a protobuf program's text (line numbers and snippets).
-        rendering: if args.output_format == OutputFormat::Human && !args.quiet {
+        // Only the human report shows a protobuf program's text (line numbers and snippets), and
+        // JSON its `dump_line`s.
+        rendering: if (args.output_format == OutputFormat::Human && !args.quiet)
+            || args.output_format == OutputFormat::Json
+        {
             Rendering::Text
         } else {
             Rendering::Skip

@@ -24,7 +24,8 @@ class Fix:
         """``safe`` (applied by ``fix``), ``unsafe`` (needs ``unsafe_fixes=True``) or ``display-only``."""
 
 class Diagnostic:
-    """One finding of one rule in one model."""
+    """One finding of one rule in one model. Its attributes are the fields of the CLI's JSON
+    record (``to_dict()``), one for one."""
 
     @property
     def rule(self) -> str: ...
@@ -34,6 +35,26 @@ class Diagnostic:
     @property
     def path(self) -> str:
         """The model as discovered (a package root, a ``.mlmodel`` or ``.mil`` file)."""
+    @property
+    def file(self) -> str:
+        """The file the finding is in: ``model.mil``, or a package's binary ``model.mlmodel``."""
+    @property
+    def line(self) -> Optional[int]:
+        """1-based line of the op in ``file`` when it is text (``model.mil``); ``None`` for a
+        protobuf model and for findings about the whole model."""
+    @property
+    def column(self) -> Optional[int]:
+        """1-based column (in bytes) that goes with ``line``."""
+    @property
+    def dump_line(self) -> Optional[int]:
+        """For a protobuf model: 1-based line of the op in the program ``coreml-lint dump PATH``
+        prints (for a pipeline, in the program of ``sub_model``)."""
+    @property
+    def dump_column(self) -> Optional[int]: ...
+    @property
+    def sub_model(self) -> Optional[Dict[str, Any]]:
+        """The pipeline sub-model (``{"position": [1], "name": "dec"}``), ``None`` for a model of
+        its own."""
     @property
     def function(self) -> Optional[str]: ...
     @property
@@ -47,13 +68,11 @@ class Diagnostic:
     def help(self) -> Optional[str]:
         """How to fix it: leads to a model no rule reports."""
     @property
-    def line(self) -> Optional[int]:
-        """1-based line of the op in ``model.mil``, or for a protobuf model in the text
-        ``coreml-lint dump`` prints; ``None`` for findings about the whole model."""
+    def fix(self) -> Optional[Fix]:
+        """The fix offered (``to_dict()["fix"]`` also carries its plan)."""
     @property
-    def column(self) -> Optional[int]: ...
-    @property
-    def fix(self) -> Optional[Fix]: ...
+    def covered(self) -> Optional[Dict[str, Any]]:
+        """For a finding that stands for a region: ``{"count": n, "ops": [first names]}``."""
     def to_dict(self) -> Dict[str, Any]:
         """The diagnostic as one element of the CLI's JSON ``diagnostics``."""
 

@@ -16,7 +16,6 @@ use coreml_lint::check::{
 use coreml_lint::config::Overrides;
 use coreml_lint::finding::{Applicability, Finding};
 use coreml_lint::fix::run::FixOptions;
-use coreml_lint::ir::span::line_col;
 use coreml_lint::ir::Model;
 use coreml_lint::report;
 use coreml_lint::rules::RuleSet;
@@ -76,90 +75,81 @@ fn applicability(a: Applicability) -> &'static str {
     }
 }
 
-/// One finding of one rule in one model.
+/// One finding of one rule in one model: the CLI's JSON record of it, whose fields are the
+/// attributes (`report::json::finding` is their one definition).
 #[pyclass(frozen, eq, module = "coreml_lint")]
 #[derive(Clone, Debug, PartialEq)]
 struct Diagnostic {
-    #[pyo3(get)]
-    rule: String,
-    /// `error`, `warning` or `info`.
-    #[pyo3(get)]
-    severity: String,
-    /// The model as discovered (a package root, a `.mlmodel` or `.mil` file).
-    #[pyo3(get)]
-    path: String,
-    #[pyo3(get)]
-    function: Option<String>,
-    /// The op's `name` attribute.
-    #[pyo3(get)]
-    op: Option<String>,
-    #[pyo3(get)]
-    state: Option<String>,
-    #[pyo3(get)]
-    message: String,
-    #[pyo3(get)]
-    help: Option<String>,
-    /// 1-based line and column of the op in `model.mil`, or for a protobuf model in the text
-    /// `coreml-lint dump` prints; `None` for findings about the whole model.
-    #[pyo3(get)]
-    line: Option<usize>,
-    #[pyo3(get)]
-    column: Option<usize>,
+    record: serde_json::Map<String, serde_json::Value>,
+    /// `record["fix"]` as an object.
     #[pyo3(get)]
     fix: Option<Fix>,
-    /// The CLI's JSON for this finding.
-    json: String,
 }
 
 impl Diagnostic {
     fn new(model: &Model, f: &Finding) -> Diagnostic {
-        let (line, column) = match f.span {
-            Some(span) => {
-                let (l, c) = line_col(&model.source.text, span.start);
-                (Some(l), Some(c))
-            }
-            None => (None, None),
+        let record = match report::json::finding(model, f) {
+            serde_json::Value::Object(record) => record,
+            _ => serde_json::Map::new(),
         };
         Diagnostic {
-            rule: f.rule.clone(),
-            severity: f.severity.to_string(),
-            path: f.path.display().to_string(),
-            function: f.function.clone(),
-            op: f.op.clone(),
-            state: f.state.clone(),
-            message: f.message.clone(),
-            help: f.help.clone(),
-            line,
-            column,
+            record,
             fix: f.fix.as_ref().map(|x| Fix {
                 kind: x.kind.clone(),
                 title: x.title.clone(),
                 applicability: applicability(x.applicability).into(),
             }),
-            json: report::json::finding(f).to_string(),
         }
     }
+
+    fn text(&self, key: &str) -> &str {
+        self.record.get(key).and_then(|v| v.as_str()).unwrap_or("")
+    }
+}
+
+/// A JSON value as Python data (through `json.loads`, as `to_dict` gives it).
+fn to_python<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?
+        .call_method1("loads", (value.to_string(),))
 }
 
 #[pymethods]
 impl Diagnostic {
     /// The diagnostic as one element of the CLI's JSON `diagnostics`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        py.import("json")?.call_method1("loads", (&self.json,))
+        to_python(py, &serde_json::Value::Object(self.record.clone()))
+    }
+
+    /// Every field of the JSON record is an attribute (`fix` is a `Fix`).
+    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        match self.record.get(name) {
+            Some(value) => to_python(py, value),
+            None => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+                "'Diagnostic' object has no attribute '{name}'"
+            ))),
+        }
+    }
+
+    fn __dir__(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.record.keys().cloned().collect();
+        names.push("to_dict".into());
+        names
     }
 
     fn __repr__(&self) -> String {
-        let mut at = self.path.clone();
-        if let Some(func) = &self.function {
+        let mut at = self.text("path").to_string();
+        if let Some(func) = self.record.get("function").and_then(|v| v.as_str()) {
             at.push_str(&format!(" [{func}"));
-            if let Some(op) = &self.op {
+            if let Some(op) = self.record.get("op").and_then(|v| v.as_str()) {
                 at.push_str(&format!("/{op}"));
             }
             at.push(']');
         }
         format!(
             "<Diagnostic {} {} at {at}: {}>",
-            self.severity, self.rule, self.message
+            self.text("severity"),
+            self.text("rule"),
+            self.text("message")
         )
     }
 }
@@ -244,7 +234,8 @@ fn options(
         },
         fix,
         keep: Keep::Reports,
-        // `Diagnostic.line` / `.column` point into the rendered text of a protobuf program.
+        // `Diagnostic.dump_line` / `.dump_column` point into the rendered text of a protobuf
+        // program.
         rendering: Rendering::Text,
     }
 }

@@ -136,6 +136,29 @@ impl ReadError {
         }
     }
 
+    /// 1-based line and column (in bytes) in [`ReadError::path`] where the error is, when the
+    /// reader knows it (text MIL).
+    pub fn position(&self) -> Option<(usize, usize)> {
+        match self {
+            ReadError::MilSyntax(e) => Some((e.line, e.column)),
+            _ => None,
+        }
+    }
+
+    /// What is wrong, without the path (and position) the message starts with: for reports that
+    /// give the location apart from the message.
+    pub fn detail(&self) -> String {
+        if let ReadError::MilSyntax(e) = self {
+            return e.message.clone();
+        }
+        let whole = self.to_string();
+        let prefix = format!("{}: ", self.path().display());
+        match whole.strip_prefix(&prefix) {
+            Some(rest) => rest.to_string(),
+            None => whole,
+        }
+    }
+
     /// The file the error is about.
     pub fn path(&self) -> &std::path::Path {
         match self {
@@ -174,4 +197,34 @@ pub struct MilSyntax {
     pub line: usize,
     /// 1-based column (in bytes) of the span start.
     pub column: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detail_drops_the_path_and_position_prefix_the_message_starts_with() {
+        let io = ReadError::Io {
+            path: "a/b.mil".into(),
+            message: "no such file".into(),
+        };
+        assert_eq!(io.to_string(), "a/b.mil: cannot read: no such file");
+        assert_eq!(io.detail(), "cannot read: no such file");
+        assert_eq!(io.position(), None);
+
+        let text = "program(1.3)\n{ y = relu(x = q) }\n".to_string();
+        let syntax = ReadError::MilSyntax(Box::new(MilSyntax {
+            path: "a/b.mil".into(),
+            message: "`q` is not defined".into(),
+            src: NamedSource::new("a/b.mil", text),
+            span: (29, 1).into(),
+            label: "here".into(),
+            line: 2,
+            column: 17,
+        }));
+        assert_eq!(syntax.to_string(), "a/b.mil:2:17: `q` is not defined");
+        assert_eq!(syntax.detail(), "`q` is not defined");
+        assert_eq!(syntax.position(), Some((2, 17)));
+    }
 }

@@ -1,17 +1,18 @@
 //! `--output-format concise`: one compiler-style line per finding,
-//! `PATH:LINE:COL: error|warning|note: MESSAGE [rule-id]`, the form Xcode build phases, VS Code
+//! `PATH[:LINE:COL]: error|warning|note: MESSAGE [rule-id]`, the form Xcode build phases, VS Code
 //! problem matchers and Emacs' compilation mode read; then the summary line.
 //!
-//! PATH is always a file on disk: the `model.mil` line of the op for text models; for a protobuf
-//! model (`.mlpackage`, `.mlmodel`) its `model.mlmodel` at 1:1, with the pipeline sub-model, the
-//! function and the op named in the message since the file has no lines to point at.
+//! PATH is always a file on disk: `model.mil` with the op's line and column for text models; for a
+//! protobuf model (`.mlpackage`, `.mlmodel`) its `model.mlmodel` alone (`PATH: warning: …`), with
+//! the pipeline sub-model, the function and the op named in the message, since a binary file has
+//! no lines to point at. A read error whose position is known is at that line and column.
 
 use std::fmt::Write;
 
 use super::human::summary_line;
+use super::location::place;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
-use crate::ir::span::line_col;
 use crate::ir::Model;
 
 /// The word compilers use for a severity.
@@ -24,35 +25,29 @@ fn level(s: Severity) -> &'static str {
 }
 
 fn line(model: &Model, f: &Finding) -> String {
-    let file = model.source.file.display();
-    match f.span {
-        Some(span) if model.source.is_file => {
-            let (line, col) = line_col(&model.source.text, span.start);
-            format!(
-                "{file}:{line}:{col}: {}: {} [{}]",
-                level(f.severity),
-                f.message,
-                f.rule
-            )
+    let place = place(model, f);
+    let file = place.file.display();
+    let at = match place.text {
+        Some((line, col)) => format!("{file}:{line}:{col}"),
+        None => file.to_string(),
+    };
+    let mut message = f.message.clone();
+    if place.text.is_none() {
+        let mut where_ = Vec::new();
+        if let Some(sub) = &f.sub_model {
+            where_.push(sub.to_string());
         }
-        _ => {
-            let mut place = Vec::new();
-            if let Some(sub) = &f.sub_model {
-                place.push(sub.to_string());
+        if let Some(func) = &f.function {
+            where_.push(format!("function `{func}`"));
+            if let Some(op) = &f.op {
+                where_.push(format!("op `{op}`"));
             }
-            if let Some(func) = &f.function {
-                place.push(format!("function `{func}`"));
-                if let Some(op) = &f.op {
-                    place.push(format!("op `{op}`"));
-                }
-            }
-            let mut message = f.message.clone();
-            if !place.is_empty() {
-                let _ = write!(message, " ({})", place.join(", "));
-            }
-            format!("{file}:1:1: {}: {message} [{}]", level(f.severity), f.rule)
+        }
+        if !where_.is_empty() {
+            let _ = write!(message, " ({})", where_.join(", "));
         }
     }
+    format!("{at}: {}: {message} [{}]", level(f.severity), f.rule)
 }
 
 /// Renders every finding and read error, one line each, then the summary.
@@ -68,8 +63,12 @@ pub fn render(run: &CheckRun) -> String {
             }
             ModelOutcome::Failed(e) => {
                 // The message may span lines; the tools read the first.
-                let message = e.to_string().replace('\n', " ");
-                let _ = writeln!(out, "{}:1:1: error: {message} [read]", e.path().display());
+                let message = e.detail().replace('\n', " ");
+                let at = match e.position() {
+                    Some((line, col)) => format!("{}:{line}:{col}", e.path().display()),
+                    None => e.path().display().to_string(),
+                };
+                let _ = writeln!(out, "{at}: error: {message} [read]");
             }
             ModelOutcome::Skipped(_) => {}
         }

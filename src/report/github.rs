@@ -1,9 +1,11 @@
 //! `--output-format github`: GitHub Actions workflow commands that annotate the changed files.
 //!
 //! One line per finding, `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`
-//! (`::warning` for warnings, `::notice` for infos); read errors become `::error file=…::…`.
-//! Columns are given for text models only; `.mlpackage` findings point at line 1 of `model.mlmodel`
-//! and name the function and op in the message.
+//! (`::warning` for warnings, `::notice` for infos); read errors become `::error file=…::…`, with
+//! `line` and `col` when the reader knows where in the file the error is.
+//! Lines and columns are given for text models only: `.mlpackage` findings name the binary
+//! `model.mlmodel` without a line (a file-level annotation) and the sub-model, function and op in
+//! the message.
 
 use std::fmt::Write;
 use std::path::{Component, Path};
@@ -25,12 +27,15 @@ pub fn render(run: &CheckRun, base: &Path) -> String {
                 }
             }
             ModelOutcome::Failed(e) => {
+                let mut props = format!("file={}", property(&display_path(e.path(), base)));
+                if let Some((line, col)) = e.position() {
+                    let _ = write!(props, ",line={line},col={col}");
+                }
                 let _ = writeln!(
                     out,
-                    "::error file={},title={}::{}",
-                    property(&display_path(&m.path, base)),
+                    "::error {props},title={}::{}",
                     property("coreml-lint (read error)"),
-                    data(&e.to_string())
+                    data(&e.detail())
                 );
             }
             ModelOutcome::Skipped(_) => {}
@@ -64,10 +69,8 @@ fn annotation(model: &Model, f: &Finding, base: &Path) -> String {
                 let _ = write!(props, ",endLine={}", r.end_line);
             }
         }
-        _ => {
-            props.push_str(",line=1");
-            message.push_str(&super::scope(f));
-        }
+        // A binary `model.mlmodel` (or no span): the file alone, the place in the message.
+        _ => message.push_str(&super::scope(f)),
     }
     if let Some(help) = &f.help {
         let _ = write!(message, "\n{help}");

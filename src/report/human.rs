@@ -8,6 +8,7 @@ use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
 };
 
+use super::location::{dump_text, place_with};
 use super::source::IndexedSource;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
@@ -110,23 +111,33 @@ fn primary_label(f: &Finding) -> String {
     }
 }
 
-/// Where a finding is, as `path[:line:col]` plus function/op. `indexed` is the model's source
-/// with its lines indexed, when the caller has it.
+/// Where a finding is: `model.mil:line:col` for a text model; for a protobuf one the model, then
+/// the line in the text `coreml-lint dump` prints (the text the snippet quotes). Then
+/// function/op. `indexed` is the model's source with its lines indexed, when the caller has it.
 pub(crate) fn location(model: &Model, f: &Finding, indexed: Option<&IndexedSource>) -> String {
-    let mut s = f.path.display().to_string();
-    if let Some(span) = f.span {
-        let (line, col) = match indexed {
-            Some(source) => source.line_col(span.start),
-            None => line_col(&model.source.text, span.start),
-        };
-        if model.source.is_file {
-            s = format!("{}:{line}:{col}", model.source.file.display());
-        } else {
-            let _ = write!(s, " (rendered:{line}:{col})");
-        }
-    }
+    let place = place_with(model, f, |offset| match indexed {
+        Some(source) => source.line_col(offset),
+        None => line_col(&model.source.text, offset),
+    });
+    let mut s = match place.text {
+        Some((line, col)) => format!("{}:{line}:{col}", place.file.display()),
+        None => f.path.display().to_string(),
+    };
     s.push_str(&super::scope(f));
+    if let Some((line, _)) = place.dump {
+        let _ = write!(s, " (line {line} of {})", dump_text(f));
+    }
     s
+}
+
+/// The name miette shows above a snippet: the file, or for a protobuf program the command that
+/// prints the text quoted.
+fn source_name(model: &Model) -> String {
+    match (&model.sub_model, model.source.is_file) {
+        (_, true) => model.source.name.clone(),
+        (None, false) => format!("coreml-lint dump {}", model.path.display()),
+        (Some(sub), false) => format!("coreml-lint dump {}, {sub}", model.path.display()),
+    }
 }
 
 fn handler(opts: HumanOptions) -> GraphicalReportHandler {
@@ -160,7 +171,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                             source: f
                                 .span
                                 .and(indexed.clone())
-                                .map(|source| NamedSource::new(model.source.name.clone(), source)),
+                                .map(|source| NamedSource::new(source_name(model), source)),
                             headline: format!(
                                 "{}: {}",
                                 location(model, f, indexed.as_ref()),

@@ -2,18 +2,32 @@
 
 use serde_json::{json, Value};
 
+use super::location::place;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
+use crate::ir::Model;
 
 /// How many covered op names a diagnostic lists (the count is always complete).
 const COVERED_NAMES: usize = 10;
 
-/// One element of `diagnostics` (the Python API's `Diagnostic.to_dict()` is this too).
-pub fn finding(f: &Finding) -> Value {
+/// One element of `diagnostics`: the one definition of a diagnostic's fields, which the Python
+/// API's `Diagnostic` exposes as its attributes and returns from `to_dict()`.
+///
+/// `file` is the file the finding is in (`model.mil`, or a package's binary `model.mlmodel`);
+/// `line`/`column` (1-based, the column in bytes) are in that file and only for text;
+/// `dump_line`/`dump_column` are in the program `coreml-lint dump PATH` prints, for a protobuf
+/// program (`null` when the run did not render it).
+pub fn finding(model: &Model, f: &Finding) -> Value {
+    let place = place(model, f);
     json!({
         "rule": f.rule,
         "severity": f.severity,
         "path": f.path.display().to_string(),
+        "file": place.file.display().to_string(),
+        "line": place.text.map(|(line, _)| line),
+        "column": place.text.map(|(_, column)| column),
+        "dump_line": place.dump.map(|(line, _)| line),
+        "dump_column": place.dump.map(|(_, column)| column),
         "sub_model": f.sub_model.as_ref().map(|s| json!({"position": s.position, "name": s.name})),
         "function": f.function,
         "op": f.op,
@@ -51,13 +65,23 @@ pub fn to_text(doc: &Value) -> String {
 
 /// The whole run as one JSON value (`render` prints it; `--placement` adds a `placement` member).
 pub fn document(run: &CheckRun) -> Value {
-    let diagnostics: Vec<Value> = run.findings().map(finding).collect();
+    let diagnostics: Vec<Value> = run
+        .findings_with_models()
+        .map(|(model, f)| finding(model, f))
+        .collect();
     let errors: Vec<Value> = run
         .models
         .iter()
         .filter_map(|m| match &m.outcome {
             ModelOutcome::Failed(e) => {
-                Some(json!({"path": m.path.display().to_string(), "message": e.to_string()}))
+                let at = e.position();
+                Some(json!({
+                    "path": m.path.display().to_string(),
+                    "file": e.path().display().to_string(),
+                    "line": at.map(|(line, _)| line),
+                    "column": at.map(|(_, column)| column),
+                    "message": e.to_string(),
+                }))
             }
             _ => None,
         })

@@ -6,6 +6,7 @@ pub mod explain;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod location;
 pub mod placement;
 pub mod progress;
 pub mod sarif;

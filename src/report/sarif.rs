@@ -1,8 +1,9 @@
 //! `--output-format sarif`: one SARIF 2.1.0 log with one run, for editors and GitHub code scanning.
 //!
 //! Text models (`.mlmodelc`, bare `.mil`) get a region on the `model.mil` line of the op. Protobuf
-//! models (`.mlpackage`, bare `.mlmodel`) point at the `model.mlmodel` file (line 1, since it is
-//! binary) and name the op through `logicalLocations`. Artifact URIs are relative to the folder the
+//! models (`.mlpackage`, bare `.mlmodel`) point at the `model.mlmodel` file with no line (it is
+//! binary: the region is the whole file in bytes); every result names its sub-model, function and
+//! op through `logicalLocations`. Artifact URIs are relative to the folder the
 //! tool ran in (`%SRCROOT%`). Nothing in the output depends on the time of the run.
 
 use std::collections::BTreeMap;
@@ -172,11 +173,12 @@ fn descriptor(r: &RuleInfo) -> ReportingDescriptor {
     };
     let mut d = ReportingDescriptor::builder()
         .id(r.id.clone())
-        .name(r.id.clone())
         .short_description(plain(&r.title))
         .full_description(plain(full))
         .properties(properties)
         .build();
+    let name = readable_name(&r.id);
+    d.name = (name != r.id).then_some(name);
     d.help = (!help_text.is_empty()).then(|| {
         MultiformatMessageString::builder()
             .text(help_text)
@@ -188,6 +190,21 @@ fn descriptor(r: &RuleInfo) -> ReportingDescriptor {
         ..Default::default()
     });
     d
+}
+
+/// A rule's `name`, readable and distinct from its id as SARIF asks (SARIF1001):
+/// `state-full-extent-write` → `StateFullExtentWrite`.
+fn readable_name(id: &str) -> String {
+    id.split(|c: char| !c.is_ascii_alphanumeric())
+        .flat_map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase())
+                .into_iter()
+                .chain(chars)
+        })
+        .collect()
 }
 
 fn plain(s: &str) -> MultiformatMessageString {
@@ -202,14 +219,17 @@ fn result(
     fixed: &BTreeMap<PathBuf, String>,
 ) -> SarifResult {
     let artifact = artifact(&model.source.file, base);
+    // Lines only where the file has them: a binary `model.mlmodel` gets the region of the whole
+    // file in bytes, and the op is named by the logical locations.
     let region = match f.span {
-        Some(span) if model.source.is_file => region_of(&model.source.text, span),
-        _ => line_one(),
+        Some(span) if model.source.is_file => Some(region_of(&model.source.text, span)),
+        _ if model.source.is_file => None,
+        _ => whole_binary_file(&model.source.file),
     };
     let location = Location {
         physical_location: Some(PhysicalLocation {
             artifact_location: Some(artifact.clone()),
-            region: Some(region.clone()),
+            region: region.clone(),
             ..Default::default()
         }),
         logical_locations: logical_locations(f),
@@ -281,13 +301,15 @@ fn message(f: &Finding) -> Message {
 /// The fix as SARIF describes it. For a text model the replacement is the whole fixed `model.mil`
 /// (`whole_file` = the original's length in UTF-16 units and the new text). For a package the real
 /// edit rewrites the protobuf, which `coreml-lint check --fix` applies; SARIF requires at least one
-/// replacement, so there the change is an empty insertion at the finding (applying it changes nothing).
+/// replacement, so there the change is an empty insertion (at the finding's region in a text file,
+/// at byte 0 of a binary one): applying it changes nothing.
 fn fix_of(
     fix: &crate::finding::FixOffer,
     artifact: ArtifactLocation,
-    at: Region,
+    at: Option<Region>,
     whole_file: Option<(usize, &str)>,
 ) -> Fix {
+    let at = at.filter(|r| r.start_line.is_some());
     let how = match fix.applicability {
         Applicability::Safe => "apply with `coreml-lint check --fix`",
         Applicability::Unsafe => "apply with `coreml-lint check --fix --unsafe-fixes`",
@@ -306,12 +328,19 @@ fn fix_of(
             })
             .build(),
         None => Replacement::builder()
-            .deleted_region(Region {
-                start_line: at.start_line,
-                start_column: at.start_column.or(Some(1)),
-                end_line: at.start_line,
-                end_column: at.start_column.or(Some(1)),
-                ..Default::default()
+            .deleted_region(match at {
+                Some(at) => Region {
+                    start_line: at.start_line,
+                    start_column: at.start_column.or(Some(1)),
+                    end_line: at.start_line,
+                    end_column: at.start_column.or(Some(1)),
+                    ..Default::default()
+                },
+                None => Region {
+                    byte_offset: Some(0),
+                    byte_length: Some(0),
+                    ..Default::default()
+                },
             })
             .build(),
     };
@@ -378,9 +407,23 @@ fn notifications(run: &CheckRun, base: &Path) -> Vec<Notification> {
                 }
                 ModelOutcome::Checked { .. } => return None,
             };
+            // A read error is in the file it names, at its line and column when the reader knows
+            // them; a skipped model is the model as discovered.
+            let (file, region) = match &m.outcome {
+                ModelOutcome::Failed(e) => (
+                    e.path(),
+                    e.position().map(|(line, col)| Region {
+                        start_line: i64::try_from(line).ok(),
+                        start_column: i64::try_from(col).ok(),
+                        ..Default::default()
+                    }),
+                ),
+                _ => (m.path.as_path(), None),
+            };
             let at = Location {
                 physical_location: Some(PhysicalLocation {
-                    artifact_location: Some(artifact(&m.path, base)),
+                    artifact_location: Some(artifact(file, base)),
+                    region,
                     ..Default::default()
                 }),
                 ..Default::default()
@@ -418,11 +461,14 @@ fn fnv1a(bytes: &[u8]) -> u64 {
         .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
 }
 
-fn line_one() -> Region {
-    Region {
-        start_line: Some(1),
+/// The whole of a binary file as a byte region (`None` when its size cannot be read).
+fn whole_binary_file(path: &Path) -> Option<Region> {
+    let len = std::fs::metadata(path).ok()?.len();
+    Some(Region {
+        byte_offset: Some(0),
+        byte_length: i64::try_from(len).ok(),
         ..Default::default()
-    }
+    })
 }
 
 /// The region of `span` in `text` (see [`text_range`]).
@@ -618,6 +664,30 @@ mod tests {
             order: Some(4),
             covered: None,
         }
+    }
+
+    #[test]
+    fn rule_names_are_pascal_case_and_never_the_id() {
+        assert_eq!(
+            readable_name("state-full-extent-write"),
+            "StateFullExtentWrite"
+        );
+        assert_eq!(
+            readable_name("fp16-integer-precision"),
+            "Fp16IntegerPrecision"
+        );
+        assert_eq!(readable_name("x_y.z"), "XYZ");
+        for id in ["state-info", "a", "blob-bad-header"] {
+            assert_ne!(readable_name(id), id);
+        }
+        // A user rule whose id is already PascalCase gets no `name` at all.
+        let mut info = RuleInfo {
+            id: "Already".into(),
+            ..Default::default()
+        };
+        assert_eq!(descriptor(&info).name, None);
+        info.id = "my-rule".into();
+        assert_eq!(descriptor(&info).name.as_deref(), Some("MyRule"));
     }
 
     #[test]

@@ -73,16 +73,21 @@ fn exit_codes_follow_the_fail_level() {
     bin().args(["check", "--no-such-flag"]).assert().code(2);
 }
 
-/// `PATH:LINE:COL: SEVERITY: MESSAGE [rule]` lines whose PATH is a file on disk.
-fn concise_lines(path: &std::path::Path) -> Vec<(PathBuf, usize, usize, String, String)> {
+/// A concise line: file, line and column, message, rule.
+type ConciseLine = (PathBuf, Option<(usize, usize)>, String, String);
+
+/// `PATH[:LINE:COL]: SEVERITY: MESSAGE [rule]` lines whose PATH is a file on disk (no line and
+/// column: `None`).
+fn concise_lines(path: &std::path::Path) -> Vec<ConciseLine> {
     let out = bin()
         .args(["check", "--output-format", "concise"])
         .arg(path)
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let re = regex::Regex::new(r"^(.+):(\d+):(\d+): (error|warning|note): (.+) \[([a-z0-9-]+)\]$")
-        .unwrap();
+    let re =
+        regex::Regex::new(r"^(.+?)(?::(\d+):(\d+))?: (error|warning|note): (.+) \[([a-z0-9-]+)\]$")
+            .unwrap();
     let lines: Vec<_> = text
         .lines()
         .filter(|l| !l.starts_with("Checked "))
@@ -90,13 +95,11 @@ fn concise_lines(path: &std::path::Path) -> Vec<(PathBuf, usize, usize, String, 
             let c = re
                 .captures(l)
                 .unwrap_or_else(|| panic!("not compiler-style: {l}"));
-            (
-                PathBuf::from(&c[1]),
-                c[2].parse().unwrap(),
-                c[3].parse().unwrap(),
-                c[5].to_string(),
-                c[6].to_string(),
-            )
+            let at = c
+                .get(2)
+                .zip(c.get(3))
+                .map(|(l, col)| (l.as_str().parse().unwrap(), col.as_str().parse().unwrap()));
+            (PathBuf::from(&c[1]), at, c[5].to_string(), c[6].to_string())
         })
         .collect();
     assert!(!lines.is_empty(), "{text}");
@@ -109,22 +112,24 @@ fn concise_output_is_compiler_style_and_points_at_real_files() {
     let lines = concise_lines(&corpus(
         "compiled/mlmodelc-state-full-extent-write.mlmodelc",
     ));
-    let (file, line, col, _, rule) = &lines[0];
+    let (file, at, _, rule) = &lines[0];
+    let (line, col) = at.expect("a text model has lines");
     assert_eq!(rule, "state-full-extent-write");
     assert!(file.ends_with("model.mil"), "{}", file.display());
     let text = std::fs::read_to_string(file).unwrap();
     let at = text.lines().nth(line - 1).unwrap();
-    assert!(*col >= 1 && *col <= at.len(), "{at}");
+    assert!(col >= 1 && col <= at.len(), "{at}");
     assert!(
         at.contains("write_state") || at.contains("coreml_update_state"),
         "{at}"
     );
-    // A package: its model.mlmodel, with the function and op in the message.
+    // A package: its binary model.mlmodel without a (fake) line, the function and op in the
+    // message.
     let lines = concise_lines(&corpus("packages/state-full-extent-write.mlpackage"));
-    let (file, line, col, message, rule) = &lines[0];
+    let (file, at, message, rule) = &lines[0];
     assert_eq!(rule, "state-full-extent-write");
     assert!(file.ends_with("Data/com.apple.CoreML/model.mlmodel") && file.is_file());
-    assert_eq!((*line, *col), (1, 1));
+    assert_eq!(*at, None);
     assert!(message.contains("(function `"), "{message}");
 }
 
@@ -566,4 +571,66 @@ fn sarif_from_the_cli_validates_and_carries_the_text_fix() {
         !rules_of(&v).iter().any(|r| r == "state-full-extent-write"),
         "{v}"
     );
+}
+
+/// The lines a package's findings give (JSON `dump_line`, the human report's "line N of
+/// `coreml-lint dump PATH`" and its snippet) are lines of what `coreml-lint dump PATH` prints; for a
+/// pipeline, of the sub-model's program after its `// sub-model …` heading.
+#[test]
+fn package_lines_are_the_lines_of_coreml_lint_dump() {
+    for (rel, heading) in [
+        ("packages/state-full-extent-write.mlpackage", None),
+        (
+            "packages/pipeline-state-full-extent-write.mlpackage",
+            Some("// sub-model 1 \"decode\""),
+        ),
+    ] {
+        let pkg = corpus(rel);
+        let dump = bin().arg("dump").arg(&pkg).output().unwrap();
+        let dump = String::from_utf8(dump.stdout).unwrap();
+        let program: Vec<&str> = match heading {
+            Some(h) => dump.lines().skip_while(|l| *l != h).skip(1).collect(),
+            None => dump.lines().collect(),
+        };
+        let (_, v) = json(bin().arg("check").arg("--isolated").arg(&pkg));
+        let d = &v["diagnostics"][0];
+        assert_eq!(d["rule"], "state-full-extent-write", "{rel}");
+        assert!(
+            d["line"].is_null() && d["column"].is_null(),
+            "{rel}: binary file"
+        );
+        assert!(d["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("Data/com.apple.CoreML/model.mlmodel")));
+        let line = d["dump_line"].as_u64().unwrap() as usize;
+        let column = d["dump_column"].as_u64().unwrap() as usize;
+        let op = d["op"].as_str().unwrap();
+        let text = program[line - 1];
+        assert!(text.contains(&format!("string(\"{op}\")")), "{rel}: {text}");
+        assert!(
+            text[column - 1..].starts_with("write_state("),
+            "{rel}: {text}"
+        );
+
+        let human = bin()
+            .arg("check")
+            .arg("--isolated")
+            .arg(&pkg)
+            .output()
+            .unwrap();
+        let human = String::from_utf8(human.stdout).unwrap();
+        let command = format!("`coreml-lint dump {}`", pkg.display());
+        let of = match heading {
+            Some(_) => {
+                format!("(line {line} of the program of sub-model 1 \"decode\" in {command})")
+            }
+            None => format!("(line {line} of {command})"),
+        };
+        assert!(human.contains(&of), "{rel}: {human}");
+        assert!(
+            human.contains(&format!("[coreml-lint dump {}", pkg.display())),
+            "the snippet names the command: {human}"
+        );
+        assert!(!human.contains("rendered"), "{human}");
+    }
 }

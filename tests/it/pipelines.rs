@@ -127,7 +127,7 @@ fn every_output_format_names_the_sub_model() {
         assert!(out.contains(expected), "{format}:\n{out}");
     }
     let (_, out, _) = check("human", &[], &[&pkg]);
-    assert!(out.contains("(rendered, sub-model 1 \"decode\")"), "{out}");
+    assert!(out.contains(", sub-model 1 \"decode\":"), "{out}");
     assert!(out.contains("Checked 1 model "), "{out}");
 
     // The same finding in different sub-models is told apart everywhere, fingerprints included.

@@ -12,7 +12,7 @@ use coreml_lint::finding::{Applicability, Finding, FixOffer, Label, Severity};
 use coreml_lint::ir::render::render_to_string;
 use coreml_lint::ir::{Model, ModelKind};
 use coreml_lint::read::{read_model, ReadOutcome, Stage};
-use coreml_lint::report::{github, sarif};
+use coreml_lint::report::{self, github, sarif};
 use coreml_lint::rules::RuleInfo;
 use serde_json::Value;
 
@@ -284,6 +284,9 @@ fn sarif_meets_github_code_scanning_ingestion_rules() {
         "every rule is listed, fired or not"
     );
     let write = &rules[ids.iter().position(|i| *i == RULE_WRITE).expect("listed")];
+    // A readable name, never the id itself (the SARIF multitool's SARIF1001).
+    assert_eq!(write["name"], "StateFullExtentWrite");
+    assert!(rules.iter().all(|r| r["name"] != r["id"]));
     assert_eq!(
         write["shortDescription"]["text"],
         format!("title of {RULE_WRITE}")
@@ -330,7 +333,20 @@ fn sarif_meets_github_code_scanning_ingestion_rules() {
             base.join(percent_decode(uri)).is_file(),
             "{uri} names a file under the base"
         );
-        assert!(phys["region"]["startLine"].as_u64().is_some_and(|l| l >= 1));
+        if uri.ends_with("model.mil") {
+            assert!(phys["region"]["startLine"].as_u64().is_some_and(|l| l >= 1));
+        } else {
+            // A binary model.mlmodel has no lines: the region is the whole file in bytes, the op
+            // named logically.
+            let len = std::fs::metadata(base.join(percent_decode(uri)))
+                .expect("file")
+                .len();
+            assert_eq!(
+                phys["region"],
+                serde_json::json!({"byteOffset": 0, "byteLength": len})
+            );
+            assert_eq!(r["locations"][0]["logicalLocations"][0]["kind"], "member");
+        }
         assert!(r["partialFingerprints"][sarif::FINGERPRINT_KEY]
             .as_str()
             .is_some_and(|f| f.len() == 16));
@@ -468,8 +484,11 @@ fn sarif_package_results_name_the_op_logically() {
             phys["artifactLocation"]["uri"],
             "kv.mlpackage/Data/com.apple.CoreML/model.mlmodel"
         );
-        assert_eq!(phys["region"]["startLine"], 1);
-        assert!(phys["region"].get("startColumn").is_none());
+        assert_eq!(
+            phys["region"],
+            serde_json::json!({"byteOffset": 0, "byteLength": 2}),
+            "no lines in a binary file: all of its bytes"
+        );
         let logical = loc["logicalLocations"].as_array().expect("logical");
         assert_eq!(logical[0]["kind"], "member");
         assert_eq!(logical[1]["kind"], "function");
@@ -489,7 +508,7 @@ fn sarif_package_results_name_the_op_logically() {
     let last = github.lines().last().expect("annotations");
     assert_eq!(
         last,
-        "::error file=kv.mlpackage/Data/com.apple.CoreML/model.mlmodel,line=1,\
+        "::error file=kv.mlpackage/Data/com.apple.CoreML/model.mlmodel,\
          title=coreml-lint (state-full-extent-write)::m [main/w]%0Apad the state by one row"
     );
 
@@ -613,4 +632,125 @@ fn github_annotations_are_escaped_and_located() {
         "read error names the file: {}",
         lines[3]
     );
+}
+
+/// A text model whose line 6 uses a value it never defines.
+const UNDEFINED_ON_LINE_6: &str = r#"program(1.3)
+[buildInfo = dict<string, string>({{"coremlc-version", "3520.5.1"}})]
+{
+    func main<ios18>(tensor<fp16, [1, 4]> x) {
+            tensor<fp16, [1, 4]> y = relu(x = x)[name = string("y")];
+            tensor<fp16, [1, 4]> z = relu(x = q)[name = string("z")];
+        } -> (z);
+}
+"#;
+
+#[test]
+fn read_errors_are_located_at_their_line_and_column_in_every_format() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let model = write_mil(tmp.path(), "bad.mlmodelc", UNDEFINED_ON_LINE_6);
+    let run = check(std::slice::from_ref(&model), "m");
+    let (line, col) = (6, 13);
+    assert!(
+        UNDEFINED_ON_LINE_6.lines().nth(line - 1).expect("line 6")[col - 1..]
+            .starts_with("tensor<fp16, [1, 4]> z = relu(x = q)")
+    );
+    let file = "bad.mlmodelc/model.mil";
+
+    let concise = report::concise::render(&run);
+    let first = concise.lines().next().expect("a line");
+    let rest = first
+        .strip_prefix(&format!(
+            "{}:{line}:{col}: error: ",
+            model.join("model.mil").display()
+        ))
+        .unwrap_or_else(|| panic!("at the real position: {first}"));
+    assert!(rest.contains("`q`") && rest.ends_with("[read]"), "{first}");
+    assert!(
+        !rest.contains(":6:13"),
+        "the position is not repeated: {first}"
+    );
+
+    let github = github::render(&run, tmp.path());
+    assert!(
+        github.starts_with(&format!("::error file={file},line={line},col={col},title=")),
+        "{github}"
+    );
+
+    let doc = sarif_json(&run, tmp.path());
+    let note = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    let phys = &note["locations"][0]["physicalLocation"];
+    assert_eq!(phys["artifactLocation"]["uri"], file);
+    assert_eq!(phys["region"]["startLine"], line);
+    assert_eq!(phys["region"]["startColumn"], col);
+    if let Some(schema) = common::sarif_validator() {
+        assert!(schema.is_valid(&doc));
+    }
+
+    let json: Value = serde_json::from_str(&report::json::render(&run)).expect("JSON");
+    let error = &json["errors"][0];
+    assert_eq!(
+        (&error["line"], &error["column"]),
+        (&line.into(), &col.into())
+    );
+    assert!(error["file"].as_str().is_some_and(|f| f.ends_with(file)));
+}
+
+#[test]
+fn text_findings_have_real_lines_and_package_findings_none_in_concise_and_json() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let text = check(&[write_fixture(tmp.path(), "kv.mlmodelc")], "m");
+    let mut package = check(&[write_fixture(tmp.path(), "kv.mlmodelc")], "m");
+    as_package(&mut package, tmp.path());
+
+    // Text: `model.mil:LINE:COL` in concise, the same line and column in JSON, no dump line.
+    let concise = report::concise::render(&text);
+    let json: Value = serde_json::from_str(&report::json::render(&text)).expect("JSON");
+    let diagnostics = json["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), 3);
+    for (d, line) in diagnostics.iter().zip(concise.lines()) {
+        let file = d["file"].as_str().expect("file");
+        assert!(file.ends_with("kv.mlmodelc/model.mil"), "{file}");
+        let (l, c) = (
+            d["line"].as_u64().expect("line"),
+            d["column"].as_u64().expect("column"),
+        );
+        assert!(line.starts_with(&format!("{file}:{l}:{c}: ")), "{line}");
+        let op = d["op"].as_str().expect("op");
+        let source = FULL_EXTENT_MIL.lines().nth(l as usize - 1).expect("line");
+        assert!(source.contains(&format!("string(\"{op}\")")), "{source}");
+        assert_eq!(source.len() - source.trim_start().len() + 1, c as usize);
+        assert!(d["dump_line"].is_null() && d["dump_column"].is_null());
+    }
+
+    // Package: the binary file alone (no fake `:1:1`), the op in the message; JSON gives the
+    // line of `coreml-lint dump` instead, which is the rendered text.
+    let concise = report::concise::render(&package);
+    let json: Value = serde_json::from_str(&report::json::render(&package)).expect("JSON");
+    let ModelOutcome::Checked { model, .. } = &package.models[0].outcome else {
+        panic!("checked");
+    };
+    let dump = render_to_string(&model.program);
+    for (d, line) in json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .zip(concise.lines())
+    {
+        let file = d["file"].as_str().expect("file");
+        assert!(file.ends_with("kv.mlpackage/Data/com.apple.CoreML/model.mlmodel"));
+        let op = d["op"].as_str().expect("op");
+        let expected = format!("{file}: ");
+        assert!(line.starts_with(&expected), "{line}");
+        assert!(
+            line.contains(&format!("(function `main`, op `{op}`)")),
+            "{line}"
+        );
+        assert!(d["line"].is_null() && d["column"].is_null());
+        let dump_line = d["dump_line"].as_u64().expect("dump_line") as usize;
+        let dump_column = d["dump_column"].as_u64().expect("dump_column") as usize;
+        let text = dump.lines().nth(dump_line - 1).expect("in the dump");
+        assert!(text.contains(&format!("string(\"{op}\")")), "{text}");
+        assert_eq!(text.len() - text.trim_start().len() + 1, dump_column);
+    }
 }

@@ -128,6 +128,54 @@ def test_diagnostic_fields() -> None:
     assert d == coreml_lint.check(CORPUS / "compiled/mlmodelc-state-full-extent-write.mlmodelc")[0]
 
 
+def stub_properties(cls: str) -> set[str]:
+    """The properties ``_native.pyi`` declares on class ``cls``."""
+    stub = ast.parse((Path(coreml_lint.__file__).parent / "_native.pyi").read_text())
+    (node,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == cls]
+    return {
+        f.name
+        for f in node.body
+        if isinstance(f, ast.FunctionDef) and any(getattr(d, "id", "") == "property" for d in f.decorator_list)
+    }
+
+
+@pytest.mark.parametrize(
+    "rel",
+    ["corpus/packages/state-full-extent-write.mlpackage", "corpus/compiled/mlmodelc-state-full-extent-write.mlmodelc"],
+)
+def test_a_diagnostic_is_the_json_record_field_for_field(rel: str) -> None:
+    _, doc = cli_json("--isolated", rel)
+    (record,) = doc["diagnostics"]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        (d,) = coreml_lint.check(rel, config=False)
+    finally:
+        os.chdir(cwd)
+    # One record: the same keys in the JSON, in to_dict(), as attributes and in the stubs.
+    assert list(d.to_dict()) == list(record)
+    assert stub_properties("Diagnostic") == set(record)
+    assert set(dir(d)) == set(record) | {"to_dict"}
+    for key, value in record.items():
+        if key == "fix":
+            assert (d.fix.kind, d.fix.title, d.fix.applicability) == (value["kind"], value["title"], value["applicability"])
+        else:
+            assert getattr(d, key) == value, key
+    with pytest.raises(AttributeError):
+        d.no_such_field  # noqa: B018
+    # The line is real: in model.mil for a text model, in `coreml-lint dump` for a package.
+    assert (ROOT / d.file).is_file()
+    if rel.endswith(".mlpackage"):
+        assert d.file.endswith("model.mlmodel") and d.line is None and d.column is None
+        dump = cli("dump", rel).stdout.splitlines()
+        assert d.op in dump[d.dump_line - 1]
+        assert dump[d.dump_line - 1][d.dump_column - 1 :].startswith("write_state(")
+    else:
+        assert d.file.endswith("model.mil") and d.dump_line is None
+        line = (ROOT / d.file).read_text().splitlines()[d.line - 1]
+        assert d.op in line and line[d.column - 1 :].startswith("write_state(")
+
+
 def test_select_and_ignore() -> None:
     model = CORPUS / "packages/state-blend-rmw.mlpackage"
     everything = {d.rule for d in coreml_lint.check(model)}
