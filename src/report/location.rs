@@ -77,6 +77,7 @@ mod tests {
             model_path: ".".into(),
             root: ".".into(),
             sub_model: None,
+            bundle: Vec::new(),
         }
     }
 
