@@ -72,6 +72,10 @@ pub enum CheckError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Rules(#[from] LoadError),
+    /// A rule id or prefix in the config or the overrides names no loaded rule.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Selector(#[from] config::selectors::UnknownSelector),
 }
 
 /// Told how a check advances (a front end's progress line). Calls come from worker threads.
@@ -158,8 +162,16 @@ impl Checker {
             Some(p) => Some((p.as_path(), config::load(p)?)),
             None => None,
         };
+        let named = file_options.clone();
         let settings = Settings::resolve(file_options, options.overrides.clone())?;
         let rules = RuleSet::load(&settings.rule_dirs)?;
+        let ids: Vec<&str> = rules.rules().iter().map(|r| r.id.as_str()).collect();
+        config::selectors::check(
+            named.as_ref().map(|(p, o)| (*p, o)),
+            &options.overrides,
+            &ids,
+            rules.redirects(),
+        )?;
         Ok(Checker::with_rules(settings, rules).rendering(options.rendering))
     }
 

@@ -10,6 +10,8 @@ use serde::Deserialize;
 
 use crate::finding::{Finding, Severity};
 
+pub mod selectors;
+
 /// Names the config file may have, looked up in this order in each folder.
 pub(crate) const CONFIG_NAMES: &[&str] = &["coreml-lint.yaml", ".coreml-lint.yaml"];
 
