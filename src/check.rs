@@ -131,13 +131,21 @@ pub fn check_observed(
     options: &CheckOptions,
     observer: &dyn Observer,
 ) -> Result<CheckOutcome, CheckError> {
-    let paths = if paths.is_empty() {
+    let default = paths.is_empty();
+    let paths = if default {
         vec![PathBuf::from(".")]
     } else {
         paths.to_vec()
     };
     let checker = Checker::new(&paths, options)?;
-    Ok(checker.check(&paths, options.fix.as_ref(), options.keep, observer))
+    let mut outcome = checker.check(&paths, options.fix.as_ref(), options.keep, observer);
+    if default {
+        // Only a folder the user named must hold a model (ruff's rule for its inputs).
+        let named_nothing =
+            |m: &ModelResult| matches!(m.outcome, ModelOutcome::Failed(ReadError::NoModels { .. }));
+        outcome.run.models.retain(|m| !named_nothing(m));
+    }
+    Ok(outcome)
 }
 
 /// Resolved settings and loaded rules, ready to check any number of paths.

@@ -54,7 +54,7 @@ pub struct Options {
 /// A config file that could not be used.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("{}: {message}", path.display())]
-#[diagnostic(code(coreml_lint::config))]
+#[diagnostic(code(config))]
 pub struct ConfigError {
     /// The config file.
     pub path: PathBuf,

@@ -9,6 +9,7 @@ pub mod json;
 pub mod placement;
 pub mod progress;
 pub mod sarif;
+pub(crate) mod snippet;
 pub(crate) mod source;
 pub mod statistics;
 
