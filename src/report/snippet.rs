@@ -8,8 +8,10 @@ use super::source::IndexedSource;
 use crate::ir::Span;
 
 /// Labels further than this many lines from the primary one are left out of the snippet (the
-/// message names them).
-const NEAR_LINES: usize = 2;
+/// message names them). miette shows one line of context around each label, not the lines between.
+const NEAR_LINES: usize = 20;
+/// The most labels (the primary included) a snippet shows.
+const MAX_LABELS: usize = 5;
 /// Columns of a clipped line kept to the left of its first label.
 const LEFT_MARGIN: usize = 16;
 /// Marks where a line was clipped.
@@ -69,8 +71,22 @@ pub(crate) fn clip(
             Vec::new(),
         );
     };
-    let near = |line: usize| line.abs_diff(primary_line) <= NEAR_LINES;
-    let lines = spans.iter().filter(|(l, _)| near(*l)).map(|(l, _)| *l);
+    let kept: Vec<bool> = {
+        let mut n = 0;
+        spans
+            .iter()
+            .map(|(l, _)| {
+                let keep = l.abs_diff(primary_line) <= NEAR_LINES && n < MAX_LABELS;
+                n += usize::from(keep);
+                keep
+            })
+            .collect()
+    };
+    let lines = spans
+        .iter()
+        .zip(&kept)
+        .filter(|(_, k)| **k)
+        .map(|((l, _), _)| *l);
     let (first, last) = (
         lines.clone().min().unwrap_or(primary_line),
         lines.max().unwrap_or(primary_line),
@@ -80,7 +96,7 @@ pub(crate) fn clip(
     for line in first..=last {
         let (start, end) = (source.line_start(line), source.line_end(line));
         let on_line: Vec<usize> = (0..spans.len())
-            .filter(|&i| spans[i].0 == line && near(line))
+            .filter(|&i| spans[i].0 == line && kept[i])
             .collect();
         let (lo, hi) = window(text, start, end, on_line.iter().map(|&i| spans[i].1), width);
         let base = out.len();
@@ -165,7 +181,7 @@ mod tests {
         let text = format!("line one\n{long}\nlast\n");
         let at = text.find("target").expect("label");
         let source = IndexedSource::new(Arc::from(text.as_str()));
-        let (snippet, placed) = clip(&source, &[Span::new(at, 6)], 80);
+        let (snippet, placed) = clip(&source, &[Span::new(at, at + 6)], 80);
         let span = placed[0].expect("placed");
         assert_eq!(shown(&snippet, span), "target");
         assert!(
@@ -184,15 +200,19 @@ mod tests {
         let text = lines.join("\n") + "\n";
         let source = IndexedSource::new(Arc::from(text.as_str()));
         let at = |i: usize| text.find(&format!("op{i} ")).expect("op");
-        let whole = Span::new(at(10), at(30) - at(10));
-        let (snippet, placed) = clip(
-            &source,
-            &[whole, Span::new(at(11), 4), Span::new(at(35), 4)],
-            100,
-        );
-        assert_eq!(snippet.text, "op10 = f(x)\nop11 = f(x)\n");
-        assert_eq!(shown(&snippet, placed[0].expect("primary")), "op10 = f(x)");
-        assert_eq!(shown(&snippet, placed[1].expect("near")), "op11");
-        assert_eq!(placed[2], None);
+        let whole = Span::new(at(5), at(30));
+        let spans = [
+            whole,
+            Span::new(at(7), at(7) + 3),
+            Span::new(at(35), at(35) + 4),
+        ];
+        let (snippet, placed) = clip(&source, &spans, 100);
+        assert_eq!(snippet.text, "op5 = f(x)\nop6 = f(x)\nop7 = f(x)\n");
+        assert_eq!(shown(&snippet, placed[0].expect("primary")), "op5 = f(x)");
+        assert_eq!(shown(&snippet, placed[1].expect("near")), "op7");
+        assert_eq!(placed[2], None, "30 lines away");
+        let many: Vec<Span> = (0..8).map(|i| Span::new(at(i), at(i) + 3)).collect();
+        let (_, placed) = clip(&source, &many, 100);
+        assert_eq!(placed.iter().filter(|p| p.is_some()).count(), MAX_LABELS);
     }
 }

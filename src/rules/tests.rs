@@ -67,10 +67,13 @@ fn full_extent_finding_says_what_to_do() {
         ),
         "{help}"
     );
-    assert!(help.contains("`[0, N)` of an `N + 1`-row state"), "{help}");
-    assert!(help.contains("coreml-lint check --fix"));
-    assert!(help.contains("E5RT"));
-    assert!(help.contains("MLComputePlan"));
+    assert!(help.chars().count() <= 300, "{help}");
+    // The layout and the evidence are in the rule's `why` (`coreml-lint rule ID`), not the help.
+    let why = &rules.rules()[0].info().why;
+    assert!(why.contains("`[0, N)` of an `N + 1`-row state"), "{why}");
+    assert!(why.contains("coreml-lint check --fix"));
+    assert!(why.contains("E5RT"));
+    assert!(why.contains("MLComputePlan"));
     let fix = f.fix.as_ref().expect("pad-state offered");
     assert_eq!(fix.kind, "pad-state");
     assert_eq!(fix.applicability, Applicability::Safe);
