@@ -103,7 +103,11 @@ fn snippet_of(
         .chain(f.labels.iter().map(|l| l.span))
         .collect();
     let (snippet, placed) = snippet::clip(indexed, &spans, width.saturating_sub(GUTTER).max(40));
-    let texts = std::iter::once(primary_label(f)).chain(f.labels.iter().map(|l| l.text.clone()));
+    // miette does not wrap label texts: a label starts mid-line, so it gets about half the width.
+    let label_chars = (width / 2).saturating_sub(10).max(20);
+    let texts = std::iter::once(primary_label(f))
+        .chain(f.labels.iter().map(|l| l.text.clone()))
+        .map(|t| clip_text(t, label_chars));
     let labels = texts
         .zip(placed)
         .enumerate()
@@ -116,6 +120,14 @@ fn snippet_of(
         })
         .collect();
     Some((NamedSource::new(name, snippet), labels))
+}
+
+/// `text`, cut to `max` characters with a `…` when longer.
+fn clip_text(text: String, max: usize) -> String {
+    match text.char_indices().nth(max.saturating_sub(1)) {
+        Some((cut, _)) if text.chars().count() > max => format!("{}…", &text[..cut]),
+        _ => text,
+    }
 }
 
 fn applicability(a: crate::finding::Applicability) -> &'static str {
