@@ -72,6 +72,10 @@ pub enum CheckError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Rules(#[from] LoadError),
+    /// A rule id or prefix in the config or the overrides names no loaded rule.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Selector(#[from] config::selectors::UnknownSelector),
 }
 
 /// Told how a check advances (a front end's progress line). Calls come from worker threads.
@@ -127,13 +131,21 @@ pub fn check_observed(
     options: &CheckOptions,
     observer: &dyn Observer,
 ) -> Result<CheckOutcome, CheckError> {
-    let paths = if paths.is_empty() {
+    let default = paths.is_empty();
+    let paths = if default {
         vec![PathBuf::from(".")]
     } else {
         paths.to_vec()
     };
     let checker = Checker::new(&paths, options)?;
-    Ok(checker.check(&paths, options.fix.as_ref(), options.keep, observer))
+    let mut outcome = checker.check(&paths, options.fix.as_ref(), options.keep, observer);
+    if default {
+        // Only a folder the user named must hold a model (ruff's rule for its inputs).
+        let named_nothing =
+            |m: &ModelResult| matches!(m.outcome, ModelOutcome::Failed(ReadError::NoModels { .. }));
+        outcome.run.models.retain(|m| !named_nothing(m));
+    }
+    Ok(outcome)
 }
 
 /// Resolved settings and loaded rules, ready to check any number of paths.
@@ -158,8 +170,16 @@ impl Checker {
             Some(p) => Some((p.as_path(), config::load(p)?)),
             None => None,
         };
+        let named = file_options.clone();
         let settings = Settings::resolve(file_options, options.overrides.clone())?;
         let rules = RuleSet::load(&settings.rule_dirs)?;
+        let ids: Vec<&str> = rules.rules().iter().map(|r| r.id.as_str()).collect();
+        config::selectors::check(
+            named.as_ref().map(|(p, o)| (*p, o)),
+            &options.overrides,
+            &ids,
+            rules.redirects(),
+        )?;
         Ok(Checker::with_rules(settings, rules).rendering(options.rendering))
     }
 

@@ -10,6 +10,8 @@ use serde::Deserialize;
 
 use crate::finding::{Finding, Severity};
 
+pub mod selectors;
+
 /// Names the config file may have, looked up in this order in each folder.
 pub(crate) const CONFIG_NAMES: &[&str] = &["coreml-lint.yaml", ".coreml-lint.yaml"];
 
@@ -52,7 +54,7 @@ pub struct Options {
 /// A config file that could not be used.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("{}: {message}", path.display())]
-#[diagnostic(code(coreml_lint::config))]
+#[diagnostic(code(config))]
 pub struct ConfigError {
     /// The config file.
     pub path: PathBuf,

@@ -86,6 +86,7 @@ pub fn discover(inputs: &[PathBuf]) -> Vec<Result<Discovered, ReadError>> {
             });
             continue;
         }
+        let (models_before, errors_before) = (found.len(), errors.len());
         let mut walk = WalkDir::new(&input)
             .follow_links(false)
             .sort_by_file_name()
@@ -118,6 +119,10 @@ pub fn discover(inputs: &[PathBuf]) -> Vec<Result<Discovered, ReadError>> {
                     walk.skip_current_dir();
                 }
             }
+        }
+        let none_inside = found.iter().all(|d| !d.path.starts_with(&input));
+        if found.len() == models_before && errors.len() == errors_before && none_inside {
+            errors.push(ReadError::NoModels { path: input });
         }
     }
     let mut out: Vec<Result<Discovered, ReadError>> = found.into_iter().map(Ok).collect();

@@ -138,7 +138,9 @@ struct CheckArgs {
     /// Print only the summary line (and errors).
     #[arg(short, long)]
     quiet: bool,
-    /// Print the number of findings per rule.
+    /// Print only a table of findings per rule, instead of the report. Columns: findings (count),
+    /// ops (the ops they cover: one fp32 region is one finding over many ops), rule (id), fix
+    /// (`[*]` when the rule offers a fix), title.
     #[arg(long)]
     statistics: bool,
     /// Print an estimate of where each op is likely to run (ANE / CPU / at risk), with the reason
@@ -319,7 +321,10 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
             run,
             report::human::HumanOptions {
                 color: use_color(args.color),
-                width: None,
+                width: std::io::stdout()
+                    .is_terminal()
+                    .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+                    .flatten(),
                 quiet: args.quiet,
             },
         ),
@@ -338,9 +343,10 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
         ),
         OutputFormat::Github => report::github::render(run, &base),
     };
-    emit(&text);
     if args.statistics {
         emit(&report::statistics::render(run, infos));
+    } else {
+        emit(&text);
     }
     if args.placement {
         let table = report::placement::render(run);

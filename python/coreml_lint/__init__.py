@@ -86,7 +86,7 @@ class FixReport:
     def __repr__(self) -> str:
         return (
             f"<FixReport {len(self.written)} fixed, "
-            f"{len(self.diagnostics)} diagnostics remaining>"
+            f"{len(self.diagnostics)} diagnostics remaining, messages={self.messages!r}>"
         )
 
 

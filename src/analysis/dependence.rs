@@ -30,7 +30,7 @@ impl Dependence {
         let src = self.source.as_deref().unwrap_or("?");
         match (self.data, self.shape) {
             (true, _) => format!("function input `{src}`"),
-            (false, true) => format!("the run-time shape of `{src}`"),
+            (false, true) => format!("the shape of `{src}`"),
             _ => "constants only".to_string(),
         }
     }

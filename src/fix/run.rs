@@ -35,6 +35,12 @@ pub struct FixRun {
     pub written_from: Vec<PathBuf>,
     /// Fixes that could not be written (I/O, internal): these make the exit code 2.
     pub failures: usize,
+    /// Rule id → findings whose fix was applied (or, with `diff_only`, would be).
+    pub fixed: BTreeMap<String, usize>,
+    /// Models with at least one fix applied.
+    pub models_fixed: usize,
+    /// Only a diff was made: nothing was written.
+    pub diff_only: bool,
 }
 
 /// Applies every offered fix of each checked model (a model with its sorted findings).
@@ -42,7 +48,10 @@ pub(crate) fn fix_models<'a>(
     models: impl IntoIterator<Item = (&'a Model, &'a [Finding])>,
     opts: &FixOptions,
 ) -> FixRun {
-    let mut out = FixRun::default();
+    let mut out = FixRun {
+        diff_only: opts.diff_only,
+        ..FixRun::default()
+    };
     for (model, findings) in models {
         let plans = offered_plans(model, findings, opts.pad_axis);
         if plans.as_ref().is_ok_and(Vec::is_empty) {
@@ -69,6 +78,12 @@ pub(crate) fn fix_models<'a>(
         match plans.and_then(|plans| apply_plans(target, &plans, opts.allow_unsafe, mode)) {
             Ok(outcome) => {
                 out.diff.push_str(&outcome.diff);
+                out.models_fixed += usize::from(!outcome.applied.is_empty());
+                for plan in &outcome.applied {
+                    for f in findings.iter().filter(|f| offers(f, &plan.state)) {
+                        *out.fixed.entry(f.rule.clone()).or_default() += 1;
+                    }
+                }
                 for plan in &outcome.applied {
                     let (pad, unwrap) = match opts.diff_only {
                         true => ("would pad", "would remove"),
@@ -112,6 +127,14 @@ pub(crate) fn fix_models<'a>(
         }
     }
     out
+}
+
+/// Whether the finding offers the fix planned for `state`.
+fn offers(f: &Finding, state: &str) -> bool {
+    f.fix
+        .as_ref()
+        .and_then(|x| x.plan.as_deref())
+        .is_some_and(|p| p.state == state)
 }
 
 /// For each text model (`model.mil` on disk) with offered pad fixes, the whole fixed `model.mil`:
@@ -175,6 +198,34 @@ impl FixRun {
         for m in &self.messages {
             let _ = writeln!(s, "{m}");
         }
+        if let Some(summary) = self.summary() {
+            let _ = writeln!(s, "{summary}");
+        }
         s
+    }
+
+    /// `Fixed 2 findings in 1 model (state-full-extent-write: 2)`, or `Would fix …` for a diff;
+    /// `None` when nothing was fixed.
+    pub fn summary(&self) -> Option<String> {
+        let total: usize = self.fixed.values().sum();
+        if total == 0 {
+            return None;
+        }
+        let plural = |n: usize, word: &str| match n {
+            1 => format!("1 {word}"),
+            n => format!("{n} {word}s"),
+        };
+        let per_rule: Vec<String> = self
+            .fixed
+            .iter()
+            .map(|(r, n)| format!("{r}: {n}"))
+            .collect();
+        Some(format!(
+            "{} {} in {} ({})",
+            if self.diff_only { "Would fix" } else { "Fixed" },
+            plural(total, "finding"),
+            plural(self.models_fixed, "model"),
+            per_rule.join(", ")
+        ))
     }
 }

@@ -10,7 +10,7 @@ use miette::{Diagnostic, NamedSource, SourceSpan};
 pub enum ReadError {
     /// The file or folder could not be opened or read.
     #[error("{}: cannot read: {message}", path.display())]
-    #[diagnostic(code(coreml_lint::read::io))]
+    #[diagnostic(code(read))]
     Io {
         /// The file or folder that could not be read.
         path: PathBuf,
@@ -21,7 +21,7 @@ pub enum ReadError {
     /// The path is not something coreml-lint knows how to read.
     #[error("{}: {message}", path.display())]
     #[diagnostic(
-        code(coreml_lint::read::not_a_model),
+        code(read),
         help("pass an .mlpackage or .mlmodelc folder, a .mlmodel file or a .mil file")
     )]
     NotAModel {
@@ -31,9 +31,20 @@ pub enum ReadError {
         message: String,
     },
 
+    /// A folder given as input holds no model at any depth.
+    #[error("{}: no Core ML model in this folder or below it", path.display())]
+    #[diagnostic(
+        code(read),
+        help("pass a folder holding .mlpackage or .mlmodelc folders, .mlmodel or .mil files")
+    )]
+    NoModels {
+        /// The folder as given.
+        path: PathBuf,
+    },
+
     /// `Manifest.json` is missing, not JSON, or names an item that is not there or not allowed.
     #[error("{}: bad Manifest.json: {message}", path.display())]
-    #[diagnostic(code(coreml_lint::read::manifest))]
+    #[diagnostic(code(read))]
     Manifest {
         /// The package's `Manifest.json`.
         path: PathBuf,
@@ -43,7 +54,7 @@ pub enum ReadError {
 
     /// The `Model` protobuf does not decode.
     #[error("{}: not a valid Core ML Model protobuf: {message}", path.display())]
-    #[diagnostic(code(coreml_lint::read::protobuf))]
+    #[diagnostic(code(read))]
     Protobuf {
         /// The `model.mlmodel` file.
         path: PathBuf,
@@ -53,7 +64,7 @@ pub enum ReadError {
 
     /// The program is structurally invalid (bad types, absurd shapes, …) in a protobuf file.
     #[error("{}: invalid ML program: {message}", path.display())]
-    #[diagnostic(code(coreml_lint::read::program))]
+    #[diagnostic(code(read))]
     Program {
         /// The `model.mlmodel` file.
         path: PathBuf,
@@ -68,7 +79,7 @@ pub enum ReadError {
 
     /// `metadata.json` of a compiled model is not what the format says.
     #[error("{}: bad metadata.json: {message}", path.display())]
-    #[diagnostic(code(coreml_lint::read::metadata))]
+    #[diagnostic(code(read))]
     Metadata {
         /// The `metadata.json` file.
         path: PathBuf,
@@ -101,7 +112,7 @@ pub enum ReadError {
 
     /// A file is larger than coreml-lint will read into memory.
     #[error("{}: file is {size} bytes, over the {limit}-byte limit for reading it into memory", path.display())]
-    #[diagnostic(code(coreml_lint::read::too_large))]
+    #[diagnostic(code(read))]
     TooLarge {
         /// The file.
         path: PathBuf,
@@ -164,6 +175,7 @@ impl ReadError {
         match self {
             ReadError::Io { path, .. }
             | ReadError::NotAModel { path, .. }
+            | ReadError::NoModels { path }
             | ReadError::Manifest { path, .. }
             | ReadError::Protobuf { path, .. }
             | ReadError::Program { path, .. }
@@ -179,7 +191,7 @@ impl ReadError {
 /// A syntax or name-resolution error in text MIL, with a labelled span.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[error("{}:{line}:{column}: {message}", path.display())]
-#[diagnostic(code(coreml_lint::read::mil_syntax))]
+#[diagnostic(code(read))]
 pub struct MilSyntax {
     /// The `model.mil` file.
     pub path: PathBuf,
@@ -197,6 +209,9 @@ pub struct MilSyntax {
     pub line: usize,
     /// 1-based column (in bytes) of the span start.
     pub column: usize,
+    /// What to do about it, when the reader can tell (a printed program is not text MIL).
+    #[help]
+    pub help: Option<String>,
 }
 
 #[cfg(test)]
@@ -222,6 +237,7 @@ mod tests {
             label: "here".into(),
             line: 2,
             column: 17,
+            help: None,
         }));
         assert_eq!(syntax.to_string(), "a/b.mil:2:17: `q` is not defined");
         assert_eq!(syntax.detail(), "`q` is not defined");

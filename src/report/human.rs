@@ -9,6 +9,7 @@ use miette::{
 };
 
 use super::location::{dump_text, place_with};
+use super::snippet::{self, Snippet};
 use super::source::IndexedSource;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
@@ -20,7 +21,7 @@ use crate::ir::Model;
 pub struct HumanOptions {
     /// Colour the reports (ANSI escapes).
     pub color: bool,
-    /// Terminal width (80 when unknown).
+    /// Columns to wrap and clip to (100 when not given: not a terminal).
     pub width: Option<usize>,
     /// Print only the summary line.
     pub quiet: bool,
@@ -28,7 +29,8 @@ pub struct HumanOptions {
 
 struct FindingReport<'a> {
     finding: &'a Finding,
-    source: Option<NamedSource<IndexedSource>>,
+    source: Option<NamedSource<Snippet>>,
+    labels: Vec<LabeledSpan>,
     headline: String,
 }
 
@@ -83,15 +85,49 @@ impl Diagnostic for FindingReport<'_> {
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         self.source.as_ref()?;
-        let f = self.finding;
-        let primary = f
-            .span
-            .map(|s| LabeledSpan::new_primary_with_span(Some(primary_label(f)), s));
-        let rest = f
-            .labels
-            .iter()
-            .map(|l| LabeledSpan::new_with_span(Some(l.text.clone()), l.span));
-        Some(Box::new(primary.into_iter().chain(rest)))
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+}
+
+/// Columns of the report's frame left of a source line (`  12 │ `) and right of it.
+const GUTTER: usize = 12;
+
+/// The clipped source lines of `f` and its labels placed in them.
+fn snippet_of(
+    f: &Finding,
+    name: &str,
+    indexed: &IndexedSource,
+    width: usize,
+) -> Option<(NamedSource<Snippet>, Vec<LabeledSpan>)> {
+    let primary = f.span?;
+    let spans: Vec<_> = std::iter::once(primary)
+        .chain(f.labels.iter().map(|l| l.span))
+        .collect();
+    let (snippet, placed) = snippet::clip(indexed, &spans, width.saturating_sub(GUTTER).max(40));
+    // miette does not wrap label texts: a label starts mid-line, so it gets about half the width.
+    let label_chars = (width / 2).saturating_sub(10).max(20);
+    let texts = std::iter::once(primary_label(f))
+        .chain(f.labels.iter().map(|l| l.text.clone()))
+        .map(|t| clip_text(t, label_chars));
+    let labels = texts
+        .zip(placed)
+        .enumerate()
+        .filter_map(|(i, (text, at))| {
+            let at = at?;
+            Some(match i {
+                0 => LabeledSpan::new_primary_with_span(Some(text), at),
+                _ => LabeledSpan::new_with_span(Some(text), at),
+            })
+        })
+        .collect();
+    Some((NamedSource::new(name, snippet), labels))
+}
+
+/// `text`, cut to `max` characters with a `…` when longer.
+fn clip_text(text: String, max: usize) -> String {
+    match text.char_indices().nth(max.saturating_sub(1)) {
+        Some((cut, _)) if text.chars().count() > max => format!("{}…", &text[..cut]),
+        _ => text,
     }
 }
 
@@ -148,7 +184,7 @@ fn handler(opts: HumanOptions) -> GraphicalReportHandler {
     };
     GraphicalReportHandler::new_themed(theme)
         .with_width(opts.width.unwrap_or(100))
-        .with_wrap_lines(opts.width.is_some())
+        .with_wrap_lines(true)
         .with_context_lines(1)
 }
 
@@ -166,12 +202,15 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                         .any(|f| f.span.is_some())
                         .then(|| IndexedSource::new(Arc::clone(&model.source.text)));
                     for f in findings {
+                        let width = opts.width.unwrap_or(100);
+                        let (source, labels) = indexed
+                            .as_ref()
+                            .and_then(|i| snippet_of(f, &source_name(model), i, width))
+                            .unzip();
                         let report = FindingReport {
                             finding: f,
-                            source: f
-                                .span
-                                .and(indexed.clone())
-                                .map(|source| NamedSource::new(source_name(model), source)),
+                            source,
+                            labels: labels.unwrap_or_default(),
                             headline: format!(
                                 "{}: {}",
                                 location(model, f, indexed.as_ref()),

@@ -10,6 +10,7 @@ pub mod location;
 pub mod placement;
 pub mod progress;
 pub mod sarif;
+pub(crate) mod snippet;
 pub(crate) mod source;
 pub mod statistics;
 

@@ -40,6 +40,27 @@ impl IndexedSource {
         (line + 1, offset - self.start_of(line) + 1)
     }
 
+    /// The whole text.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Where 0-based line `line` starts.
+    pub(crate) fn line_start(&self, line: usize) -> usize {
+        self.start_of(line)
+    }
+
+    /// Where 0-based line `line` ends, before its line break.
+    pub(crate) fn line_end(&self, line: usize) -> usize {
+        let next = self.start_of(line + 1);
+        if next > self.start_of(line) && self.text.as_bytes().get(next - 1) == Some(&b'\n') {
+            let end = next - 1;
+            end - usize::from(end > 0 && self.text.as_bytes()[end - 1] == b'\r')
+        } else {
+            next
+        }
+    }
+
     /// The 0-based line holding byte `offset`.
     fn line_of(&self, offset: usize) -> usize {
         self.line_starts

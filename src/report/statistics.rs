@@ -1,4 +1,4 @@
-//! `--statistics`: the number of findings per rule, most frequent first, and the number of ops they
+//! `--statistics`: instead of the report, the number of findings per rule, most frequent first, and the number of ops they
 //! cover (an origin finding stands for its whole region).
 
 use std::collections::BTreeMap;
@@ -7,7 +7,11 @@ use std::fmt::Write;
 use crate::check::CheckRun;
 use crate::rules::RuleInfo;
 
-/// One line per rule that fired: findings, ops covered, id, `[*]` when a fix exists, title.
+/// The table's column names, as its header and `--help` give them.
+pub const COLUMNS: [&str; 5] = ["findings", "ops", "rule", "fix", "title"];
+
+/// A header naming the columns, then one line per rule that fired: findings, ops covered, id,
+/// `[*]` when a fix exists, title.
 pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
     let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for f in run.findings() {
@@ -17,15 +21,26 @@ pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
     }
     let mut rows: Vec<(&str, (usize, usize))> = counts.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let id_width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-    let width = |col: fn(&(usize, usize)) -> usize| {
+    let [findings, ops, rule, fix, title] = COLUMNS;
+    let id_width = rows
+        .iter()
+        .map(|r| r.0.len())
+        .chain([rule.len()])
+        .max()
+        .unwrap_or(0);
+    let width = |col: fn(&(usize, usize)) -> usize, header: &str| {
         rows.iter()
             .map(|r| col(&r.1).to_string().len())
+            .chain([header.len()])
             .max()
             .unwrap_or(1)
     };
-    let (num_width, ops_width) = (width(|c| c.0), width(|c| c.1));
+    let (num_width, ops_width) = (width(|c| c.0, findings), width(|c| c.1, ops));
     let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{findings:>num_width$}  {ops:>ops_width$}  {rule:<id_width$}  {fix}  {title}"
+    );
     for (id, (n, ops)) in rows {
         let info = rules.iter().find(|r| r.id == id);
         let fix = if info.is_some_and(|r| r.fix.is_some()) {
@@ -103,7 +118,7 @@ mod tests {
         // a-rule's one finding covers 4 ops: it sorts by findings, then ops.
         assert_eq!(
             render(&run, &rules),
-            "2  2  b-rule  [*]  B\n1  4  a-rule\n1  1  c-rule\n"
+            "findings  ops  rule    fix  title\n       2    2  b-rule  [*]  B\n       1    4  a-rule\n       1    1  c-rule\n"
         );
     }
 }

@@ -375,6 +375,7 @@ impl Compiler {
                 uncovered: s.uncovered.as_ref().map(|x| c.count("uncovered", x)),
                 writes: s.writes.as_ref().map(|x| c.count("writes", x)),
                 nth: s.nth.as_ref().map(|x| c.count("nth", x)),
+                first: s.first,
                 runtime_begin: s
                     .runtime_begin
                     .as_ref()

@@ -144,7 +144,7 @@ impl Rule {
 /// A rule file that does not load: the file, what is wrong, and where.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[error("{file}: {message}")]
-#[diagnostic(code(coreml_lint::rules::invalid_rule))]
+#[diagnostic(code(rules))]
 pub struct RuleFileError {
     /// The rule file's path, as displayed.
     pub file: String,
@@ -164,7 +164,7 @@ pub struct RuleFileError {
 pub enum LoadError {
     /// A rule folder or file could not be read.
     #[error("{}: cannot read: {message}", path.display())]
-    #[diagnostic(code(coreml_lint::rules::io))]
+    #[diagnostic(code(rules))]
     Io {
         /// The folder or file that could not be read.
         path: PathBuf,
@@ -179,10 +179,7 @@ pub enum LoadError {
 
     /// Two rules share an id.
     #[error("rule id `{id}` is defined twice: {first} and {second}")]
-    #[diagnostic(
-        code(coreml_lint::rules::duplicate_id),
-        help("rename one of them (the id is the file name)")
-    )]
+    #[diagnostic(code(rules), help("rename one of them (the id is the file name)"))]
     Duplicate {
         /// The id both rules declare.
         id: String,
@@ -194,7 +191,7 @@ pub enum LoadError {
 
     /// Several of the above.
     #[error("{} rule files failed to load", errors.len())]
-    #[diagnostic(code(coreml_lint::rules::load))]
+    #[diagnostic(code(rules))]
     Many {
         /// The errors, each about one file or one duplicate id.
         #[related]

@@ -288,6 +288,7 @@ pub struct StateWriteM {
     pub rmw: Option<bool>,
     pub writes: Option<Count>,
     pub nth: Option<Count>,
+    pub first: Option<bool>,
 }
 
 /// `peers:`: the ops of the function that match `rule`.
@@ -1159,6 +1160,35 @@ fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bind
     let Some((wi, w)) = sw.write_at(node) else {
         return false;
     };
+    if !write_passes(cx, m, w, b) {
+        return false;
+    }
+    if let Some(want) = m.first {
+        let earlier = sw
+            .writes_to(w.state)
+            .filter(|o| o.nth < w.nth)
+            .any(|o| write_passes(cx, m, o, &mut b.clone()));
+        if earlier == want {
+            return false;
+        }
+    }
+    if let Some(s) = &m.state {
+        b.insert(s.clone(), Binding::State(w.state));
+    }
+    if let Some(s) = &m.window {
+        b.insert(s.clone(), Binding::Write(wi));
+    }
+    true
+}
+
+/// Every key of `m` but `first` and the captures holds for write `w`.
+fn write_passes(
+    cx: &Ctx<'_>,
+    m: &StateWriteM,
+    w: &crate::analysis::state_writes::StateWrite,
+    b: &mut Bindings,
+) -> bool {
+    let sw = &cx.analysis.states;
     let window = w.window.as_ref();
     if let Some(want) = m.full {
         if (window.and_then(|w| w.covers_all()) == Some(true)) != want {
@@ -1225,12 +1255,6 @@ fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bind
         if !value_matches(cx, v, ValRef::Named(&st.name, None), b) {
             return false;
         }
-    }
-    if let Some(s) = &m.state {
-        b.insert(s.clone(), Binding::State(w.state));
-    }
-    if let Some(s) = &m.window {
-        b.insert(s.clone(), Binding::Write(wi));
     }
     true
 }

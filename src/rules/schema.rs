@@ -588,6 +588,10 @@ pub struct StateWriteSpec {
     /// Position of this write among them (1-based, program order).
     #[serde(default)]
     pub nth: Option<CountSpec>,
+    /// `true`: only the first write into the state (program order) that matches the other keys,
+    /// so that one cause repeated over many writes is one finding per function and state.
+    #[serde(default)]
+    pub first: Option<bool>,
 }
 
 /// `fix:` — a fix primitive name, or `{ kind, title, applicability }`.

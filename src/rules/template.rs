@@ -70,6 +70,10 @@ pub const WRITE_ACCESSORS: &[(&str, &str)] = &[
     ("nth", "position among the writes into the state (1-based)"),
     ("writes", "number of writes into the state in this function"),
     ("other_writes", "names of the other writes into the state"),
+    (
+        "also_written_by",
+        "`; also written by `a`, `b`` (the other writes into the state), or nothing",
+    ),
     ("rmw_ops", "element-wise ops that rewrite the old content"),
     ("rmw_count", "number of those ops"),
 ];
@@ -548,6 +552,18 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
                         .collect::<Vec<_>>()
                         .join(", "),
                 ),
+                "also_written_by" => {
+                    let others: Vec<String> = sw
+                        .writes_to(w.state)
+                        .filter(|o| o.write_op != w.write_op)
+                        .filter_map(|o| op_name(cx, Some(o.write_op)))
+                        .map(|n| format!("`{n}`"))
+                        .collect();
+                    Some(match others.len() {
+                        0 => String::new(),
+                        _ => format!("; also written by {}", others.join(", ")),
+                    })
+                }
                 "rmw_ops" => Some(
                     w.rmw_ops
                         .iter()

@@ -67,10 +67,13 @@ fn full_extent_finding_says_what_to_do() {
         ),
         "{help}"
     );
-    assert!(help.contains("`[0, N)` of an `N + 1`-row state"), "{help}");
-    assert!(help.contains("coreml-lint check --fix"));
-    assert!(help.contains("E5RT"));
-    assert!(help.contains("MLComputePlan"));
+    assert!(help.chars().count() <= 300, "{help}");
+    // The layout and the evidence are in the rule's `why` (`coreml-lint rule ID`), not the help.
+    let why = &rules.rules()[0].info().why;
+    assert!(why.contains("`[0, N)` of an `N + 1`-row state"), "{why}");
+    assert!(why.contains("coreml-lint check --fix"));
+    assert!(why.contains("E5RT"));
+    assert!(why.contains("MLComputePlan"));
     let fix = f.fix.as_ref().expect("pad-state offered");
     assert_eq!(fix.kind, "pad-state");
     assert_eq!(fix.applicability, Applicability::Safe);
@@ -1021,4 +1024,41 @@ fn stop_by_may_be_a_negation_that_walks_only_through_the_named_ops() {
     // relu -> cast -> exp: reached through the cast.
     let direct = chain("identity").replace("exp(x = m)", "exp(x = c)");
     assert_eq!(check(&direct, &rules).len(), 1);
+}
+
+#[test]
+fn state_write_first_keeps_the_first_matching_write_of_each_state() {
+    // Write 1 has a constant begin, writes 2 and 3 a run-time one: `first` keeps write 2 only.
+    let mil = r#"program(1.3)
+{
+    func main<ios18>(state<tensor<fp16, [4, 8]> > s, tensor<int32, [2]> pos, tensor<fp16, [1, 8]> u) {
+            tensor<int32, [2]> c = const()[name = string("c"), val = tensor<int32, [2]>([0, 0])];
+            tensor<int32, [2]> len = const()[name = string("len"), val = tensor<int32, [2]>([1, 8])];
+            tensor<int32, [2]> ce = add(x = c, y = len)[name = string("ce")];
+            tensor<int32, [2]> pe = add(x = pos, y = len)[name = string("pe")];
+            tensor<fp16, [4, 8]> o1 = read_state(input = s)[name = string("o1")];
+            tensor<fp16, [4, 8]> n1 = slice_update(begin = c, end = ce, update = u, x = o1)[name = string("n1")];
+            write_state(data = n1, input = s)[name = string("w1")];
+            tensor<fp16, [4, 8]> o2 = read_state(input = s)[name = string("o2")];
+            tensor<fp16, [4, 8]> n2 = slice_update(begin = pos, end = pe, update = u, x = o2)[name = string("n2")];
+            write_state(data = n2, input = s)[name = string("w2")];
+            tensor<fp16, [4, 8]> o3 = read_state(input = s)[name = string("o3")];
+            tensor<fp16, [4, 8]> n3 = slice_update(begin = pos, end = pe, update = u, x = o3)[name = string("n3")];
+            write_state(data = n3, input = s)[name = string("w3")];
+        } -> ();
+}"#;
+    let ops = |first: &str| {
+        let body = format!(
+            "id: r\ntitle: t\nseverity: info\nmatch:\n  state-write: {{ state: $S, runtime-begin: true{first} }}\nmessage: m\n"
+        );
+        let rule = load_rule_text("r.yaml", &body, None, false).expect("loads");
+        let rules = RuleSet::from_rules(vec![rule]).expect("set");
+        check(mil, &rules)
+            .into_iter()
+            .map(|f| f.op.unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ops(""), ["w2", "w3"]);
+    assert_eq!(ops(", first: true"), ["w2"]);
+    assert_eq!(ops(", first: false"), ["w3"]);
 }

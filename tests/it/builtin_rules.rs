@@ -45,3 +45,59 @@ fn builtin_rules_pass_their_tests() {
         "rules with no passing invalid case"
     );
 }
+
+/// The most characters a rendered help may have: a sentence or two that says what to change; the
+/// evidence belongs in `why` / `description` (`coreml-lint rule ID`).
+const MAX_HELP_CHARS: usize = 300;
+
+/// Rules whose help another branch shortens (issue 24: the field engineers own them); empty this
+/// list once they are merged.
+const HELP_OWNED_ELSEWHERE: &[&str] = &[];
+
+#[test]
+fn every_help_is_a_sentence_or_two() {
+    use coreml_lint::check::{check, CheckOptions, ConfigFile};
+    let rules = RuleSet::builtin().expect("rules");
+    let mut long = Vec::new();
+    for rule in rules.rules() {
+        let help = rule.help_text.as_deref().unwrap_or_default();
+        let owned_elsewhere = HELP_OWNED_ELSEWHERE.contains(&rule.id.as_str());
+        if help.chars().count() > MAX_HELP_CHARS && !owned_elsewhere {
+            long.push(format!(
+                "{} (template, {} chars)",
+                rule.id,
+                help.chars().count()
+            ));
+        }
+    }
+    let mut paths = vec![crate::common::corpus()];
+    paths.extend(crate::common::shared().map(|s| s.join("realworld")));
+    let options = CheckOptions {
+        config: ConfigFile::Isolated,
+        ..CheckOptions::default()
+    };
+    let outcome = check(&paths, &options).expect("check runs");
+    let mut rendered = 0;
+    for f in outcome.run.findings() {
+        let help = f.help.as_deref().unwrap_or_default();
+        rendered += usize::from(!help.is_empty());
+        let owned_elsewhere = HELP_OWNED_ELSEWHERE.contains(&f.rule.as_str());
+        if help.chars().count() > MAX_HELP_CHARS && !owned_elsewhere {
+            long.push(format!(
+                "{} at {} ({} chars): {help}",
+                f.rule,
+                f.path.display(),
+                help.chars().count()
+            ));
+        }
+    }
+    assert!(
+        rendered > 50,
+        "the corpus gives findings with help: {rendered}"
+    );
+    assert!(
+        long.is_empty(),
+        "helps over {MAX_HELP_CHARS} characters:\n{}",
+        long.join("\n")
+    );
+}

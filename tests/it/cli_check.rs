@@ -634,3 +634,142 @@ fn package_lines_are_the_lines_of_coreml_lint_dump() {
         assert!(!human.contains("rendered"), "{human}");
     }
 }
+
+/// What a user sees (issue 24): refused selectors, an empty folder, the statistics table, the fix
+/// summary, short error codes, wrapped and clipped human output.
+mod what_users_see {
+    use super::*;
+
+    fn run(cmd: &mut Command) -> (i32, String, String) {
+        let out = cmd.output().unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn an_unknown_selector_is_refused_with_the_nearest_id() {
+        let model = corpus("packages/state-full-extent-write.mlpackage");
+        for (flag, sel, near) in [
+            (
+                "--select",
+                "state-ful-extent-write",
+                "state-full-extent-write",
+            ),
+            ("--ignore", "stat", "state"),
+        ] {
+            let (code, _, err) = run(bin().args(["check", "--isolated", flag, sel]).arg(&model));
+            assert_eq!(code, 2, "{err}");
+            assert!(
+                err.contains(&format!("unknown rule selector `{sel}`")),
+                "{err}"
+            );
+            assert!(err.contains(&format!("did you mean `{near}`?")), "{err}");
+        }
+        let (code, _, err) = run(bin()
+            .args(["check", "--isolated", "--select", "state"])
+            .arg(&model));
+        assert_eq!(code, 1, "a prefix is a selector: {err}");
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("coreml-lint.yaml");
+        std::fs::write(&config, "per-path-ignores:\n  \"**\": [blob-overlapp]\n").unwrap();
+        let (code, _, err) = run(bin().arg("check").arg("--config").arg(&config).arg(&model));
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("per-path-ignores") && err.contains("`blob-overlap`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_named_folder_without_models_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (code, out, err) = run(bin().args(["check", "--isolated"]).arg(dir.path()));
+        assert_eq!(code, 2, "{out}{err}");
+        let all = format!("{out}{err}");
+        assert!(
+            all.contains(&format!("{}: no Core ML model", dir.path().display())),
+            "{all}"
+        );
+        let (code, _, _) = run(bin().args(["check", "--isolated"]).current_dir(dir.path()));
+        assert_eq!(
+            code, 0,
+            "the default walk of the current folder may find nothing"
+        );
+    }
+
+    #[test]
+    fn statistics_print_only_a_table_with_a_header() {
+        let model = corpus("packages/state-full-extent-write.mlpackage");
+        let (_, out, _) = run(bin()
+            .args(["check", "--isolated", "--exit-zero", "--statistics"])
+            .arg(&model));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0].split_whitespace().collect::<Vec<_>>(),
+            ["findings", "ops", "rule", "fix", "title"],
+            "{out}"
+        );
+        assert!(
+            lines[1..]
+                .iter()
+                .any(|l| l.contains("state-full-extent-write")),
+            "{out}"
+        );
+        assert!(
+            !out.contains("Checked") && !out.contains("help:"),
+            "only the table: {out}"
+        );
+    }
+
+    #[test]
+    fn a_fix_says_what_it_fixed() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = dir.path().join("m.mlpackage");
+        common::copy_tree(
+            &corpus("packages/state-full-extent-write.mlpackage"),
+            &model,
+        );
+        let (code, _, err) = run(bin().args(["check", "--isolated", "--fix"]).arg(&model));
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            err.contains("Fixed 1 finding in 1 model (state-full-extent-write: 1)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn read_errors_are_headed_by_a_short_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let mil = dir.path().join("model.mil");
+        std::fs::write(&mil, "program(1.3)\n{\n  %\n}\n").unwrap();
+        let (code, out, err) = run(bin().args(["check", "--isolated"]).arg(&mil));
+        assert_eq!(code, 2);
+        let all = format!("{out}{err}");
+        assert!(!all.contains("coreml_lint::"), "{all}");
+        assert!(all.lines().any(|l| l.trim() == "read"), "{all}");
+    }
+
+    #[test]
+    fn human_lines_fit_the_width_and_long_mil_lines_are_clipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mil = dir.path().join("model.mil");
+        let long = "x".repeat(600);
+        std::fs::write(
+            &mil,
+            format!("program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [1, 4]> {long}) {{\n            tensor<int32, [1]> i = const()[name = string(\"i\"), val = tensor<int32, [1]>([0])];\n            tensor<fp16, [1, 4]> g = gather(x = {long}, indices = i)[name = string(\"{long}_g\")];\n        }} -> (g);\n}}\n"),
+        )
+        .unwrap();
+        let (_, out, _) = run(bin().args(["check", "--isolated", "--exit-zero"]).arg(&mil));
+        assert!(out.contains('…'), "the long line is clipped: {out}");
+        for line in out.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{} columns: {line}",
+                line.chars().count()
+            );
+        }
+    }
+}

@@ -299,6 +299,14 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
     ),
     (
         Root::Corpus,
+        "packages/torch-image-preprocessing-fp32.mlpackage",
+        "main",
+        "fp32-compute",
+        4,
+        1,
+    ),
+    (
+        Root::Corpus,
         "packages/torch-origin-decoder-fp32.mlpackage",
         "main",
         "fp32-compute",

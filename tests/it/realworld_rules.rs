@@ -285,3 +285,36 @@ fn description_check_reads_realworld_descriptions() {
         "most real-world models describe an array input"
     );
 }
+
+/// coremltools' image preprocessing (the `image__scaled__` mul on the image input, in fp32, then
+/// the cast to fp16) is in every coremltools image model and is not fp32 compute to report.
+#[test]
+fn image_preprocessing_of_the_yolo_pipeline_is_not_fp32_compute() {
+    use coreml_lint::check::{check, CheckOptions, ConfigFile};
+    let Some(shared) = common::shared() else {
+        eprintln!("../shared not present: skipped");
+        return;
+    };
+    let yolo = shared.join("realworld/ultralytics-yolov8n-nms-pipeline/yolov8n.mlpackage");
+    let options = CheckOptions {
+        config: ConfigFile::Isolated,
+        keep: coreml_lint::check::Keep::Programs,
+        ..CheckOptions::default()
+    };
+    let outcome = check(&[yolo], &options).expect("check runs");
+    let mut scaled = 0;
+    for (model, findings) in outcome.run.checked() {
+        for f in &model.program.functions {
+            scaled += f
+                .ops()
+                .filter(|(_, op)| op.name.as_deref() == Some("image__scaled__"))
+                .count();
+        }
+        let fp32: Vec<_> = findings
+            .iter()
+            .filter(|f| f.rule == "fp32-compute")
+            .collect();
+        assert!(fp32.is_empty(), "{fp32:#?}");
+    }
+    assert_eq!(scaled, 1, "the detector sub-model scales its image input");
+}

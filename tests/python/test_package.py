@@ -183,6 +183,8 @@ def test_select_and_ignore() -> None:
     assert {d.rule for d in coreml_lint.check(model, select="state-blend-rmw")} == {"state-blend-rmw"}
     assert "state-blend-rmw" not in {d.rule for d in coreml_lint.check(model, ignore=["state-blend"])}
     assert coreml_lint.check(model, select=["tensor"]) == []
+    with pytest.raises(coreml_lint.ConfigError, match="did you mean `state-blend-rmw`"):
+        coreml_lint.check(model, select=["state-blend-rwm"])
 
 
 def test_a_config_file_is_found_or_named(tmp_path: Path) -> None:
@@ -313,6 +315,7 @@ def test_fix_to_an_output_folder(tmp_path: Path) -> None:
     assert Path(written).is_relative_to(tmp_path / "fixed")
     assert [Path(s).resolve() for s in report.sources] == [src.resolve()]
     assert any("padded" in m for m in report.messages)
+    assert all(m in repr(report) for m in report.messages)
     assert report.diagnostics == []
     assert coreml_lint.check(written) == []
     # The same bytes as the CLI's --fix --output.

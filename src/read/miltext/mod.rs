@@ -25,8 +25,23 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, ReadError> {
             label,
             line,
             column,
+            help: None,
         }))
     };
+    if let Some(span) = printed_program(text) {
+        let mut e = syntax_error(
+            span,
+            "this is a program printed by coremltools (`print(prog)`), not serialized text MIL"
+                .into(),
+            "printed program".into(),
+        );
+        if let ReadError::MilSyntax(e) = &mut e {
+            e.help = Some(
+                "save the model with `ct.convert(...).save(\"model.mlpackage\")` and check the package; `coreml-lint dump model.mlpackage` prints its text MIL".into(),
+            );
+        }
+        return Err(e);
+    }
     let toks = lexer::lex(text).map_err(|e| syntax_error(e.span, e.message, "here".into()))?;
     let syntax = parser::Parser::new(text, toks)
         .program()
@@ -58,6 +73,17 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, ReadError> {
         attributes: syntax.attributes,
         functions,
     })
+}
+
+/// The span of the heading of a coremltools `print(prog)` dump (`main[CoreML8](%x: ...`), if the
+/// text starts with one.
+fn printed_program(text: &str) -> Option<Span> {
+    let start = text.len() - text.trim_start().len();
+    let line = text[start..].lines().next()?;
+    let name_end = line.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let rest = &line[name_end..];
+    let printed = name_end > 0 && (rest.starts_with("[CoreML") || rest.starts_with("(%"));
+    printed.then(|| Span::new(start, start + line.len()))
 }
 
 #[cfg(test)]

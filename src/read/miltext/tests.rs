@@ -325,3 +325,31 @@ fn deeply_nested_blocks_are_an_error() {
     let (msg, ..) = parse_err(&text);
     assert!(msg.contains("blocks nested deeper"), "{msg}");
 }
+
+#[test]
+fn a_printed_program_is_named_as_such_with_how_to_save_one() {
+    let printed = "main[CoreML8](%x: (1, 4, fp32)(Tensor)) {\n  block0() {\n    %relu_0: (1, 4, fp32)(Tensor) = relu(x=%x, name=\"relu_0\")\n  } -> (%relu_0)\n}\n";
+    for text in [
+        printed,
+        &format!("\n  {printed}"),
+        "main(%x: (1, 4, fp32)(Tensor)) {\n}\n",
+    ] {
+        match parse_program(text, Path::new("t/model.mil")) {
+            Err(ReadError::MilSyntax(e)) => {
+                assert!(
+                    e.message.contains("printed by coremltools"),
+                    "{}",
+                    e.message
+                );
+                let help = e.help.as_deref().unwrap_or_default();
+                assert!(
+                    help.contains(".save(") && help.contains("coreml-lint dump"),
+                    "{help}"
+                );
+            }
+            other => panic!("not a printed-program error: {:?}", other.map(|_| ())),
+        }
+    }
+    let (message, _, _) = parse_err("program(1.3)\n{\n  %\n}");
+    assert!(message.contains("unexpected character"), "{message}");
+}
