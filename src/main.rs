@@ -312,6 +312,17 @@ fn check(args: CheckArgs) -> u8 {
     code
 }
 
+/// `$COLUMNS` when set, else the terminal's width when stdout is one (the report falls back to 100).
+fn output_width() -> Option<usize> {
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok());
+    columns.filter(|&c: &usize| c > 0).or_else(|| {
+        std::io::stdout()
+            .is_terminal()
+            .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+            .flatten()
+    })
+}
+
 fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
     let run = &outcome.run;
     let infos = &outcome.rules;
@@ -321,10 +332,7 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
             run,
             report::human::HumanOptions {
                 color: use_color(args.color),
-                width: std::io::stdout()
-                    .is_terminal()
-                    .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
-                    .flatten(),
+                width: output_width(),
                 quiet: args.quiet,
             },
         ),

@@ -613,6 +613,7 @@ fn package_lines_are_the_lines_of_coreml_lint_dump() {
         );
 
         let human = bin()
+            .env("COLUMNS", "1000")
             .arg("check")
             .arg("--isolated")
             .arg(&pkg)
@@ -762,8 +763,20 @@ mod what_users_see {
             format!("program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [1, 4]> {long}) {{\n            tensor<int32, [1]> i = const()[name = string(\"i\"), val = tensor<int32, [1]>([0])];\n            tensor<fp16, [1, 4]> g = gather(x = {long}, indices = i)[name = string(\"{long}_g\")];\n        }} -> (g);\n}}\n"),
         )
         .unwrap();
-        let (_, out, _) = run(bin().args(["check", "--isolated", "--exit-zero"]).arg(&mil));
+        let (_, out, _) = run(bin()
+            .env_remove("COLUMNS")
+            .args(["check", "--isolated", "--exit-zero"])
+            .arg(&mil));
         assert!(out.contains('…'), "the long line is clipped: {out}");
+        let (_, wide, _) = run(bin()
+            .env("COLUMNS", "160")
+            .args(["check", "--isolated", "--exit-zero"])
+            .arg(&mil));
+        let longest = |s: &str| s.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(
+            longest(&wide) > 100 && longest(&wide) <= 160,
+            "$COLUMNS sets the width: {wide}"
+        );
         for line in out.lines() {
             assert!(
                 line.chars().count() <= 100,

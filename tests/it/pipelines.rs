@@ -29,6 +29,7 @@ fn corpus(rel: &str) -> PathBuf {
 /// `coreml-lint check --output-format FORMAT paths…`: (exit code, stdout, stderr).
 fn check(format: &str, args: &[&str], paths: &[&Path]) -> (i32, String, String) {
     let out = bin()
+        .env("COLUMNS", "1000")
         .args(["check", "--output-format", format])
         .args(args)
         .args(paths)
