@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::rules::DeployTarget;
 use crate::config::{self, ConfigError, Overrides, Settings};
 use crate::discover::{discover, Discovered};
 use crate::finding::{Finding, Severity};
@@ -167,7 +168,9 @@ impl Checker {
     /// Ids the settings name are read through the rules' redirects first.
     pub fn with_rules(mut settings: Settings, rules: RuleSet) -> Checker {
         settings.redirect(rules.redirects());
-        let linter = Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
+        let linter = Linter::new(rules)
+            .restricted_to(|id| settings.is_enabled(id))
+            .for_target(settings.target.clone());
         Checker {
             settings,
             linter,
@@ -251,6 +254,7 @@ impl Checker {
         CheckRun {
             models: models.into_iter().flatten().collect(),
             elapsed: started.elapsed(),
+            target: self.linter.target().cloned(),
         }
     }
 
@@ -342,6 +346,7 @@ fn merge_fixed(
     CheckRun {
         models,
         elapsed: run.elapsed + rerun.elapsed,
+        target: run.target,
     }
 }
 
@@ -385,6 +390,8 @@ pub struct CheckRun {
     pub models: Vec<ModelResult>,
     /// Wall time of the reading and linting (and re-checking after fixes).
     pub elapsed: Duration,
+    /// The deployment target the rules checked for (`None`: every family, any OS).
+    pub target: Option<DeployTarget>,
 }
 
 /// Counts for the summary line.

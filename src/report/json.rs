@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
+use crate::rules::DeployTarget;
 
 /// How many covered op names a diagnostic lists (the count is always complete).
 const COVERED_NAMES: usize = 10;
@@ -37,7 +38,16 @@ pub fn finding(f: &Finding) -> Value {
     })
 }
 
-/// Renders the whole run as `{"version": 1, "diagnostics": [...], "errors": [...], "summary": {...}}`.
+/// The run's deployment target: the tokens given, the minimum OS and the chip families.
+pub fn target(t: &DeployTarget) -> Value {
+    json!({
+        "given": t.text(),
+        "min_os": t.os.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "families": t.families.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    })
+}
+
+/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`.
 pub fn render(run: &CheckRun) -> String {
     let diagnostics: Vec<Value> = run.findings().map(finding).collect();
     let errors: Vec<Value> = run
@@ -63,6 +73,7 @@ pub fn render(run: &CheckRun) -> String {
     let s = run.summary();
     let doc = json!({
         "version": 1,
+        "target": run.target.as_ref().map(target),
         "diagnostics": diagnostics,
         "errors": errors,
         "skipped": skipped,

@@ -2,7 +2,10 @@
 //! closed set of accessors per capture kind (checked at load). `{{` and `}}` are literal braces.
 
 use super::compile::{Vars, BUILTIN_VARS};
-use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind};
+use std::collections::BTreeSet;
+
+use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
+use super::target::{families_text, DeployTarget, Family};
 use super::suggest::did_you_mean;
 use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
 use crate::ir::{Node, NodeId, TensorType, ValueType};
@@ -93,6 +96,19 @@ pub const REGION_ACCESSORS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Accessors of the deployment target a finding applies to (`{TARGET}`, bound by `target:`).
+pub const TARGET_ACCESSORS: &[(&str, &str)] = &[
+    (
+        "",
+        "the chip families the finding applies to, e.g. `A13–A15 (iPhone 11–14) and M1–M3`",
+    ),
+    ("os", "the target's minimum OS, e.g. `iOS 17 / macOS 14`"),
+    ("given", "the `--target` tokens of the run, or `none`"),
+];
+
+/// A fact finding's target: the families it applies to and the run's target.
+pub type FactTarget<'a> = (&'a BTreeSet<Family>, Option<&'a DeployTarget>);
+
 /// How many names `{REGION.ops}` and `{REGION.exits}` spell out.
 const REGION_NAMES_SHOWN: usize = 3;
 
@@ -103,6 +119,7 @@ fn accessors(kind: VarKind) -> &'static [(&'static str, &'static str)] {
         VarKind::State => STATE_ACCESSORS,
         VarKind::Write => WRITE_ACCESSORS,
         VarKind::Region => REGION_ACCESSORS,
+        VarKind::Target => TARGET_ACCESSORS,
     }
 }
 
@@ -202,6 +219,12 @@ impl Template {
         let mut errors = Vec::new();
         for p in &self.parts {
             let Part::Var { name, acc } = p else { continue };
+            if fact.is_some() && name == TARGET_VAR && vars.contains_key(name) {
+                if !TARGET_ACCESSORS.iter().any(|(a, _)| a == acc) {
+                    errors.push(format!("`{{TARGET.{acc}}}`: unknown accessor for the target"));
+                }
+                continue;
+            }
             if let Some(kind) = fact {
                 if !acc.is_empty() {
                     errors.push(format!(
@@ -274,13 +297,14 @@ impl Template {
     }
 
     /// Renders against a model-level fact.
-    pub fn render_fact(&self, fact: &Fact) -> String {
+    pub fn render_fact(&self, fact: &Fact, on: Option<FactTarget<'_>>) -> String {
         let mut out = String::new();
         for p in &self.parts {
             match p {
                 Part::Text(t) => out.push_str(t),
-                Part::Var { name, .. } => {
+                Part::Var { name, acc } => {
                     let v = match name.as_str() {
+                        TARGET_VAR => on.map(|(families, run)| target_accessor(families, run, acc)),
                         "FUNCTION" => fact.function.clone(),
                         "OP" => fact.op.clone(),
                         "STATE" if !fact.captures.contains_key("STATE") => fact.state.clone(),
@@ -378,6 +402,14 @@ fn region_accessor(cx: &Ctx<'_>, r: &super::region::Region, acc: &str) -> Option
     }
 }
 
+fn target_accessor(families: &BTreeSet<Family>, run: Option<&DeployTarget>, acc: &str) -> String {
+    match acc {
+        "os" => run.map_or_else(|| "not given".to_string(), DeployTarget::os_text),
+        "given" => run.map_or_else(|| "none".to_string(), DeployTarget::text),
+        _ => families_text(families),
+    }
+}
+
 fn op_name(cx: &Ctx<'_>, id: Option<NodeId>) -> Option<String> {
     id.and_then(|n| cx.f.op(n))
         .map(|o| o.display_name().to_string())
@@ -389,6 +421,7 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
         Binding::Node(n) => node_accessor(cx, *n, acc),
         Binding::Value(v) => value_accessor(v, acc),
         Binding::Region(r) => region_accessor(cx, r, acc),
+        Binding::Target(families) => Some(target_accessor(families, cx.target, acc)),
         Binding::State(i) => {
             let st = sw.state(*i)?;
             let plan = cx
