@@ -11,6 +11,7 @@ pub mod description;
 pub mod facts;
 pub mod fix_plan;
 pub mod opset;
+pub mod os_requirement;
 pub mod state_writes;
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ use std::collections::{BTreeSet, VecDeque};
 
 use regex::Regex;
 
-use super::target::{opset_level, DeployTarget, Family};
+use super::target::{DeployTarget, Family};
+use crate::os_level::opset_level;
 use crate::analysis::blob_values::{BlobValues, NumberSummary};
 use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use super::suggest::did_you_mean;
+use crate::os_level::opset_level;
 
 /// A chip family with a Neural Engine: the A-series (iPhone, iPad) and the M-series (Mac, iPad).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -153,54 +154,6 @@ impl fmt::Display for OsVersion {
         }
         Ok(())
     }
-}
-
-/// "iOS 18 / macOS 15" for an iOS-equivalent level (`CoreML8` = 18; `CoreML9` = 26).
-pub fn level_text(level: u32) -> String {
-    let ios = OsVersion {
-        platform: Platform::Ios,
-        major: level,
-        minor: 0,
-    };
-    let mac = PLATFORMS[1]
-        .3
-        .iter()
-        .find(|(_, l)| *l == level)
-        .map(|(major, _)| OsVersion {
-            platform: Platform::Macos,
-            major: *major,
-            minor: 0,
-        });
-    match mac {
-        Some(m) => format!("{ios} / {m}"),
-        None => ios.to_string(),
-    }
-}
-
-/// The iOS-equivalent level of an opset number from `opset_number` (`ios18` = 18; `CoreML9`,
-/// which follows 18, is iOS 26).
-pub fn opset_level(opset: u32) -> u32 {
-    if opset == 19 {
-        26
-    } else {
-        opset
-    }
-}
-
-/// The iOS-equivalent level a `specificationVersion` needs (FORMAT.md's version table).
-pub fn spec_version_level(spec: i64) -> Option<u32> {
-    Some(match spec {
-        ..=0 => return None,
-        1 | 2 => 11,
-        3 => 12,
-        4 => 13,
-        5 => 14,
-        6 => 15,
-        7 => 16,
-        8 => 17,
-        9 => 18,
-        _ => 26,
-    })
 }
 
 /// The run's deployment target.
@@ -461,14 +414,5 @@ mod tests {
         );
         let t = DeployTarget::parse(&["a17,m4"]).unwrap();
         assert_eq!(families_text(&t.families), "A17 (iPhone 15 Pro) and M4");
-    }
-
-    #[test]
-    fn levels() {
-        assert_eq!(level_text(18), "iOS 18 / macOS 15");
-        assert_eq!(level_text(26), "iOS 26 / macOS 26");
-        assert_eq!(opset_level(19), 26);
-        assert_eq!(spec_version_level(9), Some(18));
-        assert_eq!(spec_version_level(10), Some(26));
     }
 }
