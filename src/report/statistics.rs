@@ -92,6 +92,7 @@ mod tests {
                 },
             }],
             elapsed: Default::default(),
+            target: None,
         };
         let rules = vec![RuleInfo {
             id: "b-rule".into(),

@@ -212,9 +212,8 @@ impl DeployTarget {
                     None => t.os.push(os),
                 }
             } else {
-                let known = known_tokens();
                 return Err(TargetError {
-                    suggestion: did_you_mean(&w, known.iter().map(String::as_str)),
+                    suggestion: suggestion(&w),
                     token: w,
                 });
             }
@@ -274,6 +273,30 @@ pub fn os_level_of(w: &str) -> Option<u32> {
     os_version(&lower)
         .map(OsVersion::ios_level)
         .or_else(|| super::matcher::opset_number(&lower).map(opset_level))
+}
+
+/// The closest known token, else the versions of the platform the token starts with.
+fn suggestion(w: &str) -> String {
+    let known = known_tokens();
+    let close = did_you_mean(w, known.iter().map(String::as_str));
+    if !close.is_empty() {
+        return close;
+    }
+    let letters: String = w.chars().take_while(char::is_ascii_alphabetic).collect();
+    let same: Vec<String> = known
+        .iter()
+        .filter(|k| {
+            k.starts_with(&letters)
+                && k[letters.len()..].chars().all(|c| c.is_ascii_digit())
+                && !letters.is_empty()
+        })
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if same.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean one of {}?", same.join(", "))
+    }
 }
 
 fn shorthand(w: &str) -> Option<Vec<Family>> {
@@ -399,7 +422,13 @@ mod tests {
     fn unknown_tokens_suggest() {
         let e = DeployTarget::parse(&["ios71"]).unwrap_err();
         assert_eq!(e.token, "ios71");
-        assert!(e.to_string().contains("did you mean `ios17`?"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("did you mean one of `ios15`, `ios16`, `ios17`, `ios18`, `ios26`?"),
+            "{e}"
+        );
+        let e = DeployTarget::parse(&["iphon"]).unwrap_err();
+        assert!(e.to_string().contains("did you mean `iphone`?"), "{e}");
         let e = DeployTarget::parse(&["a20"]).unwrap_err();
         assert!(e.to_string().contains("unknown target `a20`"), "{e}");
         assert!(DeployTarget::parse(&["iphone", "mac"]).is_ok());

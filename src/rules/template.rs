@@ -8,7 +8,7 @@ use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
 use super::target::{families_text, DeployTarget, Family};
 use super::suggest::did_you_mean;
 use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
-use crate::ir::{Node, NodeId, TensorType, ValueType};
+use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
 
 /// Accessors of an op / input capture (`{OP}` is one).
 pub const NODE_ACCESSORS: &[(&str, &str)] = &[
@@ -28,7 +28,28 @@ pub const VALUE_ACCESSORS: &[(&str, &str)] = &[
     ("rank", "rank"),
     ("value", "the constant value when known"),
     ("source", "what it depends on at run time"),
+    (
+        "axes",
+        "the shape with the Neural Engine's axis names: last W, then H, C, N (rank 5: N, D, C, H, W), e.g. [N=1, C=8, H=1, W=48000]",
+    ),
+    (
+        "flexibility",
+        "for a function input, the shapes the model description allows (ranges or enumerated shapes)",
+    ),
 ];
+
+/// The Neural Engine's names of the axes of a rank-`rank` tensor (the last is W; rank 5 is
+/// N, D, C, H, W, the order of the ANE compiler's own message).
+pub fn ane_axis_names(rank: usize) -> &'static [&'static str] {
+    match rank {
+        1 => &["W"],
+        2 => &["H", "W"],
+        3 => &["C", "H", "W"],
+        4 => &["N", "C", "H", "W"],
+        5 => &["N", "D", "C", "H", "W"],
+        _ => &[],
+    }
+}
 /// Accessors of a state capture (`state: $S`).
 pub const STATE_ACCESSORS: &[(&str, &str)] = &[
     ("", "the state's name"),
@@ -347,9 +368,23 @@ fn node_accessor(cx: &Ctx<'_>, node: NodeId, acc: &str) -> Option<String> {
     }
 }
 
-fn value_accessor(v: &ValueInfo, acc: &str) -> Option<String> {
+fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
     let tensor = v.ty.as_ref().and_then(ValueType::tensor);
     match acc {
+        "axes" => {
+            let dims = tensor?.shape.as_ref()?;
+            let names = ane_axis_names(dims.len());
+            if names.is_empty() {
+                return tensor.map(dims_text);
+            }
+            let parts: Vec<String> = names
+                .iter()
+                .zip(dims)
+                .map(|(n, d)| format!("{n}={d}"))
+                .collect();
+            Some(format!("[{}]", parts.join(", ")))
+        }
+        "flexibility" => Some(flexibility_text(cx, &v.name)),
         "" => Some(v.name.clone()),
         "dtype" => tensor.map(|t| t.dtype.to_string()),
         "shape" => tensor.map(dims_text),
@@ -361,6 +396,52 @@ fn value_accessor(v: &ValueInfo, acc: &str) -> Option<String> {
                 .map_or_else(|| "constants only".to_string(), |d| d.describe()),
         ),
         _ => None,
+    }
+}
+
+/// What the model description allows for input `name` of the function: "sizes 1…64 on axis 1",
+/// "3 enumerated shapes: [1, 8, 32], [1, 16, 32], [1, 32, 32]", or the MIL type's `?` dims.
+fn flexibility_text(cx: &Ctx<'_>, name: &str) -> String {
+    let flex = cx
+        .model
+        .and_then(|m| m.description.for_function(&cx.f.name))
+        .and_then(|d| d.inputs.iter().find(|i| i.name == name))
+        .and_then(|i| match &i.kind {
+            FeatureKind::Array { flexible, .. } => flexible.as_ref(),
+            _ => None,
+        });
+    let shape = |s: &[i64]| {
+        format!(
+            "[{}]",
+            s.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    match flex {
+        Some(Flexibility::Ranges(r)) => {
+            let parts: Vec<String> = r
+                .iter()
+                .enumerate()
+                .filter(|(_, (lo, hi))| i64::try_from(*lo).ok() != Some(*hi))
+                .map(|(axis, (lo, hi))| match *hi {
+                    h if h < 0 => format!("sizes {lo} and up on axis {axis}"),
+                    h => format!("sizes {lo}…{h} on axis {axis}"),
+                })
+                .collect();
+            if parts.is_empty() {
+                "a range of one size".to_string()
+            } else {
+                parts.join(", ")
+            }
+        }
+        Some(Flexibility::Enumerated(e)) => format!(
+            "{} enumerated shapes: {}",
+            e.len(),
+            e.iter().map(|s| shape(s)).collect::<Vec<_>>().join(", ")
+        ),
+        None => "unknown dimensions in the program".to_string(),
     }
 }
 
@@ -419,7 +500,7 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
     let sw = &cx.analysis.states;
     match b {
         Binding::Node(n) => node_accessor(cx, *n, acc),
-        Binding::Value(v) => value_accessor(v, acc),
+        Binding::Value(v) => value_accessor(cx, v, acc),
         Binding::Region(r) => region_accessor(cx, r, acc),
         Binding::Target(families) => Some(target_accessor(families, cx.target, acc)),
         Binding::State(i) => {
