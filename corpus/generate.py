@@ -752,10 +752,17 @@ def edit_pos_to_fp16(spec):
 # The package corpus
 
 
+# Models other scripts write: `generate_torch_*.py` (`torch-*`) and `generate_targets.py`.
+OTHER_GENERATORS = (
+    "torch-", "requires-newer-os", "tensor-dim-limit-wide", "conv-kernel-width",
+    "flexible-input-shape",
+)
+
+
 def reset_generated(folder: Path):
-    """Empty `folder` except the `torch-*` models the `generate_torch_*.py` scripts write."""
+    """Empty `folder` except the models the other generator scripts write."""
     for entry in sorted(folder.glob("*")) if folder.is_dir() else []:
-        if not entry.name.startswith("torch-"):
+        if not entry.name.startswith(OTHER_GENERATORS):
             reset(entry)
 
 
@@ -769,7 +776,7 @@ def build_packages():
     finally:
         shutil.rmtree(tmp)
     for path in sorted(PACKAGES.glob("*.mlpackage")) + sorted(REFERENCE.glob("*.mlpackage")):
-        if not path.name.startswith("torch-"):
+        if not path.name.startswith(OTHER_GENERATORS):
             stabilize(path)
 
 
