@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::rules::DeployTarget;
 use crate::config::{self, ConfigError, Overrides, Settings};
 use crate::discover::{discover, Discovered};
 use crate::finding::{Finding, Severity};
@@ -19,6 +18,7 @@ use crate::fix::run::{fix_models, FixOptions, FixRun};
 use crate::ir::Model;
 use crate::lint::Linter;
 use crate::read::{read_model_with, ReadError, ReadOptions, ReadOutcome, Stage};
+use crate::rules::DeployTarget;
 use crate::rules::{LoadError, RuleInfo, RuleSet};
 
 /// Which config file a check reads.

@@ -203,18 +203,17 @@ impl Settings {
             .into_iter()
             .map(|(pat, ids)| Ok((glob(&pat, &config_path)?, ids)))
             .collect::<Result<_, ConfigError>>()?;
-        let target = match (cli.target, opts.target) {
-            (Some(t), _) => Some(t),
-            (None, Some(tokens)) => {
-                Some(
-                    DeployTarget::parse(&tokens.to_vec()).map_err(|e| ConfigError {
+        let target =
+            match (cli.target, opts.target) {
+                (Some(t), _) => Some(t),
+                (None, Some(tokens)) => Some(DeployTarget::parse(&tokens.to_vec()).map_err(
+                    |e| ConfigError {
                         path: config_path.clone(),
                         message: format!("`target`: {e}"),
-                    })?,
-                )
-            }
-            (None, None) => None,
-        };
+                    },
+                )?),
+                (None, None) => None,
+            };
         Ok(Settings {
             target,
             select,

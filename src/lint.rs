@@ -60,7 +60,12 @@ impl Linter {
 
     /// Every finding of every rule in `model`.
     pub fn lint(&self, model: &Model) -> Vec<Finding> {
-        match_model_for(model, &self.rules, &model_facts(model), self.target.as_ref())
+        match_model_for(
+            model,
+            &self.rules,
+            &model_facts(model),
+            self.target.as_ref(),
+        )
     }
 }
 

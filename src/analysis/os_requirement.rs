@@ -31,11 +31,7 @@ fn function_need<'a>(table: &OpTable, f: &'a Function) -> Option<Need<'a>> {
         })
         .collect();
     ops.sort_by_key(|(op, _)| op.order);
-    let level = ops
-        .iter()
-        .map(|(_, l)| *l)
-        .chain(declared)
-        .max()?;
+    let level = ops.iter().map(|(_, l)| *l).chain(declared).max()?;
     Some(Need {
         level,
         function: f,

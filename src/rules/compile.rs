@@ -142,7 +142,10 @@ impl Compiler {
             return None;
         }
         if name == TARGET_VAR {
-            self.error(key, "`$TARGET` is reserved for the deployment target (`target:`)");
+            self.error(
+                key,
+                "`$TARGET` is reserved for the deployment target (`target:`)",
+            );
             return None;
         }
         if name == "OP" && kind != VarKind::Node {

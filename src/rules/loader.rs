@@ -365,7 +365,11 @@ fn load_rule_with_utils(
                 errors.extend(c.errors);
                 tm
             });
-            (Target::Fact(kind.clone(), on_target), vars, Some(registered))
+            (
+                Target::Fact(kind.clone(), on_target),
+                vars,
+                Some(registered),
+            )
         }
         None => {
             let mut c = Compiler::with_utils("match", utils.clone());

@@ -9,10 +9,10 @@ use std::collections::{BTreeSet, VecDeque};
 use regex::Regex;
 
 use super::target::{DeployTarget, Family};
-use crate::os_level::opset_level;
 use crate::analysis::blob_values::{BlobValues, NumberSummary};
 use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
+use crate::os_level::opset_level;
 
 /// The capture `target:` binds.
 pub const TARGET_VAR: &str = "TARGET";

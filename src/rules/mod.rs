@@ -20,8 +20,8 @@ pub mod testing;
 
 pub use engine::{match_function, match_model, match_model_for};
 pub use info::RuleInfo;
-pub use target::{DeployTarget, TargetError};
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
+pub use target::{DeployTarget, TargetError};
 pub use testing::{
     run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseStatus, TestReport,
 };

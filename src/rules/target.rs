@@ -321,21 +321,23 @@ pub fn family(w: &str) -> Option<Family> {
 }
 
 fn os_version(w: &str) -> Option<OsVersion> {
-    PLATFORMS.iter().find_map(|(platform, prefix, _, versions)| {
-        let rest = w.strip_prefix(prefix)?;
-        let (major, minor) = match rest.split_once('.') {
-            Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
-            None => (rest.parse().ok()?, 0),
-        };
-        versions
-            .iter()
-            .any(|(v, _)| *v == major)
-            .then_some(OsVersion {
-                platform: *platform,
-                major,
-                minor,
-            })
-    })
+    PLATFORMS
+        .iter()
+        .find_map(|(platform, prefix, _, versions)| {
+            let rest = w.strip_prefix(prefix)?;
+            let (major, minor) = match rest.split_once('.') {
+                Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+                None => (rest.parse().ok()?, 0),
+            };
+            versions
+                .iter()
+                .any(|(v, _)| *v == major)
+                .then_some(OsVersion {
+                    platform: *platform,
+                    major,
+                    minor,
+                })
+        })
 }
 
 fn implied_families(os: OsVersion) -> Vec<Family> {

@@ -5,8 +5,8 @@ use super::compile::{Vars, BUILTIN_VARS};
 use std::collections::BTreeSet;
 
 use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
-use super::target::{families_text, DeployTarget, Family};
 use super::suggest::did_you_mean;
+use super::target::{families_text, DeployTarget, Family};
 use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
 use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
 
@@ -242,7 +242,9 @@ impl Template {
             let Part::Var { name, acc } = p else { continue };
             if fact.is_some() && name == TARGET_VAR && vars.contains_key(name) {
                 if !TARGET_ACCESSORS.iter().any(|(a, _)| a == acc) {
-                    errors.push(format!("`{{TARGET.{acc}}}`: unknown accessor for the target"));
+                    errors.push(format!(
+                        "`{{TARGET.{acc}}}`: unknown accessor for the target"
+                    ));
                 }
                 continue;
             }

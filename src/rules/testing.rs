@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::engine::match_model_for;
-use super::target::DeployTarget;
 use super::loader::{Rule, RuleSet};
 use super::schema::{SerCase, SerExpect};
+use super::target::DeployTarget;
 use crate::analysis::facts::Fact;
 use crate::discover::discover;
 use crate::finding::Finding;

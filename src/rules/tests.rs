@@ -854,8 +854,16 @@ fn target_key_tests_families_and_the_minimum_os() {
             .map(|f| f.message)
             .collect::<Vec<_>>()
     };
-    assert_eq!(on(None), ["on A12–A15 (iPhone XS–14)"], "no target: it holds");
-    assert_eq!(on(Some("a14,a17")), ["on A14 (iPhone 12)"], "the families it applies to");
+    assert_eq!(
+        on(None),
+        ["on A12–A15 (iPhone XS–14)"],
+        "no target: it holds"
+    );
+    assert_eq!(
+        on(Some("a14,a17")),
+        ["on A14 (iPhone 12)"],
+        "the families it applies to"
+    );
     assert!(on(Some("a17,m1")).is_empty());
     assert_eq!(on(Some("ios17")).len(), 1, "iOS implies the A-series");
     assert!(on(Some("macos14")).is_empty(), "macOS implies the M-series");
@@ -866,12 +874,21 @@ fn target_key_tests_families_and_the_minimum_os() {
         match_model_for(&model, &r, &[], t.as_ref()).len()
     };
     assert_eq!(on(None), 0);
-    assert_eq!(on(Some("macos14")), 1, "macOS 14 is before the function's iOS18 opset");
+    assert_eq!(
+        on(Some("macos14")),
+        1,
+        "macOS 14 is before the function's iOS18 opset"
+    );
     assert_eq!(on(Some("macos15")), 0);
     assert_eq!(on(Some("macos14,a17")), 0, "not Mac-only");
     // Unknown families and conditions fail to load.
     for bad in ["families: [a21]", "os-before: ios99", "{}"] {
-        let text = format!("id: t\ntitle: t\nseverity: info\nmatch: {{ op: relu, target: {bad} }}\nmessage: m\n");
-        assert!(load_rule_text("t.yaml", &text, None, false).is_err(), "{bad}");
+        let text = format!(
+            "id: t\ntitle: t\nseverity: info\nmatch: {{ op: relu, target: {bad} }}\nmessage: m\n"
+        );
+        assert!(
+            load_rule_text("t.yaml", &text, None, false).is_err(),
+            "{bad}"
+        );
     }
 }

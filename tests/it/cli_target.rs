@@ -65,7 +65,10 @@ fn ios17_target_flags_the_ios18_model_and_not_the_ios17_one() {
     assert_eq!(v["target"]["given"], "ios17");
     assert_eq!(v["target"]["min_os"], serde_json::json!(["iOS 17"]));
 
-    let (code, v) = check("packages/requires-newer-os-clean.mlpackage", &["--target", "ios17"]);
+    let (code, v) = check(
+        "packages/requires-newer-os-clean.mlpackage",
+        &["--target", "ios17"],
+    );
     assert!(diagnostics(&v, "requires-newer-os").is_empty(), "{v:#}");
     assert_eq!(code, 0);
     // Without a target, and on an iOS 18 target, nothing to report.
@@ -101,7 +104,10 @@ fn family_limits_follow_the_target() {
     assert!(diagnostics(&v, "tensor-dim-limit").is_empty(), "{v:#}");
 
     let conv = "packages/conv-kernel-width-15.mlpackage";
-    assert_eq!(diagnostics(&check(conv, &[]).1, "conv-kernel-width").len(), 1);
+    assert_eq!(
+        diagnostics(&check(conv, &[]).1, "conv-kernel-width").len(),
+        1
+    );
     assert_eq!(
         diagnostics(&check(conv, &["--target", "a15"]).1, "conv-kernel-width").len(),
         1
@@ -120,8 +126,16 @@ fn flexible_inputs_are_an_info_on_a_mac_only_target() {
     };
     assert_eq!(sev(&[]), "warning");
     assert_eq!(sev(&["--target", "iphone"]), "warning");
-    assert_eq!(sev(&["--target", "ios17,macos14"]), "warning", "iPhone and Mac");
-    assert_eq!(sev(&["--target", "ios17,mac"]), "info", "the families named win");
+    assert_eq!(
+        sev(&["--target", "ios17,macos14"]),
+        "warning",
+        "iPhone and Mac"
+    );
+    assert_eq!(
+        sev(&["--target", "ios17,mac"]),
+        "info",
+        "the families named win"
+    );
     assert_eq!(sev(&["--target", "macos14"]), "info");
     assert_eq!(sev(&["--target", "m1,m4"]), "info");
     let (_, v) = check("packages/flexible-input-shape-enumerated.mlpackage", &[]);
@@ -180,7 +194,14 @@ fn config_target_and_sarif() {
     assert!(rules.contains(&"requires-newer-os"), "{rules:?}");
     // --target replaces the config's.
     let out = bin()
-        .args(["check", "--output-format", "json", "--target", "ios18", "--config"])
+        .args([
+            "check",
+            "--output-format",
+            "json",
+            "--target",
+            "ios18",
+            "--config",
+        ])
         .arg(&config)
         .arg(corpus("packages/requires-newer-os.mlpackage"))
         .output()
@@ -197,5 +218,8 @@ fn config_target_and_sarif() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("coreml-lint.yaml") && err.contains("unknown target `ios71`"), "{err}");
+    assert!(
+        err.contains("coreml-lint.yaml") && err.contains("unknown target `ios71`"),
+        "{err}"
+    );
 }

@@ -67,9 +67,7 @@ fn corpus_findings_of_every_builtin_rule() {
             .map(|t| DeployTarget::parse(&[t]).unwrap_or_else(|e| panic!("{rel}: {e}")));
         let got: Vec<Key> = models
             .iter()
-            .flat_map(|model| {
-                match_model_for(model, &rules, &model_facts(model), target.as_ref())
-            })
+            .flat_map(|model| match_model_for(model, &rules, &model_facts(model), target.as_ref()))
             .map(|f| {
                 (
                     f.rule.clone(),
