@@ -122,8 +122,8 @@ struct CheckArgs {
     rules: Vec<PathBuf>,
     /// Deployment target: the app's minimum OS and the chip families it runs on, comma-separated
     /// (`ios17`, `macos14,m1`, `iphone`, `a15,a17`); replaces the config's `target`.
-    #[arg(long, value_name = "TARGET", value_parser = parse_target)]
-    target: Option<DeployTarget>,
+    #[arg(long, value_name = "TARGET", value_parser = valid_target)]
+    target: Option<String>,
     /// Apply safe fixes.
     #[arg(long)]
     fix: bool,
@@ -244,8 +244,11 @@ impl Observer for StderrProgress {
     }
 }
 
-fn parse_target(text: &str) -> Result<DeployTarget, String> {
-    DeployTarget::parse(&[text]).map_err(|e| e.to_string())
+/// `--target` as given, once it parses (unknown tokens are clap's usage errors).
+fn valid_target(text: &str) -> Result<String, String> {
+    DeployTarget::parse(&[text])
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
 }
 
 fn check(args: CheckArgs) -> u8 {
@@ -263,7 +266,10 @@ fn check(args: CheckArgs) -> u8 {
             ignore: args.ignore.clone(),
             fail_on: args.fail_on.map(Severity::from),
             rules: args.rules.clone(),
-            target: args.target.clone(),
+            target: args
+                .target
+                .as_deref()
+                .and_then(|t| DeployTarget::parse(&[t]).ok()),
         },
         fix: fixing.then(|| FixOptions {
             allow_unsafe: args.unsafe_fixes,

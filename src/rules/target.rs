@@ -84,7 +84,10 @@ pub enum Platform {
 
 /// Per platform: its token prefix, display name, and the major versions known with the iOS
 /// release each ships with (the Core ML generation: macOS 14 = iOS 17 = `CoreML7`).
-const PLATFORMS: &[(Platform, &str, &str, &[(u32, u32)])] = &[
+/// A platform, its token prefix, its display name and (major version, iOS level) pairs.
+type PlatformEntry = (Platform, &'static str, &'static str, &'static [(u32, u32)]);
+
+const PLATFORMS: &[PlatformEntry] = &[
     (
         Platform::Ios,
         "ios",
@@ -129,7 +132,7 @@ pub struct OsVersion {
 }
 
 impl OsVersion {
-    fn entry(self) -> &'static (Platform, &'static str, &'static str, &'static [(u32, u32)]) {
+    fn entry(self) -> &'static PlatformEntry {
         PLATFORMS
             .iter()
             .find(|(p, ..)| *p == self.platform)
