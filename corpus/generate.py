@@ -753,7 +753,7 @@ def edit_pos_to_fp16(spec):
 
 
 # Models other scripts write: `generate_torch_*.py` (`torch-*`), `generate_field_attnconv.py`,
-# `generate_field_quant.py`.
+# `generate_field_quant.py`, `generate_targets.py`.
 OTHER_GENERATORS = (
     "torch-",
     "sdpa-fused-fp16",
@@ -761,6 +761,10 @@ OTHER_GENERATORS = (
     "quant-per-block-on-ane",
     "lut-scale-wrapper",
     "int16-narrowing",
+    "requires-newer-os",
+    "tensor-dim-limit-wide",
+    "conv-kernel-width",
+    "flexible-input-shape",
 )
 
 

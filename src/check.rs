@@ -18,6 +18,7 @@ use crate::fix::run::{fix_models, FixOptions, FixRun};
 use crate::ir::Model;
 use crate::lint::Linter;
 use crate::read::{read_model_with, ReadError, ReadOptions, ReadOutcome, Stage};
+use crate::rules::DeployTarget;
 use crate::rules::{LoadError, RuleInfo, RuleSet};
 
 /// Which config file a check reads.
@@ -187,7 +188,9 @@ impl Checker {
     /// Ids the settings name are read through the rules' redirects first.
     pub fn with_rules(mut settings: Settings, rules: RuleSet) -> Checker {
         settings.redirect(rules.redirects());
-        let linter = Linter::new(rules).restricted_to(|id| settings.is_enabled(id));
+        let linter = Linter::new(rules)
+            .restricted_to(|id| settings.is_enabled(id))
+            .for_target(settings.target.clone());
         Checker {
             settings,
             linter,
@@ -271,6 +274,7 @@ impl Checker {
         CheckRun {
             models: models.into_iter().flatten().collect(),
             elapsed: started.elapsed(),
+            target: self.linter.target().cloned(),
         }
     }
 
@@ -362,6 +366,7 @@ fn merge_fixed(
     CheckRun {
         models,
         elapsed: run.elapsed + rerun.elapsed,
+        target: run.target,
     }
 }
 
@@ -405,6 +410,8 @@ pub struct CheckRun {
     pub models: Vec<ModelResult>,
     /// Wall time of the reading and linting (and re-checking after fixes).
     pub elapsed: Duration,
+    /// The deployment target the rules checked for (`None`: every family, any OS).
+    pub target: Option<DeployTarget>,
 }
 
 /// Counts for the summary line.

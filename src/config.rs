@@ -9,6 +9,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::finding::{Finding, Severity};
+use crate::rules::schema::OneOrMany;
+use crate::rules::DeployTarget;
 
 pub mod selectors;
 
@@ -49,6 +51,8 @@ pub struct Options {
     pub per_path_ignores: Option<BTreeMap<String, Vec<String>>>,
     /// Fine-grained ignores by path, function, op and state.
     pub ignores: Option<Vec<IgnoreEntry>>,
+    /// Deployment target: the app's minimum OS and chip families (`ios17`, `[macos14, m1]`).
+    pub target: Option<OneOrMany>,
 }
 
 /// A config file that could not be used.
@@ -103,6 +107,8 @@ pub struct Overrides {
     pub fail_on: Option<Severity>,
     /// `--rules`: rule folders added to the config's.
     pub rules: Vec<PathBuf>,
+    /// `--target`: replaces the config's `target`.
+    pub target: Option<DeployTarget>,
 }
 
 struct CompiledIgnore {
@@ -119,6 +125,8 @@ pub struct Settings {
     pub fail_on: Severity,
     /// Extra rule folders (already resolved against the config file's folder).
     pub rule_dirs: Vec<PathBuf>,
+    /// The deployment target (`None`: every family, any OS).
+    pub target: Option<DeployTarget>,
     ignores: Vec<CompiledIgnore>,
     per_path: Vec<(GlobMatcher, Vec<String>)>,
     /// Folder the config's globs are relative to.
@@ -197,7 +205,19 @@ impl Settings {
             .into_iter()
             .map(|(pat, ids)| Ok((glob(&pat, &config_path)?, ids)))
             .collect::<Result<_, ConfigError>>()?;
+        let target =
+            match (cli.target, opts.target) {
+                (Some(t), _) => Some(t),
+                (None, Some(tokens)) => Some(DeployTarget::parse(&tokens.to_vec()).map_err(
+                    |e| ConfigError {
+                        path: config_path.clone(),
+                        message: format!("`target`: {e}"),
+                    },
+                )?),
+                (None, None) => None,
+            };
         Ok(Settings {
+            target,
             select,
             ignore,
             severity: opts.severity.unwrap_or_default(),

@@ -17,6 +17,7 @@ pub mod json_schema;
 pub mod limits;
 pub mod lint;
 pub(crate) mod mil_number;
+pub mod os_level;
 pub mod read;
 pub mod report;
 pub mod rules;

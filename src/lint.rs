@@ -7,7 +7,7 @@ use crate::analysis::opset::opset_facts;
 use crate::finding::Finding;
 use crate::ir::Model;
 use crate::rules::RuleInfo;
-use crate::rules::{match_model, RuleSet};
+use crate::rules::{match_model_for, DeployTarget, RuleSet};
 
 /// Runs a rule set over models.
 #[derive(Debug)]
@@ -16,6 +16,8 @@ pub struct Linter {
     rules: RuleSet,
     /// Every loaded rule, for reporters, whether it runs or not.
     infos: Vec<RuleInfo>,
+    /// The deployment target rules check for (`None`: every family, any OS).
+    target: Option<DeployTarget>,
 }
 
 impl Linter {
@@ -24,7 +26,19 @@ impl Linter {
         Linter {
             infos: rules.infos(),
             rules,
+            target: None,
         }
+    }
+
+    /// Checks for this deployment target.
+    pub fn for_target(mut self, target: Option<DeployTarget>) -> Linter {
+        self.target = target;
+        self
+    }
+
+    /// The deployment target rules check for.
+    pub fn target(&self) -> Option<&DeployTarget> {
+        self.target.as_ref()
     }
 
     /// Runs only the rules whose id `enabled` accepts (a rule that is not selected costs nothing);
@@ -46,7 +60,12 @@ impl Linter {
 
     /// Every finding of every rule in `model`.
     pub fn lint(&self, model: &Model) -> Vec<Finding> {
-        match_model(model, &self.rules, &model_facts(model))
+        match_model_for(
+            model,
+            &self.rules,
+            &model_facts(model),
+            self.target.as_ref(),
+        )
     }
 }
 
@@ -57,5 +76,6 @@ pub fn model_facts(model: &Model) -> Vec<Fact> {
     facts.extend(description_facts(model));
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
     facts.extend(opset_facts(model));
+    facts.extend(crate::analysis::os_requirement::os_requirement_facts(model));
     facts
 }

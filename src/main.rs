@@ -14,7 +14,7 @@ use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
 use coreml_lint::fix::run::{fixed_texts, FixOptions};
 use coreml_lint::report;
-use coreml_lint::rules::RuleSet;
+use coreml_lint::rules::{DeployTarget, RuleSet};
 
 #[derive(Parser)]
 #[command(
@@ -120,6 +120,10 @@ struct CheckArgs {
     /// Extra folders of YAML rules.
     #[arg(long = "rules", value_name = "DIR")]
     rules: Vec<PathBuf>,
+    /// Deployment target: the app's minimum OS and the chip families it runs on, comma-separated
+    /// (`ios17`, `macos14,m1`, `iphone`, `a15,a17`); replaces the config's `target`.
+    #[arg(long, value_name = "TARGET", value_parser = valid_target)]
+    target: Option<String>,
     /// Apply safe fixes.
     #[arg(long)]
     fix: bool,
@@ -244,6 +248,13 @@ impl Observer for StderrProgress {
     }
 }
 
+/// `--target` as given, once it parses (unknown tokens are clap's usage errors).
+fn valid_target(text: &str) -> Result<String, String> {
+    DeployTarget::parse(&[text])
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
+}
+
 fn check(args: CheckArgs) -> u8 {
     let fixing = args.fix || args.unsafe_fixes || args.diff;
     let diff_only = args.diff && !(args.fix || args.unsafe_fixes);
@@ -259,6 +270,10 @@ fn check(args: CheckArgs) -> u8 {
             ignore: args.ignore.clone(),
             fail_on: args.fail_on.map(Severity::from),
             rules: args.rules.clone(),
+            target: args
+                .target
+                .as_deref()
+                .and_then(|t| DeployTarget::parse(&[t]).ok()),
         },
         fix: fixing.then(|| FixOptions {
             allow_unsafe: args.unsafe_fixes,

@@ -146,6 +146,7 @@ def check(
     select: Union[None, str, Sequence[str]] = None,
     ignore: Union[None, str, Sequence[str]] = None,
     config: Union[None, bool, str, "os.PathLike[str]"] = None,
+    target: Union[None, str, Sequence[str]] = None,
 ) -> List[Diagnostic]:
     """Lints a model and returns its diagnostics (an empty list when no rule reports anything).
 
@@ -157,15 +158,23 @@ def check(
         ignore: rule ids or prefixes not to run.
         config: a ``coreml-lint.yaml`` to use; ``None`` finds one upward from the model as the
             command line does; ``False`` ignores config files.
+        target: the deployment target, as ``--target`` takes it (``"ios17,a15"``,
+            ``["macos14", "m1"]``); replaces the config's ``target``.
 
     Raises:
         ReadError: a model could not be read (the message is the one the CLI prints).
-        ConfigError: the config file or a rule folder it names could not be used.
+        ConfigError: the config file or a rule folder it names could not be used, or ``target``
+            names an unknown OS or chip family.
     """
     config_file, isolated = _config(config)
-    with _ModelPath(model) as target:
+    with _ModelPath(model) as package:
         return _check(
-            target.path, _selectors(select), _selectors(ignore) or [], config_file, isolated
+            package.path,
+            _selectors(select),
+            _selectors(ignore) or [],
+            config_file,
+            isolated,
+            _selectors(target),
         )
 
 

@@ -121,6 +121,7 @@ def _check(
     ignore: List[str],
     config: Optional[str],
     isolated: bool,
+    target: Optional[List[str]] = None,
 ) -> List[Diagnostic]: ...
 def _fix(
     path: str,

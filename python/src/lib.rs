@@ -286,7 +286,7 @@ fn run_check(
 
 /// `coreml_lint.check`: the diagnostics of every model under `path`.
 #[pyfunction]
-#[pyo3(signature = (path, select, ignore, config, isolated))]
+#[pyo3(signature = (path, select, ignore, config, isolated, target=None))]
 fn _check(
     py: Python<'_>,
     path: PathBuf,
@@ -294,8 +294,13 @@ fn _check(
     ignore: Vec<String>,
     config: Option<PathBuf>,
     isolated: bool,
+    target: Option<Vec<String>>,
 ) -> PyResult<Vec<Diagnostic>> {
-    let options = options(select, ignore, config, isolated, None);
+    let mut options = options(select, ignore, config, isolated, None);
+    options.overrides.target = target
+        .map(|t| coreml_lint::rules::DeployTarget::parse(&t))
+        .transpose()
+        .map_err(|e| ConfigError::new_err(e.to_string()))?;
     Ok(run_check(py, path, options)?.0.diagnostics)
 }
 

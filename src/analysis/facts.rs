@@ -27,6 +27,8 @@ pub struct Fact {
     pub span: Option<Span>,
     /// Named values for message templates; keys are upper-case without `$` (`FILE`, `OFFSET`, `DETAIL`).
     pub captures: BTreeMap<String, String>,
+    /// The iOS-equivalent OS level the fact says the model needs (`os-before: required`).
+    pub requires_os: Option<u32>,
 }
 
 impl Fact {
@@ -40,6 +42,7 @@ impl Fact {
             state: None,
             span: None,
             captures: BTreeMap::new(),
+            requires_os: None,
         }
     }
 
@@ -77,6 +80,7 @@ pub fn fact_kinds() -> impl Iterator<Item = &'static FactKind> {
         .chain(super::description::FACT_KINDS)
         .chain(super::state_writes::FACT_KINDS)
         .chain(super::opset::FACT_KINDS)
+        .chain(super::os_requirement::FACT_KINDS)
 }
 
 /// The registered kind called `name`.

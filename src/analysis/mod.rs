@@ -13,6 +13,7 @@ pub mod facts;
 pub mod fix_plan;
 pub mod implied_shape;
 pub mod opset;
+pub mod os_requirement;
 pub mod state_writes;
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use super::location::place;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 use crate::ir::Model;
+use crate::rules::DeployTarget;
 
 /// How many covered op names a diagnostic lists (the count is always complete).
 const COVERED_NAMES: usize = 10;
@@ -51,7 +52,16 @@ pub fn finding(model: &Model, f: &Finding) -> Value {
     })
 }
 
-/// Renders the whole run as `{"version": 1, "diagnostics": [...], "errors": [...], "summary": {...}}`.
+/// The run's deployment target: the tokens given, the minimum OS and the chip families.
+pub fn target(t: &DeployTarget) -> Value {
+    json!({
+        "given": t.text(),
+        "min_os": t.os.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "families": t.families.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    })
+}
+
+/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`.
 pub fn render(run: &CheckRun) -> String {
     to_text(&document(run))
 }
@@ -99,6 +109,7 @@ pub fn document(run: &CheckRun) -> Value {
     let s = run.summary();
     json!({
         "version": 1,
+        "target": run.target.as_ref().map(target),
         "diagnostics": diagnostics,
         "errors": errors,
         "skipped": skipped,

@@ -77,6 +77,10 @@ pub(crate) fn to_sarif(
         .any(|m| matches!(m.outcome, ModelOutcome::Failed(_)));
     let mut invocation = Invocation::builder().execution_successful(!failed).build();
     invocation.tool_execution_notifications = (!notifications.is_empty()).then_some(notifications);
+    invocation.properties = run
+        .target
+        .as_ref()
+        .map(|t| bag([("target", super::json::target(t))]));
 
     let driver = ToolComponent::builder()
         .name("coreml-lint")

@@ -108,6 +108,7 @@ mod tests {
                 },
             }],
             elapsed: Default::default(),
+            target: None,
         };
         let rules = vec![RuleInfo {
             id: "b-rule".into(),

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use regex::Regex;
 
 use super::matcher::{
-    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, PeersM, Range, Reason, Relation,
-    RuntimePat, StateWriteM, StopBy, ValueM, ValuePredM, VarKind,
+    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
+    RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
-    ReasonsSpec, RuntimeSpec, Scalars, SerRule, StateWriteSpec, StopBySpec, Utils, ValueSpec,
+    ReasonsSpec, RuntimeSpec, Scalars, SerRule, StateWriteSpec, StopBySpec, TargetSpec, Utils,
+    ValueSpec,
 };
 use super::suggest::did_you_mean;
 use super::template::Template;
@@ -139,6 +140,13 @@ impl Compiler {
             self.error(
                 key,
                 "`$REGION` is reserved for the region of an `origin:` rule",
+            );
+            return None;
+        }
+        if name == TARGET_VAR {
+            self.error(
+                key,
+                "`$TARGET` is reserved for the deployment target (`target:`)",
             );
             return None;
         }
@@ -362,6 +370,55 @@ impl Compiler {
                 .as_ref()
                 .map(|x| c.count("max-state-dim", x)),
             dynamic_inputs: f.dynamic_inputs,
+        })
+    }
+
+    /// `target:`; binds `TARGET`.
+    pub fn target(&mut self, t: &TargetSpec, vars: &mut Vars) -> TargetM {
+        self.bind("target", TARGET_VAR, VarKind::Target, vars);
+        self.nested("target", |c| {
+            let mut families = |key: &str, list: &OneOrMany| {
+                let mut out = std::collections::BTreeSet::new();
+                for w in list.to_vec() {
+                    match super::target::families_of(&w) {
+                        Some(f) => out.extend(f),
+                        None => {
+                            let known = super::target::known_families();
+                            c.error(
+                                key,
+                                format!(
+                                    "unknown chip family `{w}`{} (a12…a19, m1…m5, iphone, mac)",
+                                    did_you_mean(&w, known.iter().map(String::as_str))
+                                ),
+                            )
+                        }
+                    }
+                }
+                out
+            };
+            let fams = t.families.as_ref().map(|l| families("families", l));
+            let only = t.only_families.as_ref().map(|l| families("only-families", l));
+            let os_before = t.os_before.as_ref().and_then(|w| {
+                if w == "required" {
+                    return Some(OsBound::Required);
+                }
+                let level = super::target::os_level_of(w);
+                if level.is_none() {
+                    c.error(
+                        "os-before",
+                        format!("`{w}`: expected an opset or OS (ios18, CoreML8, macos15) or `required`"),
+                    );
+                }
+                level.map(OsBound::Level)
+            });
+            if fams.is_none() && only.is_none() && os_before.is_none() {
+                c.error("", "names no condition (families, only-families or os-before)");
+            }
+            TargetM {
+                families: fams,
+                only,
+                os_before,
+            }
         })
     }
 
@@ -629,6 +686,10 @@ impl Compiler {
                 .map(|c| self.nested("model", |cc| cc.count("spec-version", c)));
             atomic.push(Matcher::Model(ModelM { spec_version }));
         }
+        if let Some(t) = &r.target {
+            let m = self.target(t, &mut vars);
+            atomic.push(Matcher::Target(Box::new(m)));
+        }
         if let Some(list) = &r.all {
             let mut ms = Vec::new();
             for (i, sub) in list.iter().enumerate() {
@@ -731,8 +792,8 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, axis-dim, implied-shape, blocked-axes, name, function, model, all, any, reasons, \
-                 matches, fed-by, feeds, inside, has, peers or origin); \
+                 attr, axis-dim, implied-shape, blocked-axes, name, function, model, target, all, any, \
+                 reasons, matches, fed-by, feeds, inside, has, peers or origin); \
                  `not` alone matches everything else",
             );
         }

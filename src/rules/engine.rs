@@ -14,6 +14,8 @@ use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
 use super::region::regions;
 use super::schema::Status;
+use super::target::DeployTarget;
+use super::template::FactTarget;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
 use crate::analysis::fix_plan::{plan_model, ModelPlans};
@@ -22,8 +24,19 @@ use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 use crate::rules::fixes::PAD_STATE;
 
-/// Every finding of `rules` in `model`. `model_facts` are the model-level facts `fact:` rules select.
+/// Every finding of `rules` in `model`, with no deployment target. `model_facts` are the
+/// model-level facts `fact:` rules select.
 pub fn match_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
+    match_model_for(model, rules, model_facts, None)
+}
+
+/// Every finding of `rules` in `model` for a deployment target (`None`: every family, any OS).
+pub fn match_model_for(
+    model: &Model,
+    rules: &RuleSet,
+    model_facts: &[Fact],
+    target: Option<&DeployTarget>,
+) -> Vec<Finding> {
     let node_rules: Vec<&Rule> = rules
         .rules()
         .iter()
@@ -49,17 +62,26 @@ pub fn match_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<
                     &node_rules,
                     &BlobValues::new(model),
                     Some(&plans),
+                    target,
                 )
             })
             .collect();
         out.extend(per_function.into_iter().flatten());
     }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
-        let Target::Fact(kind) = &rule.target else {
+        let Target::Fact(kind, on_target) = &rule.target else {
             continue;
         };
         for fact in model_facts.iter().filter(|x| &x.kind == kind) {
-            out.push(fact_finding(model, rule, fact));
+            let applies = match on_target {
+                None => None,
+                Some(t) => match t.holds(target, fact.requires_os) {
+                    Some(families) => Some(families),
+                    None => continue,
+                },
+            };
+            let on = applies.as_ref().map(|families| (families, target));
+            out.push(fact_finding(model, rule, fact, on));
         }
     }
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -73,7 +95,7 @@ pub fn match_function(
     facts: &FunctionAnalysis,
     rules: &[&Rule],
 ) -> Vec<Finding> {
-    match_function_with(model, f, facts, rules, &BlobValues::new(model), None)
+    match_function_with(model, f, facts, rules, &BlobValues::new(model), None, None)
 }
 
 fn match_function_with(
@@ -83,6 +105,7 @@ fn match_function_with(
     rules: &[&Rule],
     blobs: &BlobValues<'_>,
     plans: Option<&ModelPlans>,
+    target: Option<&DeployTarget>,
 ) -> Vec<Finding> {
     let cx = Ctx {
         f,
@@ -90,6 +113,7 @@ fn match_function_with(
         model: Some(model),
         blobs: Some(blobs),
         plans,
+        target,
     };
     let index = RuleIndex::new(rules);
     let mut out = Vec::new();
@@ -364,7 +388,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
     }
 }
 
-fn fact_finding(model: &Model, rule: &Rule, fact: &Fact) -> Finding {
+fn fact_finding(model: &Model, rule: &Rule, fact: &Fact, on: Option<FactTarget<'_>>) -> Finding {
     Finding {
         rule: rule.id.clone(),
         severity: rule.severity,
@@ -373,11 +397,11 @@ fn fact_finding(model: &Model, rule: &Rule, fact: &Fact) -> Finding {
         function: fact.function.clone(),
         op: fact.op.clone(),
         state: fact.state.clone(),
-        message: rule.message.render_fact(fact),
-        help: rule.help.as_ref().map(|h| h.render_fact(fact)),
+        message: rule.message.render_fact(fact, on),
+        help: rule.help.as_ref().map(|h| h.render_fact(fact, on)),
         fix: rule.fix.as_ref().map(|fx| FixOffer {
             kind: fx.kind.clone(),
-            title: fx.title.render_fact(fact),
+            title: fx.title.render_fact(fact, on),
             applicability: fx.applicability,
             plan: None,
         }),

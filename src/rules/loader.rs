@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::compile::{CompileError, Compiler, Vars};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
-use super::matcher::{Matcher, NodeMatchers};
+use super::matcher::{Matcher, NodeMatchers, TargetM};
 use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
 use super::suggest::did_you_mean;
 use super::template::Template;
@@ -28,8 +28,9 @@ mod builtin {
 pub(crate) enum Target {
     /// Nodes of each function (ops and inputs).
     Nodes(Matcher),
-    /// Model-level facts of this kind.
-    Fact(String),
+    /// Model-level facts of this kind, on a deployment target that meets the condition (`target:`
+    /// next to `fact:`).
+    Fact(String, Option<TargetM>),
 }
 
 /// A fix a rule offers, resolved at load.
@@ -137,7 +138,7 @@ impl Rule {
 
     /// True for `fact:` rules.
     pub fn is_fact_rule(&self) -> bool {
-        matches!(self.target, Target::Fact(_))
+        matches!(self.target, Target::Fact(..))
     }
 }
 
@@ -358,7 +359,18 @@ fn load_rule_with_utils(
                     ),
                 );
             }
-            (Target::Fact(kind.clone()), Vars::new(), Some(registered))
+            let mut vars = Vars::new();
+            let on_target = m.target.as_ref().map(|t| {
+                let mut c = Compiler::at("match");
+                let tm = c.target(t, &mut vars);
+                errors.extend(c.errors);
+                tm
+            });
+            (
+                Target::Fact(kind.clone(), on_target),
+                vars,
+                Some(registered),
+            )
         }
         None => {
             let mut c = Compiler::with_utils("match", utils.clone());
@@ -495,7 +507,7 @@ fn load_rule_with_utils(
     }
     let (potential, inputs_only, node_matchers) = match &target {
         Target::Nodes(m) => (m.potential_ops(), m.inputs_only(), Some(m.for_node_kinds())),
-        Target::Fact(_) => (None, false, None),
+        Target::Fact(..) => (None, false, None),
     };
     Ok(Rule {
         id: parsed.id,

@@ -8,9 +8,14 @@ use std::collections::{BTreeSet, VecDeque};
 
 use regex::Regex;
 
+use super::target::{DeployTarget, Family};
 use crate::analysis::blob_values::{BlobValues, NumberSummary};
 use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
+use crate::os_level::opset_level;
+
+/// The capture `target:` binds.
+pub const TARGET_VAR: &str = "TARGET";
 
 /// What a capture holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -29,6 +34,8 @@ pub enum VarKind {
     Peers,
     /// The texts of the `reasons:` entries that hold.
     Reasons,
+    /// The deployment target a finding applies to (`{TARGET}`, bound by `target:`).
+    Target,
 }
 
 impl VarKind {
@@ -42,6 +49,7 @@ impl VarKind {
             VarKind::Region => "a region",
             VarKind::Peers => "a list of peer ops",
             VarKind::Reasons => "a list of reasons",
+            VarKind::Target => "the target",
         }
     }
 }
@@ -74,6 +82,9 @@ pub enum Binding {
     },
     /// The texts of the `reasons:` entries that hold, in entry order.
     Reasons(Vec<String>),
+    /// The chip families of the run's target a `target:` condition applies to (without a target,
+    /// the families the condition names; empty: not about families).
+    Target(BTreeSet<Family>),
 }
 
 /// Captures by name (without `$`), in name order. A rule binds a handful at most, so a sorted
@@ -271,6 +282,64 @@ pub struct ModelM {
     pub spec_version: Option<Count>,
 }
 
+/// Conditions on the run's deployment target (`target:`).
+#[derive(Clone, Debug, Default)]
+pub struct TargetM {
+    /// Some family of the target is one of these (holds when the target names no family).
+    pub families: Option<BTreeSet<Family>>,
+    /// Every family of the target is one of these (does not hold when it names none).
+    pub only: Option<BTreeSet<Family>>,
+    /// The target's minimum OS is older than this (does not hold when it names no OS).
+    pub os_before: Option<OsBound>,
+}
+
+/// What `os-before:` compares the target's minimum OS with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OsBound {
+    /// An iOS-equivalent level (`ios18` = 18, `macos15` = 18).
+    Level(u32),
+    /// The level the function's opset needs (in a `fact:` rule: the one the fact says).
+    Required,
+}
+
+impl TargetM {
+    /// The families the condition applies to on `run`, when it holds; `required` is the level
+    /// `os-before: required` compares with.
+    pub fn holds(
+        &self,
+        run: Option<&DeployTarget>,
+        required: Option<u32>,
+    ) -> Option<BTreeSet<Family>> {
+        let named = run.map(|r| &r.families).filter(|f| !f.is_empty());
+        let mut applies = named.cloned().unwrap_or_default();
+        if let Some(want) = &self.families {
+            applies = match named {
+                Some(have) => have.intersection(want).copied().collect(),
+                None => want.clone(),
+            };
+            if applies.is_empty() {
+                return None;
+            }
+        }
+        if let Some(only) = &self.only {
+            if !named.is_some_and(|have| have.is_subset(only)) {
+                return None;
+            }
+        }
+        if let Some(bound) = self.os_before {
+            let min = run.and_then(DeployTarget::min_level)?;
+            let level = match bound {
+                OsBound::Level(l) => l,
+                OsBound::Required => required?,
+            };
+            if min >= level {
+                return None;
+            }
+        }
+        Some(applies)
+    }
+}
+
 /// Predicates on a state write.
 #[derive(Clone, Debug, Default)]
 pub struct StateWriteM {
@@ -361,6 +430,8 @@ pub enum Matcher {
     },
     Function(Box<FunctionM>),
     Model(ModelM),
+    /// `target:`: the run's deployment target; binds `TARGET`.
+    Target(Box<TargetM>),
     Capture(String),
     /// `reasons:`: at least one entry holds; the texts of those that do are bound to `capture`.
     Reasons {
@@ -413,6 +484,8 @@ pub struct Ctx<'a> {
     pub blobs: Option<&'a BlobValues<'a>>,
     /// The model's state fix plans (for fix offers and `{S.pad_axis}`-style accessors).
     pub plans: Option<&'a crate::analysis::fix_plan::ModelPlans>,
+    /// The run's deployment target (for `target:`), if one was given.
+    pub target: Option<&'a DeployTarget>,
 }
 
 /// A value reference: a named value or an inline literal.
@@ -597,6 +670,16 @@ impl Matcher {
                     .as_ref()
                     .is_none_or(|c| m.spec_version.is_some_and(|v| c.test(v)))
             }),
+            Matcher::Target(t) => {
+                let required = opset_number(&f.opset).map(opset_level);
+                match t.holds(cx.target, required) {
+                    Some(families) => {
+                        b.insert(TARGET_VAR.to_string(), Binding::Target(families));
+                        true
+                    }
+                    None => false,
+                }
+            }
             Matcher::Capture(name) => {
                 b.insert(name.clone(), Binding::Node(node));
                 true

@@ -14,12 +14,14 @@ pub(crate) mod placement;
 pub(crate) mod region;
 pub mod schema;
 mod suggest;
+pub mod target;
 pub(crate) mod template;
 pub mod testing;
 
-pub use engine::{match_function, match_model};
+pub use engine::{match_function, match_model, match_model_for};
 pub use info::RuleInfo;
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
+pub use target::{DeployTarget, TargetError};
 pub use testing::{
     run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseStatus, TestReport,
 };

@@ -167,6 +167,10 @@ pub struct SerRule {
     /// Properties of the model the node is in.
     #[serde(default)]
     pub model: Option<ModelSpec>,
+    /// The run's deployment target (`--target`): its chip families or its minimum OS. Binds
+    /// `{TARGET}` (the families the finding applies to). Allowed next to `fact:`.
+    #[serde(default)]
+    pub target: Option<TargetSpec>,
     /// Binds the matched node to a capture (`$X`).
     #[serde(default)]
     pub capture: Option<String>,
@@ -542,6 +546,25 @@ pub struct ModelSpec {
     pub spec_version: Option<CountSpec>,
 }
 
+/// `target:` — conditions on the run's deployment target. Without a target (or without chip
+/// families in it) `families` holds, so the strictest limit applies; `only-families` and
+/// `os-before` do not hold.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TargetSpec {
+    /// Some chip family of the target is one of these (`a12`…`a19`, `m1`…`m5`, `iphone`, `mac`).
+    #[serde(default)]
+    pub families: Option<OneOrMany>,
+    /// Every chip family of the target is one of these (e.g. `mac`: a Mac-only app).
+    #[serde(default)]
+    pub only_families: Option<OneOrMany>,
+    /// The target's minimum OS is older than this: an opset or OS (`ios18`, `CoreML8`, `macos15`),
+    /// or `required`: the OS the function's opset needs (in a `fact:` rule, the OS the fact says
+    /// the model needs).
+    #[serde(default)]
+    pub os_before: Option<String>,
+}
+
 /// Predicates on a state write (see `analysis::state_writes`).
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -650,6 +673,9 @@ pub struct SerCase {
     /// What the case shows.
     #[serde(default)]
     pub note: Option<String>,
+    /// The deployment target the case is checked for (`--target` tokens, e.g. `ios17,a17`).
+    #[serde(default)]
+    pub target: Option<String>,
 }
 
 /// One expected finding; absent keys are not checked.

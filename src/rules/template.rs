@@ -2,10 +2,13 @@
 //! closed set of accessors per capture kind (checked at load). `{{` and `}}` are literal braces.
 
 use super::compile::{Vars, BUILTIN_VARS};
-use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind};
+use std::collections::BTreeSet;
+
+use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
 use super::suggest::did_you_mean;
+use super::target::{families_text, DeployTarget, Family};
 use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
-use crate::ir::{Node, NodeId, TensorType, ValueType};
+use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
 
 /// Accessors of an op / input capture (`{OP}` is one).
 pub const NODE_ACCESSORS: &[(&str, &str)] = &[
@@ -25,7 +28,28 @@ pub const VALUE_ACCESSORS: &[(&str, &str)] = &[
     ("rank", "rank"),
     ("value", "the constant value when known"),
     ("source", "what it depends on at run time"),
+    (
+        "axes",
+        "the shape with the Neural Engine's axis names: last W, then H, C, N (rank 5: N, D, C, H, W), e.g. [N=1, C=8, H=1, W=48000]",
+    ),
+    (
+        "flexibility",
+        "for a function input, the shapes the model description allows (ranges or enumerated shapes)",
+    ),
 ];
+
+/// The Neural Engine's names of the axes of a rank-`rank` tensor (the last is W; rank 5 is
+/// N, D, C, H, W, the order of the ANE compiler's own message).
+pub fn ane_axis_names(rank: usize) -> &'static [&'static str] {
+    match rank {
+        1 => &["W"],
+        2 => &["H", "W"],
+        3 => &["C", "H", "W"],
+        4 => &["N", "C", "H", "W"],
+        5 => &["N", "D", "C", "H", "W"],
+        _ => &[],
+    }
+}
 /// Accessors of a state capture (`state: $S`).
 pub const STATE_ACCESSORS: &[(&str, &str)] = &[
     ("", "the state's name"),
@@ -120,6 +144,20 @@ pub const REASONS_ACCESSORS: &[(&str, &str)] = &[
     ("count", "the number of entries that hold"),
 ];
 
+
+/// Accessors of the deployment target a finding applies to (`{TARGET}`, bound by `target:`).
+pub const TARGET_ACCESSORS: &[(&str, &str)] = &[
+    (
+        "",
+        "the chip families the finding applies to, e.g. `A13–A15 (iPhone 11–14) and M1–M3`",
+    ),
+    ("os", "the target's minimum OS, e.g. `iOS 17 / macOS 14`"),
+    ("given", "the `--target` tokens of the run, or `none`"),
+];
+
+/// A fact finding's target: the families it applies to and the run's target.
+pub type FactTarget<'a> = (&'a BTreeSet<Family>, Option<&'a DeployTarget>);
+
 /// How many names `{REGION.ops}` and `{REGION.exits}` spell out.
 const REGION_NAMES_SHOWN: usize = 3;
 
@@ -132,6 +170,7 @@ fn accessors(kind: VarKind) -> &'static [(&'static str, &'static str)] {
         VarKind::Region => REGION_ACCESSORS,
         VarKind::Peers => PEERS_ACCESSORS,
         VarKind::Reasons => REASONS_ACCESSORS,
+        VarKind::Target => TARGET_ACCESSORS,
     }
 }
 
@@ -231,6 +270,14 @@ impl Template {
         let mut errors = Vec::new();
         for p in &self.parts {
             let Part::Var { name, acc } = p else { continue };
+            if fact.is_some() && name == TARGET_VAR && vars.contains_key(name) {
+                if !TARGET_ACCESSORS.iter().any(|(a, _)| a == acc) {
+                    errors.push(format!(
+                        "`{{TARGET.{acc}}}`: unknown accessor for the target"
+                    ));
+                }
+                continue;
+            }
             if let Some(kind) = fact {
                 if !acc.is_empty() {
                     errors.push(format!(
@@ -303,13 +350,14 @@ impl Template {
     }
 
     /// Renders against a model-level fact.
-    pub fn render_fact(&self, fact: &Fact) -> String {
+    pub fn render_fact(&self, fact: &Fact, on: Option<FactTarget<'_>>) -> String {
         let mut out = String::new();
         for p in &self.parts {
             match p {
                 Part::Text(t) => out.push_str(t),
-                Part::Var { name, .. } => {
+                Part::Var { name, acc } => {
                     let v = match name.as_str() {
+                        TARGET_VAR => on.map(|(families, run)| target_accessor(families, run, acc)),
                         "FUNCTION" => fact.function.clone(),
                         "OP" => fact.op.clone(),
                         "STATE" if !fact.captures.contains_key("STATE") => fact.state.clone(),
@@ -352,9 +400,23 @@ fn node_accessor(cx: &Ctx<'_>, node: NodeId, acc: &str) -> Option<String> {
     }
 }
 
-fn value_accessor(v: &ValueInfo, acc: &str) -> Option<String> {
+fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
     let tensor = v.ty.as_ref().and_then(ValueType::tensor);
     match acc {
+        "axes" => {
+            let dims = tensor?.shape.as_ref()?;
+            let names = ane_axis_names(dims.len());
+            if names.is_empty() {
+                return tensor.map(dims_text);
+            }
+            let parts: Vec<String> = names
+                .iter()
+                .zip(dims)
+                .map(|(n, d)| format!("{n}={d}"))
+                .collect();
+            Some(format!("[{}]", parts.join(", ")))
+        }
+        "flexibility" => Some(flexibility_text(cx, &v.name)),
         "" => Some(v.name.clone()),
         "dtype" => tensor.map(|t| t.dtype.to_string()),
         "shape" => tensor.map(dims_text),
@@ -366,6 +428,52 @@ fn value_accessor(v: &ValueInfo, acc: &str) -> Option<String> {
                 .map_or_else(|| "constants only".to_string(), |d| d.describe()),
         ),
         _ => None,
+    }
+}
+
+/// What the model description allows for input `name` of the function: "sizes 1…64 on axis 1",
+/// "3 enumerated shapes: [1, 8, 32], [1, 16, 32], [1, 32, 32]", or the MIL type's `?` dims.
+fn flexibility_text(cx: &Ctx<'_>, name: &str) -> String {
+    let flex = cx
+        .model
+        .and_then(|m| m.description.for_function(&cx.f.name))
+        .and_then(|d| d.inputs.iter().find(|i| i.name == name))
+        .and_then(|i| match &i.kind {
+            FeatureKind::Array { flexible, .. } => flexible.as_ref(),
+            _ => None,
+        });
+    let shape = |s: &[i64]| {
+        format!(
+            "[{}]",
+            s.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    match flex {
+        Some(Flexibility::Ranges(r)) => {
+            let parts: Vec<String> = r
+                .iter()
+                .enumerate()
+                .filter(|(_, (lo, hi))| i64::try_from(*lo).ok() != Some(*hi))
+                .map(|(axis, (lo, hi))| match *hi {
+                    h if h < 0 => format!("sizes {lo} and up on axis {axis}"),
+                    h => format!("sizes {lo}…{h} on axis {axis}"),
+                })
+                .collect();
+            if parts.is_empty() {
+                "a range of one size".to_string()
+            } else {
+                parts.join(", ")
+            }
+        }
+        Some(Flexibility::Enumerated(e)) => format!(
+            "{} enumerated shapes: {}",
+            e.len(),
+            e.iter().map(|s| shape(s)).collect::<Vec<_>>().join(", ")
+        ),
+        None => "unknown dimensions in the program".to_string(),
     }
 }
 
@@ -430,6 +538,14 @@ fn region_accessor(cx: &Ctx<'_>, r: &super::region::Region, acc: &str) -> Option
     }
 }
 
+fn target_accessor(families: &BTreeSet<Family>, run: Option<&DeployTarget>, acc: &str) -> String {
+    match acc {
+        "os" => run.map_or_else(|| "not given".to_string(), DeployTarget::os_text),
+        "given" => run.map_or_else(|| "none".to_string(), DeployTarget::text),
+        _ => families_text(families),
+    }
+}
+
 fn op_name(cx: &Ctx<'_>, id: Option<NodeId>) -> Option<String> {
     id.and_then(|n| cx.f.op(n))
         .map(|o| o.display_name().to_string())
@@ -439,7 +555,7 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
     let sw = &cx.analysis.states;
     match b {
         Binding::Node(n) => node_accessor(cx, *n, acc),
-        Binding::Value(v) => value_accessor(v, acc),
+        Binding::Value(v) => value_accessor(cx, v, acc),
         Binding::Region(r) => region_accessor(cx, r, acc),
         Binding::Peers { peers, at } => peers_accessor(cx, peers, *at, acc),
         Binding::Reasons(texts) => match acc {
@@ -447,6 +563,7 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
             "count" => Some(texts.len().to_string()),
             _ => None,
         },
+        Binding::Target(families) => Some(target_accessor(families, cx.target, acc)),
         Binding::State(i) => {
             let st = sw.state(*i)?;
             let plan = cx

@@ -5,9 +5,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::engine::match_model;
+use super::engine::match_model_for;
 use super::loader::{Rule, RuleSet};
 use super::schema::{SerCase, SerExpect};
+use super::target::DeployTarget;
 use crate::analysis::facts::Fact;
 use crate::discover::discover;
 use crate::finding::Finding;
@@ -277,7 +278,12 @@ fn run_case(
         Ok(m) => m,
         Err(e) => return result(CaseStatus::Error, e),
     };
-    let findings = match_model(&model, single, &facts(&model));
+    let target = match case.target.as_deref().map(|t| DeployTarget::parse(&[t])) {
+        None => None,
+        Some(Ok(t)) => Some(t),
+        Some(Err(e)) => return result(CaseStatus::Error, e.to_string()),
+    };
+    let findings = match_model_for(&model, single, &facts(&model), target.as_ref());
     let got: Vec<String> = findings.iter().map(describe).collect();
     match kind {
         CaseKind::Valid => {

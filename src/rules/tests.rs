@@ -815,15 +815,19 @@ fn axis_dim_reads_the_axis_from_the_op() {
 fn node_kind_matchers_leave_out_only_alternatives_that_cannot_hold() {
     let rules = only(&builtin(), "tensor-dim-limit");
     let m = rules.rules()[0].node_matchers.as_ref().unwrap();
-    let branches = |m: &matcher::Matcher| match m {
-        matcher::Matcher::Origin(p) => match &**p {
-            matcher::Matcher::Any(list) => list.len(),
-            other => panic!("{other:?}"),
-        },
-        other => panic!("{other:?}"),
-    };
-    // Six `output:` alternatives for ops, six `input:` ones for function inputs.
-    assert_eq!((branches(&m.ops), branches(&m.inputs)), (6, 6));
+    // The `any:` alternatives the matcher keeps, counted through `all:` and nested `any:` (the
+    // rule's fragments are compiled in place).
+    fn alternatives(m: &matcher::Matcher) -> usize {
+        match m {
+            matcher::Matcher::Origin(p) => alternatives(p),
+            matcher::Matcher::Any(list) => list.iter().map(alternatives).sum(),
+            matcher::Matcher::All(list) => list.iter().map(alternatives).max().unwrap_or(1),
+            _ => 1,
+        }
+    }
+    // Per family group, three `output:` alternatives over 16384 and one over 65536 for ops; as
+    // many `input:` ones for function inputs.
+    assert_eq!((alternatives(&m.ops), alternatives(&m.inputs)), (4, 4));
     // An input and the ops it feeds are one region, found at the input.
     let mil = r#"program(1.3)
 {
@@ -1061,4 +1065,56 @@ fn state_write_first_keeps_the_first_matching_write_of_each_state() {
     assert_eq!(ops(""), ["w2", "w3"]);
     assert_eq!(ops(", first: true"), ["w2"]);
     assert_eq!(ops(", first: false"), ["w3"]);
+}
+
+#[test]
+fn target_key_tests_families_and_the_minimum_os() {
+    use crate::rules::{match_model_for, DeployTarget};
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, target: { families: [a12, a13, a14, a15] } }\nmessage: \"on {TARGET}\"\n");
+    let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n            tensor<fp16, [2]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
+    let model = snippet_model("t.mil", mil).unwrap();
+    let on = |t: Option<&str>| {
+        let t = t.map(|t| DeployTarget::parse(&[t]).unwrap());
+        match_model_for(&model, &r, &[], t.as_ref())
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        on(None),
+        ["on A12–A15 (iPhone XS–14)"],
+        "no target: it holds"
+    );
+    assert_eq!(
+        on(Some("a14,a17")),
+        ["on A14 (iPhone 12)"],
+        "the families it applies to"
+    );
+    assert!(on(Some("a17,m1")).is_empty());
+    assert_eq!(on(Some("ios17")).len(), 1, "iOS implies the A-series");
+    assert!(on(Some("macos14")).is_empty(), "macOS implies the M-series");
+    // only-families: never without families; os-before: never without an OS.
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, target: { only-families: [mac], os-before: required } }\nmessage: \"{TARGET.os}\"\n");
+    let on = |t: Option<&str>| {
+        let t = t.map(|t| DeployTarget::parse(&[t]).unwrap());
+        match_model_for(&model, &r, &[], t.as_ref()).len()
+    };
+    assert_eq!(on(None), 0);
+    assert_eq!(
+        on(Some("macos14")),
+        1,
+        "macOS 14 is before the function's iOS18 opset"
+    );
+    assert_eq!(on(Some("macos15")), 0);
+    assert_eq!(on(Some("macos14,a17")), 0, "not Mac-only");
+    // Unknown families and conditions fail to load.
+    for bad in ["families: [a21]", "os-before: ios99", "{}"] {
+        let text = format!(
+            "id: t\ntitle: t\nseverity: info\nmatch: {{ op: relu, target: {bad} }}\nmessage: m\n"
+        );
+        assert!(
+            load_rule_text("t.yaml", &text, None, false).is_err(),
+            "{bad}"
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use coreml_lint::discover::discover;
 use coreml_lint::lint::model_facts;
 use coreml_lint::read::read_model;
-use coreml_lint::rules::{match_model, RuleSet};
+use coreml_lint::rules::{match_model_for, DeployTarget, RuleSet};
 
 type Key = (
     String,
@@ -61,9 +61,13 @@ fn corpus_findings_of_every_builtin_rule() {
             assert!(ids.contains(&w.0), "{rel}: expects unknown rule {}", w.0);
             fired.insert(w.0.clone());
         }
+        // A record may name the deployment target its findings are for (`--target` tokens).
+        let target = v["target"]
+            .as_str()
+            .map(|t| DeployTarget::parse(&[t]).unwrap_or_else(|e| panic!("{rel}: {e}")));
         let got: Vec<Key> = models
             .iter()
-            .flat_map(|model| match_model(model, &rules, &model_facts(model)))
+            .flat_map(|model| match_model_for(model, &rules, &model_facts(model), target.as_ref()))
             .map(|f| {
                 (
                     f.rule.clone(),

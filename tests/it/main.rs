@@ -12,6 +12,7 @@ mod bundles;
 mod cli_check;
 mod cli_read;
 mod compiled_pipelines;
+mod cli_target;
 mod corpus_dump;
 mod corpus_rules;
 mod fix_offers;

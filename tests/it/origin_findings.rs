@@ -251,6 +251,14 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
     ),
     (
         Root::Corpus,
+        "packages/tensor-dim-limit-wide.mlpackage",
+        "main",
+        "tensor-dim-limit",
+        4,
+        1,
+    ),
+    (
+        Root::Corpus,
         "compiled/mlmodelc-state-not-fp16.mlmodelc",
         "main",
         "fp32-compute",

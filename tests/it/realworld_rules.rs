@@ -11,6 +11,10 @@
 //!   480000-sample mel input, the 51865/51866-wide logits, and the prefill model's 122880-long int16
 //!   index vectors.
 //! - `tensor-rank`: the rank-5 reshapes / transposes of htdemucs (11 regions).
+//! - `conv-kernel-width`: the STFT front ends as convs (WhisperKit's and the parakeet
+//!   preprocessor's 400- and 512-wide windows, silero-vad's 256-wide basis, one per chunk).
+//! - `flexible-input-shape`: the RangeDim inputs of the parakeet preprocessor (audio 1…32000) and
+//!   FluidAudio's TransposeEncoder (1…2048 on two axes).
 //! - `io-last-axis-alignment` (info): fp16 inputs and outputs whose last axis is not a multiple of
 //!   32 (e.g. WhisperKit's 3000-wide mel features).
 //!
@@ -29,6 +33,78 @@ use coreml_lint::rules::{match_model, RuleSet};
 
 /// (rule, model path under `realworld/`, severity, count).
 const PINNED: &[(&str, &str, &str, usize)] = &[
+    (
+        "conv-kernel-width",
+        "fluidaudio-parakeet-eou-1280ms/parakeet_eou_preprocessor.mlmodelc",
+        "warning",
+        2,
+    ),
+    (
+        "conv-kernel-width",
+        "mobius-silero-vad-compiled/silero-vad-unified-256ms-v6.0.0.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "conv-kernel-width",
+        "mobius-silero-vad-compiled/unified_256ms_int8.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "conv-kernel-width",
+        "mobius-silero-vad-compiled/unified_256ms_palette_4bit.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "conv-kernel-width",
+        "mobius-silero-vad-compiled/unified_256ms_pruned_int8.mlmodelc",
+        "warning",
+        8,
+    ),
+    (
+        "conv-kernel-width",
+        "mobius-silero-vad-compiled/unified_palette_2bit.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "conv-kernel-width",
+        "mobius-silero-vad-mlpackage/silero-vad-unified-256ms-v6.0.0.mlpackage",
+        "warning",
+        8,
+    ),
+    (
+        "conv-kernel-width",
+        "mobius-silero-vad-mlpackage/unified_256ms_palette_4bit.mlpackage",
+        "warning",
+        8,
+    ),
+    (
+        "conv-kernel-width",
+        "whisperkit-large-v3-947MB-palettized/MelSpectrogram.mlmodelc",
+        "warning",
+        2,
+    ),
+    (
+        "conv-kernel-width",
+        "whisperkit-tiny/MelSpectrogram.mlmodelc",
+        "warning",
+        2,
+    ),
+    (
+        "flexible-input-shape",
+        "fluidaudio-optimization-models/TransposeEncoder.mlmodelc",
+        "warning",
+        1,
+    ),
+    (
+        "flexible-input-shape",
+        "fluidaudio-parakeet-eou-1280ms/parakeet_eou_preprocessor.mlmodelc",
+        "warning",
+        1,
+    ),
     (
         "fp32-compute",
         "fluidaudio-parakeet-eou-1280ms/parakeet_eou_preprocessor.mlmodelc",

@@ -158,6 +158,7 @@ fn check(paths: &[PathBuf], message: &str) -> CheckRun {
     CheckRun {
         models,
         elapsed: Default::default(),
+        target: None,
     }
 }
 

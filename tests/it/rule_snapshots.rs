@@ -13,7 +13,7 @@ use coreml_lint::ir::Model;
 use coreml_lint::lint::model_facts;
 use coreml_lint::rules::schema::SerCase;
 use coreml_lint::rules::testing::snippet_model;
-use coreml_lint::rules::{match_model, Rule, RuleSet};
+use coreml_lint::rules::{match_model_for, Rule, RuleSet};
 
 fn case_model(rule: &Rule, case: &SerCase, name: &str) -> Model {
     match (&case.mil, &case.model) {
@@ -77,7 +77,11 @@ fn every_rule_renders_its_cases_as_snapshotted() {
             for (i, case) in cases.iter().enumerate() {
                 let name = format!("rules/{}.yaml#{list}[{i}]", rule.id);
                 let model = case_model(rule, case, &name);
-                let findings = match_model(&model, &single, &model_facts(&model));
+                let target = case.target.as_deref().map(|t| {
+                    coreml_lint::rules::DeployTarget::parse(&[t]).expect("a known target")
+                });
+                let findings =
+                    match_model_for(&model, &single, &model_facts(&model), target.as_ref());
                 let _ = writeln!(
                     out,
                     "{list}[{i}]{}: {} finding(s)",
