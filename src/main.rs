@@ -329,7 +329,9 @@ fn check(args: CheckArgs) -> u8 {
 
 /// `$COLUMNS` when set, else the terminal's width when stdout is one (the report falls back to 100).
 fn output_width() -> Option<usize> {
-    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok());
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok());
     columns.filter(|&c: &usize| c > 0).or_else(|| {
         std::io::stdout()
             .is_terminal()

@@ -144,7 +144,6 @@ pub const REASONS_ACCESSORS: &[(&str, &str)] = &[
     ("count", "the number of entries that hold"),
 ];
 
-
 /// Accessors of the deployment target a finding applies to (`{TARGET}`, bound by `target:`).
 pub const TARGET_ACCESSORS: &[(&str, &str)] = &[
     (
