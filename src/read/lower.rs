@@ -911,6 +911,7 @@ fn lower_description(d: Option<&proto::ModelDescription>) -> ModelDesc {
             })
             .unwrap_or_default(),
         op_histogram: None,
+        coreai: None,
     }
 }
 
