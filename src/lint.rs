@@ -56,5 +56,6 @@ pub fn model_facts(model: &Model) -> Vec<Fact> {
     facts.extend(description_facts(model));
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
     facts.extend(opset_facts(model));
+    facts.extend(crate::analysis::coreai::coreai_facts(model));
     facts
 }

@@ -5,6 +5,7 @@
 
 pub(crate) mod blob_values;
 pub mod blobs;
+pub mod coreai;
 pub(crate) mod consteval;
 pub(crate) mod dependence;
 pub mod description;
