@@ -96,6 +96,10 @@ def write_expected(name, findings):
     record = {
         "kind": "aimodel",
         "path": f"coreai/{name}.aimodel",
+        "specification_version": None,
+        "functions": {},
+        "states": {},
+        "description_states": {},
         "findings": [{"rule": r, "function": None, "op": None, "state": None} for r in findings],
     }
     (EXPECTED / f"{PREFIX}{name}.json").write_text(json.dumps(record, indent=2) + "\n")

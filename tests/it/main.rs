@@ -10,6 +10,7 @@ mod blob_realworld;
 mod builtin_rules;
 mod cli_check;
 mod cli_read;
+mod coreai;
 mod corpus_dump;
 mod corpus_rules;
 mod fix_offers;
