@@ -28,7 +28,9 @@ pub fn coreai_facts(model: &Model) -> Vec<Fact> {
         return Vec::new();
     };
     let mut out = file_facts(asset);
-    if asset.metadata_value("producer").is_none() && has_content(asset, crate::read::aimodel::METADATA) {
+    if asset.metadata_value("producer").is_none()
+        && has_content(asset, crate::read::aimodel::METADATA)
+    {
         out.push(Fact::new("coreai-no-producer"));
     }
     if let Some((stored, computed)) = &asset.hash {
@@ -61,7 +63,10 @@ pub fn coreai_facts(model: &Model) -> Vec<Fact> {
     for (kind, ops) in [
         ("coreai-gpu-rounding", ops_where(&|n| ROUNDING.contains(&n))),
         ("coreai-argmax", ops_where(&|n| n == "argmax")),
-        ("coreai-metal-kernel", ops_where(&|n| n.starts_with("metal4_kernel") || n == "metal_kernel")),
+        (
+            "coreai-metal-kernel",
+            ops_where(&|n| n.starts_with("metal4_kernel") || n == "metal_kernel"),
+        ),
     ] {
         if !ops.is_empty() {
             out.push(Fact::new(kind).with("OPS", ops.join(", ")));
@@ -106,7 +111,9 @@ fn base_name(op: &str) -> &str {
         }
         _ => last,
     };
-    unversioned.strip_prefix("broadcasting_").unwrap_or(unversioned)
+    unversioned
+        .strip_prefix("broadcasting_")
+        .unwrap_or(unversioned)
 }
 
 /// A Unix path with at least two components from the root, or a Windows drive path.
@@ -123,8 +130,14 @@ mod tests {
 
     #[test]
     fn op_base_names() {
-        assert_eq!(base_name("aicode.primitive.floor_divide_v1"), "floor_divide");
-        assert_eq!(base_name("aicode.broadcasting_floor_divide_v1"), "floor_divide");
+        assert_eq!(
+            base_name("aicode.primitive.floor_divide_v1"),
+            "floor_divide"
+        );
+        assert_eq!(
+            base_name("aicode.broadcasting_floor_divide_v1"),
+            "floor_divide"
+        );
         assert_eq!(base_name("aicode.argmax_v1"), "argmax");
         assert_eq!(base_name("aicode.metal.metal4_kernel_v1"), "metal4_kernel");
         assert_eq!(base_name("aicode.primitive.reshape_v2"), "reshape");
@@ -161,7 +174,12 @@ mod tests {
             crate::analysis::facts::tests::assert_registered(&facts, FACT_KINDS);
             kinds.extend(facts.into_iter().map(|f| f.kind));
         }
-        for k in ["coreai-hash-mismatch", "coreai-debug-info", "coreai-gpu-rounding", "coreai-argmax"] {
+        for k in [
+            "coreai-hash-mismatch",
+            "coreai-debug-info",
+            "coreai-gpu-rounding",
+            "coreai-argmax",
+        ] {
             assert!(kinds.contains(k), "no corpus asset gives {k}: {kinds:?}");
         }
     }

@@ -5,8 +5,8 @@
 
 pub(crate) mod blob_values;
 pub mod blobs;
-pub mod coreai;
 pub(crate) mod consteval;
+pub mod coreai;
 pub(crate) mod dependence;
 pub mod description;
 pub mod facts;

@@ -103,13 +103,21 @@ impl std::fmt::Display for AiAsset {
             writeln!(f, "  {k}: {v}")?;
         }
         if let Some((stored, computed)) = &self.hash {
-            let verdict = if stored == computed { "matches" } else { "MISMATCH" };
+            let verdict = if stored == computed {
+                "matches"
+            } else {
+                "MISMATCH"
+            };
             writeln!(f, "main.hash: {stored} ({verdict} sha256 of main.mlirb)")?;
         }
         let Some(b) = &self.bytecode else {
             return Ok(());
         };
-        writeln!(f, "bytecode: version {}, producer {}", b.version, b.producer)?;
+        writeln!(
+            f,
+            "bytecode: version {}, producer {}",
+            b.version, b.producer
+        )?;
         for s in &b.sections {
             writeln!(f, "  section {} @{} len {}", s.id, s.offset, s.len)?;
         }

@@ -15,7 +15,10 @@ fn dump_prints_the_inventory() {
     let out = bin().arg("dump").arg(&asset).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("bytecode: version 6, producer MLIR22.0.0git"), "{text}");
+    assert!(
+        text.contains("bytecode: version 6, producer MLIR22.0.0git"),
+        "{text}"
+    );
     assert!(text.contains("aicode.primitive.floor_divide_v1"), "{text}");
     assert!(text.contains("producer: coreai-core 1.0.0b3"), "{text}");
 }
@@ -54,6 +57,10 @@ fn damaged_bytecode_is_an_input_error_naming_file_and_offset() {
     std::fs::write(&program, &bytes).unwrap();
     let out = bin().arg("check").arg(&asset).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("main.mlirb") && err.contains("at byte"), "{err}");
+    let err =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("main.mlirb") && err.contains("at byte"),
+        "{err}"
+    );
 }

@@ -62,7 +62,9 @@ impl<'a> Reader<'a> {
     fn bytes(&mut self, n: u64, what: &str) -> Result<&'a [u8]> {
         let left = (self.data.len() - self.pos) as u64;
         if n > left {
-            return self.err(format!("{what} of {n} bytes runs past the end ({left} left)"));
+            return self.err(format!(
+                "{what} of {n} bytes runs past the end ({left} left)"
+            ));
         }
         let start = self.pos;
         self.pos += n as usize;
@@ -101,7 +103,9 @@ impl<'a> Reader<'a> {
 
     fn align_to(&mut self, alignment: u64) -> Result<()> {
         if alignment == 0 || !alignment.is_power_of_two() || alignment > 4096 {
-            return self.err(format!("alignment {alignment} is not a power of two up to 4096"));
+            return self.err(format!(
+                "alignment {alignment} is not a power of two up to 4096"
+            ));
         }
         let at = (self.base + self.pos) as u64;
         let pad = (alignment - at % alignment) % alignment;
@@ -195,7 +199,10 @@ fn parse_strings(data: &[u8], base: usize) -> Result<Vec<String>> {
 fn string_at<'s>(r: &Reader, strings: &'s [String], index: u64) -> Result<&'s str> {
     match strings.get(index as usize) {
         Some(s) => Ok(s),
-        None => r.err(format!("string index {index} out of range ({})", strings.len())),
+        None => r.err(format!(
+            "string index {index} out of range ({})",
+            strings.len()
+        )),
     }
 }
 
@@ -287,7 +294,9 @@ fn parse_resources(
                 let size = e.varint()?;
                 e.align_to(alignment)?;
                 if e.pos as u64 + size != len {
-                    return e.err(format!("blob of {size} bytes does not fill its {len}-byte entry"));
+                    return e.err(format!(
+                        "blob of {size} bytes does not fill its {len}-byte entry"
+                    ));
                 }
                 (size, alignment)
             } else {
@@ -337,7 +346,11 @@ mod tests {
         .unwrap();
         let whole = parse(&file).unwrap();
         assert_eq!(whole.version, 6);
-        assert!(whole.ops.iter().any(|o| o == "aicode.primitive.maximum_v1"), "{:?}", whole.ops);
+        assert!(
+            whole.ops.iter().any(|o| o == "aicode.primitive.maximum_v1"),
+            "{:?}",
+            whole.ops
+        );
         for cut in 0..file.len() {
             match parse(&file[..cut]) {
                 Err(e) => assert!(e.offset <= cut, "cut {cut}: {e:?}"),

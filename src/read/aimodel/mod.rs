@@ -23,10 +23,15 @@ pub const METADATA: &str = "metadata.json";
 
 const LFS_MAGIC: &[u8] = b"version https://git-lfs.github.com/spec/";
 
-/// Reads the bundle at `dir`.
-pub fn read_aimodel(dir: &Path) -> Result<ReadOutcome, ReadError> {
+/// Reads the bundle at `dir`; with `render`, the source text is the inventory as `dump` prints it
+/// (empty otherwise, as for a protobuf program).
+pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> {
     let asset = read_asset(dir)?;
-    let text = asset.to_string();
+    let text = if render {
+        asset.to_string()
+    } else {
+        String::new()
+    };
     Ok(ReadOutcome::Model(Box::new(Model {
         path: dir.to_path_buf(),
         kind: ModelKind::AiModel,
@@ -79,7 +84,9 @@ pub fn read_asset(dir: &Path) -> Result<AiAsset, ReadError> {
 fn read_file(path: &Path, dir: &Path) -> Result<(AssetFile, Option<Vec<u8>>), ReadError> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((AssetFile::Missing, None)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((AssetFile::Missing, None))
+        }
         Err(e) => return Err(ReadError::io(path, &e)),
     };
     if meta.file_type().is_symlink() {
@@ -126,7 +133,9 @@ mod tests {
     use super::*;
 
     fn corpus(name: &str) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/coreai").join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/coreai")
+            .join(name)
     }
 
     #[test]
@@ -168,6 +177,9 @@ mod tests {
         let bytes = std::fs::read(src.join(PROGRAM)).unwrap();
         std::fs::write(dir.path().join(PROGRAM), &bytes[..bytes.len() / 2]).unwrap();
         let err = read_asset(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("main.mlirb") && err.contains("at byte"), "{err}");
+        assert!(
+            err.contains("main.mlirb") && err.contains("at byte"),
+            "{err}"
+        );
     }
 }
