@@ -16,7 +16,6 @@ pub const FACT_KINDS: &[FactKind] = &[
     FactKind::new("coreai-debug-info", &["COUNT", "EXAMPLE"]),
     FactKind::new("coreai-gpu-rounding", &["OPS"]),
     FactKind::new("coreai-argmax", &["OPS"]),
-    FactKind::new("coreai-metal-kernel", &["OPS"]),
 ];
 
 /// Op kinds (after `aicode.`, without the `_vN` version) that the GPU delegate computes wrongly.
@@ -63,10 +62,6 @@ pub fn coreai_facts(model: &Model) -> Vec<Fact> {
     for (kind, ops) in [
         ("coreai-gpu-rounding", ops_where(&|n| ROUNDING.contains(&n))),
         ("coreai-argmax", ops_where(&|n| n == "argmax")),
-        (
-            "coreai-metal-kernel",
-            ops_where(&|n| n.starts_with("metal4_kernel") || n == "metal_kernel"),
-        ),
     ] {
         if !ops.is_empty() {
             out.push(Fact::new(kind).with("OPS", ops.join(", ")));
