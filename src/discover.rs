@@ -23,6 +23,7 @@ fn kind_of_name(path: &Path, is_dir: bool) -> Option<ModelKind> {
     match (ext, is_dir) {
         ("mlpackage", true) => Some(ModelKind::MlPackage),
         ("mlmodelc", true) => Some(ModelKind::MlModelc),
+        ("aimodel", true) => Some(ModelKind::AiModel),
         ("mlmodel", false) => Some(ModelKind::MlModel),
         ("mil", false) => Some(ModelKind::MilText),
         _ => None,
@@ -44,13 +45,14 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The nearest enclosing `.mlpackage` / `.mlmodelc` folder of `path` (itself included).
+/// The nearest enclosing `.mlpackage` / `.mlmodelc` / `.aimodel` folder of `path` (itself included).
 fn enclosing_package(path: &Path) -> Option<(PathBuf, ModelKind)> {
     path.ancestors().find_map(|a| {
         let ext = a.extension()?.to_str()?;
         let kind = match ext {
             "mlpackage" => ModelKind::MlPackage,
             "mlmodelc" => ModelKind::MlModelc,
+            "aimodel" => ModelKind::AiModel,
             _ => return None,
         };
         a.is_dir().then(|| (a.to_path_buf(), kind))
@@ -81,7 +83,7 @@ pub fn discover(inputs: &[PathBuf]) -> Vec<Result<Discovered, ReadError>> {
         if !meta.is_dir() {
             errors.push(ReadError::NotAModel {
                 path: input,
-                message: "not a Core ML model (expected .mlpackage, .mlmodelc, .mlmodel or .mil)"
+                message: "not a Core ML model (expected .mlpackage, .mlmodelc, .mlmodel, .mil or .aimodel)"
                     .into(),
             });
             continue;

@@ -77,5 +77,6 @@ pub fn model_facts(model: &Model) -> Vec<Fact> {
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
     facts.extend(opset_facts(model));
     facts.extend(crate::analysis::os_requirement::os_requirement_facts(model));
+    facts.extend(crate::analysis::coreai::coreai_facts(model));
     facts
 }

@@ -398,7 +398,11 @@ fn dump(paths: &[PathBuf]) -> u8 {
             (false, None) => None,
         };
         emit(&heading.unwrap_or_default());
-        emit(&coreml_lint::ir::render::render_to_string(&m.program));
+        if m.kind == coreml_lint::ir::ModelKind::AiModel {
+            emit(&m.source.text);
+        } else {
+            emit(&coreml_lint::ir::render::render_to_string(&m.program));
+        }
         emit("\n");
     };
     for d in found {

@@ -87,7 +87,7 @@ fn signature_facts(model: &Model) -> Vec<Fact> {
     let funcs = &model.program.functions;
     let mut out = Vec::new();
     match model.kind {
-        ModelKind::MilText => return out,
+        ModelKind::MilText | ModelKind::AiModel => return out,
         ModelKind::MlModelc => {
             if !has_description(&d.top) || funcs.is_empty() {
                 return out;

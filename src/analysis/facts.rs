@@ -81,6 +81,7 @@ pub fn fact_kinds() -> impl Iterator<Item = &'static FactKind> {
         .chain(super::state_writes::FACT_KINDS)
         .chain(super::opset::FACT_KINDS)
         .chain(super::os_requirement::FACT_KINDS)
+        .chain(super::coreai::FACT_KINDS)
 }
 
 /// The registered kind called `name`.

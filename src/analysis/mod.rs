@@ -7,6 +7,7 @@ pub(crate) mod blob_values;
 pub mod blobs;
 pub mod bundle;
 pub(crate) mod consteval;
+pub mod coreai;
 pub(crate) mod dependence;
 pub mod description;
 pub mod facts;

@@ -3,6 +3,7 @@
 pub mod attributes;
 pub(crate) mod build;
 pub mod compare;
+pub mod coreai;
 pub mod graph;
 pub mod literal;
 pub mod model;

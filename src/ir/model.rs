@@ -18,6 +18,8 @@ pub enum ModelKind {
     MlModel,
     /// A bare `*.mil` text file.
     MilText,
+    /// `X.aimodel/`, a Core AI asset: no MIL program, only the inventory in [`ModelDesc::coreai`].
+    AiModel,
 }
 
 /// The text findings point into: `model.mil` itself, or the rendered dump of a protobuf program.
@@ -116,6 +118,8 @@ pub struct ModelDesc {
     pub user_defined: Vec<(String, String)>,
     /// From `metadata.json`: op type histogram (`Ios18.sliceUpdate` → count), when present.
     pub op_histogram: Option<Vec<(String, u64)>>,
+    /// What a Core AI asset's bundle and bytecode say; `None` for Core ML models.
+    pub coreai: Option<Arc<super::coreai::AiAsset>>,
 }
 
 impl ModelDesc {

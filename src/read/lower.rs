@@ -911,6 +911,7 @@ pub(crate) fn lower_description(d: Option<&proto::ModelDescription>) -> ModelDes
             })
             .unwrap_or_default(),
         op_histogram: None,
+        coreai: None,
     }
 }
 

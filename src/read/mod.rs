@@ -4,6 +4,7 @@
 //! `lower` (protobuf → IR), `miltext` (text MIL lexer + parser), `metadata` (metadata.json),
 //! `blob` (memory-mapped weight files), `limits` (caps on what input may make us allocate).
 
+pub mod aimodel;
 pub mod blob;
 pub(crate) mod coremldata;
 pub mod error;

@@ -96,6 +96,7 @@ pub fn read_model_with(d: &Discovered, options: ReadOptions) -> Result<ReadOutco
             )
         }
         ModelKind::MlModelc => read_compiled(&d.path),
+        ModelKind::AiModel => super::aimodel::read_aimodel(&d.path, options.render),
         ModelKind::MilText => {
             let root = d.path.parent().map(Path::to_path_buf).unwrap_or_default();
             read_text(

@@ -24,6 +24,10 @@ fn read(rec: &Value) -> Vec<Model> {
 fn dump_of_every_corpus_model_parses_back_to_the_same_graph() {
     for (name, rec) in expected() {
         for model in read(&rec) {
+            // A Core AI asset has no MIL program; its dump is the inventory (tests/it/coreai.rs).
+            if model.kind == ModelKind::AiModel {
+                continue;
+            }
             let text = render_to_string(&model.program);
             let again =
                 parse_program(&text, std::path::Path::new("dump.mil")).unwrap_or_else(|e| {

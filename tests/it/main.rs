@@ -13,6 +13,7 @@ mod cli_check;
 mod cli_read;
 mod cli_target;
 mod compiled_pipelines;
+mod coreai;
 mod corpus_dump;
 mod corpus_rules;
 mod fix_offers;

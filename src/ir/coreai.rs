@@ -1,0 +1,139 @@
+//! What a Core AI asset (`.aimodel` bundle) says about itself without its private encodings: the
+//! bundle's files, `metadata.json`, `main.hash` and the MLIR bytecode container of `main.mlirb`.
+
+/// One file the bundle should hold, as found on disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AssetFile {
+    /// A regular file of this many bytes.
+    Present(u64),
+    /// Not there.
+    Missing,
+    /// A symbolic link (not followed), with its target as stored.
+    Symlink(String),
+    /// A Git LFS pointer file in place of the content.
+    LfsPointer,
+    /// A folder or other non-file where a file belongs.
+    NotAFile,
+}
+
+/// A resource blob in the bytecode (a large weight tensor).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AiResource {
+    /// The dialect (or external group) the resource belongs to, e.g. `aicode`.
+    pub group: String,
+    /// Its key, e.g. `resource_11313018910788859484`.
+    pub key: String,
+    /// Payload bytes (for a blob, its data without alignment padding).
+    pub size: u64,
+    /// Required alignment of a blob's data; 0 for non-blob entries.
+    pub alignment: u64,
+}
+
+/// A section of the MLIR bytecode container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AiSection {
+    /// Section id (0 string, 1 dialect, 2 attr/type, 3 attr/type offsets, 4 IR, 5 resource,
+    /// 6 resource offsets, 8 properties).
+    pub id: u8,
+    /// Byte offset of its payload in `main.mlirb`.
+    pub offset: u64,
+    /// Payload length in bytes.
+    pub len: u64,
+}
+
+/// The `main.mlirb` container, as far as the upstream format goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AiBytecode {
+    /// Bytecode version (6 for coreai-core 1.0).
+    pub version: u64,
+    /// Producer string, e.g. `MLIR22.0.0git`.
+    pub producer: String,
+    /// Sections in file order.
+    pub sections: Vec<AiSection>,
+    /// Dialect names with the length of their version payload.
+    pub dialects: Vec<String>,
+    /// Every op kind the program uses, `dialect.name` (e.g. `aicode.primitive.floor_v1`), sorted.
+    pub ops: Vec<String>,
+    /// Every string of the string table, in table order.
+    pub strings: Vec<String>,
+    /// Resource blobs.
+    pub resources: Vec<AiResource>,
+}
+
+/// Everything read from one `.aimodel` bundle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AiAsset {
+    /// `main.mlirb`, `main.hash` and `metadata.json`, in that order, as found.
+    pub files: Vec<(String, AssetFile)>,
+    /// `metadata.json` key/value pairs at the top level (strings as is, other values as JSON text).
+    pub metadata: Vec<(String, String)>,
+    /// SHA-256 stored in `main.hash` and the one computed from `main.mlirb`, both as hex, when both
+    /// files are present.
+    pub hash: Option<(String, String)>,
+    /// The bytecode container, when `main.mlirb` is present and not an LFS pointer.
+    pub bytecode: Option<AiBytecode>,
+}
+
+impl AiAsset {
+    /// The `metadata.json` value of `key`.
+    pub fn metadata_value(&self, key: &str) -> Option<&str> {
+        self.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl std::fmt::Display for AiAsset {
+    /// The inventory as `coreml-lint dump` prints it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "files:")?;
+        for (name, file) in &self.files {
+            let state = match file {
+                AssetFile::Present(n) => format!("{n} bytes"),
+                AssetFile::Missing => "missing".into(),
+                AssetFile::Symlink(t) => format!("symlink to {t}"),
+                AssetFile::LfsPointer => "Git LFS pointer".into(),
+                AssetFile::NotAFile => "not a file".into(),
+            };
+            writeln!(f, "  {name}: {state}")?;
+        }
+        writeln!(f, "metadata:")?;
+        for (k, v) in &self.metadata {
+            writeln!(f, "  {k}: {v}")?;
+        }
+        if let Some((stored, computed)) = &self.hash {
+            let verdict = if stored == computed {
+                "matches"
+            } else {
+                "MISMATCH"
+            };
+            writeln!(f, "main.hash: {stored} ({verdict} sha256 of main.mlirb)")?;
+        }
+        let Some(b) = &self.bytecode else {
+            return Ok(());
+        };
+        writeln!(
+            f,
+            "bytecode: version {}, producer {}",
+            b.version, b.producer
+        )?;
+        for s in &b.sections {
+            writeln!(f, "  section {} @{} len {}", s.id, s.offset, s.len)?;
+        }
+        writeln!(f, "dialects: {}", b.dialects.join(", "))?;
+        writeln!(f, "ops ({}):", b.ops.len())?;
+        for op in &b.ops {
+            writeln!(f, "  {op}")?;
+        }
+        writeln!(f, "resources ({}):", b.resources.len())?;
+        for r in &b.resources {
+            writeln!(
+                f,
+                "  {}.{}: {} bytes, align {}",
+                r.group, r.key, r.size, r.alignment
+            )?;
+        }
+        writeln!(f, "strings: {}", b.strings.len())
+    }
+}
