@@ -2,7 +2,7 @@
 //! program opset needs (FORMAT.md's version table), and how to name it ("iOS 18 / macOS 15").
 
 /// The macOS release of each iOS-equivalent level.
-const MACOS_OF_LEVEL: &[(u32, u32)] = &[(15, 12), (16, 13), (17, 14), (18, 15), (26, 26)];
+const MACOS_OF_LEVEL: &[(u32, u32)] = &[(15, 12), (16, 13), (17, 14), (18, 15), (26, 26), (27, 27)];
 
 /// "iOS 18 / macOS 15" for an iOS-equivalent level (`CoreML8` = 18; `CoreML9` = 26).
 pub fn level_text(level: u32) -> String {

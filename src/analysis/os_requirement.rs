@@ -5,7 +5,7 @@
 
 use super::facts::{Fact, FactKind};
 use super::opset::OpTable;
-use crate::ir::{Function, Model};
+use crate::ir::{Function, Model, ModelKind};
 use crate::os_level::{level_opset_name, level_text, opset_name_level, spec_version_level};
 
 /// The fact kind, with its captures: `NEEDS` ("iOS 18 / macOS 15") and `REASON` ("opset CoreML8,
@@ -39,8 +39,19 @@ fn function_need<'a>(table: &OpTable, f: &'a Function) -> Option<Need<'a>> {
     })
 }
 
+/// The OS level Core AI arrived in: every `.aimodel` needs iOS 27 / macOS 27 (COREAI.md).
+const CORE_AI_LEVEL: u32 = 27;
+
 /// The model's OS requirement, when it needs more than the oldest ML-program OS can tell.
 pub fn os_requirement_facts(model: &Model) -> Vec<Fact> {
+    if model.kind == ModelKind::AiModel {
+        let mut fact = Fact::new("os-requirement").with(
+            "REASON",
+            "a Core AI asset: Core AI ships with iOS 27 / macOS 27".to_string(),
+        );
+        fact.requires_os = Some(CORE_AI_LEVEL);
+        return vec![fact.with("NEEDS", level_text(CORE_AI_LEVEL))];
+    }
     let table = OpTable::builtin();
     let spec = model.spec_version.and_then(spec_version_level);
     let program = model

@@ -92,31 +92,31 @@ const PLATFORMS: &[PlatformEntry] = &[
         Platform::Ios,
         "ios",
         "iOS",
-        &[(15, 15), (16, 16), (17, 17), (18, 18), (26, 26)],
+        &[(15, 15), (16, 16), (17, 17), (18, 18), (26, 26), (27, 27)],
     ),
     (
         Platform::Macos,
         "macos",
         "macOS",
-        &[(12, 15), (13, 16), (14, 17), (15, 18), (26, 26)],
+        &[(12, 15), (13, 16), (14, 17), (15, 18), (26, 26), (27, 27)],
     ),
     (
         Platform::Tvos,
         "tvos",
         "tvOS",
-        &[(15, 15), (16, 16), (17, 17), (18, 18), (26, 26)],
+        &[(15, 15), (16, 16), (17, 17), (18, 18), (26, 26), (27, 27)],
     ),
     (
         Platform::Visionos,
         "visionos",
         "visionOS",
-        &[(1, 17), (2, 18), (26, 26)],
+        &[(1, 17), (2, 18), (26, 26), (27, 27)],
     ),
     (
         Platform::Watchos,
         "watchos",
         "watchOS",
-        &[(8, 15), (9, 16), (10, 17), (11, 18), (26, 26)],
+        &[(8, 15), (9, 16), (10, 17), (11, 18), (26, 26), (27, 27)],
     ),
 ];
 
@@ -428,8 +428,9 @@ mod tests {
         let e = DeployTarget::parse(&["ios71"]).unwrap_err();
         assert_eq!(e.token, "ios71");
         assert!(
-            e.to_string()
-                .contains("did you mean one of `ios15`, `ios16`, `ios17`, `ios18`, `ios26`?"),
+            e.to_string().contains(
+                "did you mean one of `ios15`, `ios16`, `ios17`, `ios18`, `ios26`, `ios27`?"
+            ),
             "{e}"
         );
         let e = DeployTarget::parse(&["iphon"]).unwrap_err();

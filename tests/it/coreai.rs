@@ -64,3 +64,44 @@ fn damaged_bytecode_is_an_input_error_naming_file_and_offset() {
         "{err}"
     );
 }
+
+/// Every Core AI asset needs iOS 27 / macOS 27: an older deployment target is `requires-newer-os`.
+#[test]
+fn a_core_ai_asset_needs_os_27() {
+    let asset = common::corpus().join("coreai/clean.aimodel");
+    let rules = |target: &str| {
+        let out = bin()
+            .args([
+                "check",
+                "--isolated",
+                "--output-format",
+                "json",
+                "--target",
+                target,
+            ])
+            .arg(&asset)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<(String, String)> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["rule"].as_str().unwrap().to_string(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        (out.status.code(), found)
+    };
+    let (code, found) = rules("ios26");
+    assert_eq!(code, Some(1), "{found:?}");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "requires-newer-os");
+    assert!(found[0].1.contains("iOS 27 / macOS 27"), "{found:?}");
+    assert!(found[0].1.contains("Core AI"), "{found:?}");
+    assert_eq!(rules("ios27"), (Some(0), vec![]));
+    assert_eq!(rules("macos27").1, vec![]);
+}
