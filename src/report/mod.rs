@@ -3,6 +3,8 @@
 
 pub mod concise;
 pub mod explain;
+pub mod graph;
+pub mod html;
 pub mod github;
 pub mod human;
 pub mod json;
