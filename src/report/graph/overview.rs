@@ -2,6 +2,8 @@
 //! decoder) as a chain of groups of consecutive ops in program order, each box naming its ops'
 //! range and commonest types, with a bar of its placement estimate and a badge counting its
 //! findings. Converters emit a layer's ops together, so consecutive groups follow the layers.
+//! A condensed view draws the values between nearby groups only (`MAX_GROUP_SPAN`), and each input
+//! into the first group that reads it.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -14,6 +16,9 @@ use crate::ir::{Function, NodeId};
 pub const FULL_UP_TO: usize = 80;
 /// About how many groups a large function is condensed into.
 pub const GROUPS: usize = 48;
+/// Values that flow further than this many groups ahead are not drawn in a condensed view: the
+/// layout of many long edges costs seconds and hides the chain of layers.
+const MAX_GROUP_SPAN: usize = 2;
 /// Inputs are drawn when a function has at most this many.
 const MAX_INPUTS: usize = 24;
 
@@ -163,7 +168,8 @@ fn grouped(
         };
         for (src, _) in f.producers(id) {
             if let Some(&from) = box_of_node.get(&src) {
-                if from != to {
+                let is_input = from < inputs.len();
+                if from != to && (is_input || to.abs_diff(from) <= MAX_GROUP_SPAN) {
                     edges.insert((from, to));
                 }
             }
@@ -171,6 +177,8 @@ fn grouped(
     }
     let mut edges: Vec<(usize, usize)> = edges.into_iter().collect();
     edges.sort_unstable();
+    // An input is drawn into the first group that reads it only.
+    edges.dedup_by(|b, a| a.0 == b.0 && a.0 < inputs.len());
     picture.edges = edges
         .into_iter()
         .map(|(from, to)| PictureEdge {

@@ -270,7 +270,12 @@ fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
             escape(r)
         );
     }
-    out.push_str("</div><div class=\"filter-group\" data-dim=\"model\"><b>model</b>");
+    let _ = write!(
+        out,
+        "</div><details class=\"filter-group\" data-dim=\"model\"{}><summary>model ({})</summary>",
+        if paths.len() <= 8 { " open" } else { "" },
+        paths.len()
+    );
     for (i, p) in paths.iter().enumerate() {
         let _ = write!(
             out,
@@ -278,7 +283,7 @@ fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
             escape(&p.display().to_string())
         );
     }
-    out.push_str("</div><p id=\"shown\"></p></section>\n");
+    out.push_str("</details><p id=\"shown\"></p></section>\n");
 }
 
 fn findings_section(out: &mut String, models: &[ModelRef<'_>], views: &[Vec<FunctionView<'_>>]) {
