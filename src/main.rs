@@ -371,7 +371,10 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
         let table = report::placement::render(run);
         match args.output_format {
             // Machine-readable stdout stays one document.
-            OutputFormat::Json | OutputFormat::Sarif | OutputFormat::Github | OutputFormat::Html => {
+            OutputFormat::Json
+            | OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Html => {
                 eprint!("{table}")
             }
             OutputFormat::Human | OutputFormat::Concise => emit(&table),

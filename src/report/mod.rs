@@ -3,9 +3,9 @@
 
 pub mod concise;
 pub mod explain;
+pub mod github;
 pub mod graph;
 pub mod html;
-pub mod github;
 pub mod human;
 pub mod json;
 pub mod placement;

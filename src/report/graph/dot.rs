@@ -64,7 +64,13 @@ pub fn render(p: &Picture, name: &str) -> String {
         out.push_str("];\n");
     }
     for e in &p.edges {
-        let _ = writeln!(out, "  n{} -> n{} [label={}];", e.from, e.to, quote(&e.text));
+        let _ = writeln!(
+            out,
+            "  n{} -> n{} [label={}];",
+            e.from,
+            e.to,
+            quote(&e.text)
+        );
     }
     if p.omitted > 0 {
         let _ = writeln!(
@@ -114,8 +120,14 @@ mod tests {
         };
         let dot = render(&p, "main");
         assert!(dot.starts_with("digraph \"main\" {"));
-        assert!(dot.contains("n0 [label=\"input\\nx\\\"y\", fillcolor=\"#d6e4f5\"];"), "{dot}");
-        assert!(dot.contains("fillcolor=\"#f9d3b4\", color=\"#c0152f\""), "{dot}");
+        assert!(
+            dot.contains("n0 [label=\"input\\nx\\\"y\", fillcolor=\"#d6e4f5\"];"),
+            "{dot}"
+        );
+        assert!(
+            dot.contains("fillcolor=\"#f9d3b4\", color=\"#c0152f\""),
+            "{dot}"
+        );
         assert!(dot.contains("▸ here"));
         assert!(dot.contains("n0 -> n1 [label=\"fp16 [2]\"];"));
         assert!(dot.contains("3 more nodes not drawn"));

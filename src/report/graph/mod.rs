@@ -8,7 +8,6 @@ pub mod placement;
 pub mod select;
 pub mod svg;
 
-
 use std::fmt::Write;
 
 use crate::finding::Finding;

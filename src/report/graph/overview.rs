@@ -243,16 +243,17 @@ mod tests {
             .iter()
             .filter(|n| n.kind == NodeKind::Group)
             .collect();
-        assert!(groups.len() <= GROUPS && groups.len() > GROUPS / 2, "{}", groups.len());
+        assert!(
+            groups.len() <= GROUPS && groups.len() > GROUPS / 2,
+            "{}",
+            groups.len()
+        );
         let total: usize = groups.iter().map(|g| g.counts.unwrap().total()).sum();
         assert_eq!(total, n, "every op is in one group");
         let last = o.box_of("r999").unwrap();
         assert_eq!(o.picture.nodes[last].findings, 1);
         assert_eq!(o.picture.nodes[last].counts.unwrap().at_risk, 1);
-        assert_eq!(
-            o.picture.nodes.iter().map(|n| n.findings).sum::<usize>(),
-            1
-        );
+        assert_eq!(o.picture.nodes.iter().map(|n| n.findings).sum::<usize>(), 1);
         // A chain: each group feeds the next.
         assert_eq!(o.picture.edges.len(), o.picture.nodes.len() - 1);
     }

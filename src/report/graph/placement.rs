@@ -68,9 +68,7 @@ pub fn placements(f: &Function, findings: &[Finding]) -> Placements {
         .filter(|x| x.function.as_deref() == Some(f.name.as_str()))
         .collect();
     let listed = |list: &[String], rule: &str| list.iter().any(|r| r == rule);
-    let function_at_risk = mine
-        .iter()
-        .any(|x| listed(&t.function_risk_rules, &x.rule));
+    let function_at_risk = mine.iter().any(|x| listed(&t.function_risk_rules, &x.rule));
     let flagged: rustc_hash::FxHashSet<&str> = mine
         .iter()
         .filter(|x| listed(&t.op_risk_rules, &x.rule))

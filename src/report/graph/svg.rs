@@ -48,7 +48,11 @@ fn box_lines(n: &PictureNode) -> Vec<String> {
     let mut lines = n.lines.clone();
     for l in &n.labels {
         for (i, w) in wrap(l, WRAP).into_iter().enumerate() {
-            lines.push(if i == 0 { format!("▸ {w}") } else { format!("  {w}") });
+            lines.push(if i == 0 {
+                format!("▸ {w}")
+            } else {
+                format!("  {w}")
+            });
         }
     }
     if n.counts.is_some() {
@@ -227,7 +231,14 @@ impl RenderBackend for Canvas<'_> {
         }
         let mut d = format!(
             "M{:.0} {:.0}C{:.0} {:.0} {:.0} {:.0} {:.0} {:.0}",
-            first.0.x, first.0.y, first.1.x, first.1.y, second.0.x, second.0.y, second.1.x, second.1.y
+            first.0.x,
+            first.0.y,
+            first.1.x,
+            first.1.y,
+            second.0.x,
+            second.0.y,
+            second.1.x,
+            second.1.y
         );
         for p in rest {
             let _ = write!(d, "S{:.0} {:.0} {:.0} {:.0}", p.0.x, p.0.y, p.1.x, p.1.y);
@@ -319,7 +330,7 @@ pub fn document(p: &Picture, id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::graph::{Counts, Placement, PictureEdge};
+    use crate::report::graph::{Counts, PictureEdge, Placement};
 
     fn node(name: &str, kind: NodeKind) -> PictureNode {
         PictureNode {
@@ -367,12 +378,16 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("<g class=\"node").count(), 3, "{svg}");
         assert!(svg.contains("class=\"node input labelled\" id=\"pic-n0\""));
-        assert!(svg.contains("class=\"node cpu hl flagged\" id=\"pic-n1\" data-name=\"b&lt;&amp;&gt;\""));
+        assert!(svg
+            .contains("class=\"node cpu hl flagged\" id=\"pic-n1\" data-name=\"b&lt;&amp;&gt;\""));
         assert!(svg.contains("▸ the window starts here"));
         assert!(svg.contains(">fp16 [1, 64]<"), "the edge carries its type");
         assert_eq!(svg.matches("class=\"edge\"").count(), 2, "{svg}");
         assert!(svg.contains("class=\"bar ane\"") && svg.contains("class=\"bar cpu\""));
-        assert!(!svg.contains("class=\"bar risk\""), "no bar for an empty class");
+        assert!(
+            !svg.contains("class=\"bar risk\""),
+            "no bar for an empty class"
+        );
         let groups_open = svg.matches("<g ").count();
         assert_eq!(groups_open, svg.matches("</g>").count(), "balanced groups");
     }

@@ -185,7 +185,9 @@ fn summary(
         e.1 = e.1.max(x.severity);
     }
     if !by_rule.is_empty() {
-        out.push_str("<table class=\"rules\"><tr><th>rule</th><th>findings</th><th>title</th></tr>");
+        out.push_str(
+            "<table class=\"rules\"><tr><th>rule</th><th>findings</th><th>title</th></tr>",
+        );
         for (rule, (n, sev)) in &by_rule {
             let title = rules
                 .iter()
@@ -397,11 +399,10 @@ fn finding(
                 picture.omitted
             );
         }
-        let target = x
-            .op
-            .as_deref()
-            .or(x.state.as_deref())
-            .and_then(|name| v.overview.box_of(name));
+        let target =
+            x.op.as_deref()
+                .or(x.state.as_deref())
+                .and_then(|name| v.overview.box_of(name));
         let _ = write!(
             out,
             "<p><a class=\"to-overview\" href=\"#ov{}-{fi}\" data-box=\"{}\">show in the overview of {}</a></p>",
@@ -450,10 +451,10 @@ fn rule_docs(out: &mut String, run: &CheckRun, rules: &[RuleInfo]) {
     }
     out.push_str("<section id=\"rules\"><h2>Rules</h2>");
     for id in fired {
-        let text = rules
-            .iter()
-            .find(|r| r.id == id)
-            .map_or_else(|| format!("{id}: not a loaded rule"), crate::report::explain::explain);
+        let text = rules.iter().find(|r| r.id == id).map_or_else(
+            || format!("{id}: not a loaded rule"),
+            crate::report::explain::explain,
+        );
         let _ = write!(
             out,
             "<article class=\"rule-doc\" id=\"rule-{}\"><pre>{}</pre></article>",
