@@ -144,9 +144,9 @@ pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
     out.push_str(STYLE);
     out.push_str(svg::STANDALONE_STYLE);
     out.push_str("</style></head><body>\n");
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<header><h1>coreml-lint report</h1><p class=\"version\">coreml-lint {}</p></header>\n",
+        "<header><h1>coreml-lint report</h1><p class=\"version\">coreml-lint {}</p></header>",
         env!("CARGO_PKG_VERSION")
     );
     summary(&mut out, run, &models, &views, &paths, rules);
@@ -423,9 +423,9 @@ fn overviews(out: &mut String, models: &[ModelRef<'_>], views: &[Vec<FunctionVie
         for (fi, v) in fs.iter().enumerate() {
             let id = format!("ov{}-{fi}", m.result);
             let o = &v.overview;
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}</p><div class=\"zoom\">{}</div></article>\n",
+                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}</p><div class=\"zoom\">{}</div></article>",
                 m.path_index,
                 escape(&model_title(m.model)),
                 escape(&v.function.name),
