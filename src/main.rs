@@ -49,6 +49,8 @@ enum Command {
         #[arg(long = "rules", value_name = "DIR")]
         rules: Vec<PathBuf>,
     },
+    /// Draw a function's graph (or the region around an op), coloured by the placement estimate.
+    Graph(GraphArgs),
     /// Run the `tests:` of rules (built-ins, or the rule files in DIR).
     TestRules {
         /// Folders of rule files (default: the built-in rules).
@@ -63,6 +65,33 @@ enum OutputFormat {
     Json,
     Sarif,
     Github,
+    /// One self-contained HTML page with pictures.
+    Html,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum GraphFormat {
+    Dot,
+    Svg,
+    Html,
+}
+
+#[derive(Args)]
+struct GraphArgs {
+    /// The model.
+    model: PathBuf,
+    /// The function to draw (default: every function; dot and svg draw the first).
+    #[arg(long, value_name = "F")]
+    function: Option<String>,
+    /// Draw the ops within --depth hops of this op (or input) instead of the whole function.
+    #[arg(long, value_name = "OP")]
+    around: Option<String>,
+    /// Hops around --around.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    depth: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "svg")]
+    format: GraphFormat,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -215,6 +244,7 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> u8 {
         Command::Dump { paths } => dump(&paths),
         Command::Rule { id, all, rules } => rule(id, all, &rules),
         Command::TestRules { dirs } => test_rules(&dirs),
+        Command::Graph(args) => graph(&args),
     }
 }
 
@@ -283,14 +313,17 @@ fn check(args: CheckArgs) -> u8 {
         }),
         // SARIF (which carries each text model's fixed `model.mil`) and the placement estimate
         // read the graphs after the run.
-        keep: if args.placement || matches!(args.output_format, OutputFormat::Sarif) {
+        keep: if args.placement
+            || matches!(args.output_format, OutputFormat::Sarif | OutputFormat::Html)
+        {
             Keep::Programs
         } else {
             Keep::Reports
         },
-        // Only the human report shows a protobuf program's text (line numbers and snippets), and
-        // JSON its `dump_line`s.
-        rendering: if (args.output_format == OutputFormat::Human && !args.quiet)
+        // Only the human and HTML reports show a protobuf program's text (line numbers and
+        // snippets), and JSON its `dump_line`s.
+        rendering: if (matches!(args.output_format, OutputFormat::Human | OutputFormat::Html)
+            && !args.quiet)
             || args.output_format == OutputFormat::Json
         {
             Rendering::Text
@@ -367,6 +400,7 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
             &fixed_texts(run.checked(), args.pad_axis),
         ),
         OutputFormat::Github => report::github::render(run, &base),
+        OutputFormat::Html => report::html::render(run, infos),
     };
     if args.statistics {
         emit(&report::statistics::render(run, infos));
@@ -378,7 +412,7 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
         match args.output_format {
             // JSON carries it in the document; other machine-readable stdout stays one document.
             OutputFormat::Json => {}
-            OutputFormat::Sarif | OutputFormat::Github => eprint!("{table}"),
+            OutputFormat::Sarif | OutputFormat::Github | OutputFormat::Html => eprint!("{table}"),
             OutputFormat::Human | OutputFormat::Concise => emit(&table),
         }
     }
@@ -457,6 +491,55 @@ fn rule(id: Option<String>, all: bool, dirs: &[PathBuf]) -> u8 {
         }
         (None, false) => {
             eprintln!("error: give a rule id, or --all to list every rule");
+            2
+        }
+    }
+}
+
+fn graph(args: &GraphArgs) -> u8 {
+    use report::graph::{pictures, render_pictures, GraphRequest};
+    let options = CheckOptions {
+        keep: Keep::Programs,
+        rendering: Rendering::Skip,
+        ..CheckOptions::default()
+    };
+    let outcome = match check::check(std::slice::from_ref(&args.model), &options) {
+        Ok(o) => o,
+        Err(e) => {
+            report_error(e);
+            return 2;
+        }
+    };
+    for m in &outcome.run.models {
+        if let check::ModelOutcome::Failed(e) = &m.outcome {
+            eprintln!("{}: {e}", m.path.display());
+            return 2;
+        }
+    }
+    let request = GraphRequest {
+        function: args.function.clone(),
+        around: args.around.clone(),
+        depth: args.depth,
+    };
+    let format = match args.format {
+        GraphFormat::Dot => report::graph::GraphFormat::Dot,
+        GraphFormat::Svg => report::graph::GraphFormat::Svg,
+        GraphFormat::Html => report::graph::GraphFormat::Html,
+    };
+    match pictures(&outcome.run, &request) {
+        Ok(p) => {
+            if p.len() > 1 && format != report::graph::GraphFormat::Html {
+                eprintln!(
+                    "note: {} pictures match; drawing the first ({}); use --function or --format html",
+                    p.len(),
+                    p[0].0
+                );
+            }
+            emit(&render_pictures(&p, format));
+            0
+        }
+        Err(what) => {
+            eprintln!("error: {}: {what}", args.model.display());
             2
         }
     }

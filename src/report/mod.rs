@@ -4,6 +4,8 @@
 pub mod concise;
 pub mod explain;
 pub mod github;
+pub mod graph;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod location;

@@ -21,6 +21,7 @@ mod fix_packages;
 mod fix_safety;
 mod fix_text;
 mod fuzz_regressions;
+mod html_report;
 mod json_schema;
 mod layers;
 mod limits;

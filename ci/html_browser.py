@@ -1,0 +1,342 @@
+"""Loads coreml-lint HTML reports in headless Chromium over the DevTools protocol (standard
+library only) and checks them: no console error or exception, every finding has its picture, the
+filters change what is shown, and a screenshot is not blank.
+
+    python ci/html_browser.py REPORT.html [--shots DIR] [--expect-findings N]
+
+With --shots it also writes the screenshots of a state finding, of an overview and of the
+placement summary (docs/html-report-*.png come from this).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import zlib
+
+
+class DevTools:
+    """A minimal WebSocket client speaking the DevTools protocol to one page."""
+
+    def __init__(self, ws_url: str) -> None:
+        rest = ws_url.split("://", 1)[1]
+        hostport, path = rest.split("/", 1)
+        host, port = hostport.split(":")
+        self.sock = socket.create_connection((host, int(port)), timeout=60)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            (
+                f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise RuntimeError("DevTools closed the connection during the handshake")
+            head += chunk
+        if b" 101 " not in head.split(b"\r\n", 1)[0]:
+            raise RuntimeError(f"WebSocket handshake failed: {head[:200]!r}")
+        self.buffer = head.split(b"\r\n\r\n", 1)[1]
+        self.next_id = 0
+        self.events: list[dict] = []
+
+    def _read(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise RuntimeError("DevTools closed the connection")
+            self.buffer += chunk
+        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        return out
+
+    def _send(self, text: str) -> None:
+        payload = text.encode()
+        header = bytearray([0x81])
+        n = len(payload)
+        if n < 126:
+            header.append(0x80 | n)
+        elif n < 1 << 16:
+            header.append(0x80 | 126)
+            header += struct.pack(">H", n)
+        else:
+            header.append(0x80 | 127)
+            header += struct.pack(">Q", n)
+        mask = os.urandom(4)
+        header += mask
+        self.sock.sendall(bytes(header) + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def _message(self) -> dict:
+        data = b""
+        while True:
+            b0, b1 = self._read(2)
+            n = b1 & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._read(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._read(8))[0]
+            data += self._read(n)
+            if b0 & 0x80:
+                return json.loads(data)
+
+    def call(self, method: str, **params: object) -> dict:
+        self.next_id += 1
+        self._send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            msg = self._message()
+            if msg.get("id") == self.next_id:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+            self.events.append(msg)
+
+    def evaluate(self, expression: str) -> object:
+        r = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        if "exceptionDetails" in r:
+            raise RuntimeError(f"{expression}: {r['exceptionDetails']}")
+        return r["result"].get("value")
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise SystemExit("no chromium on PATH (apt-get install chromium)")
+
+
+def start_browser(profile: str) -> tuple[subprocess.Popen, str]:
+    port_sock = socket.socket()
+    port_sock.bind(("127.0.0.1", 0))
+    port = port_sock.getsockname()[1]
+    port_sock.close()
+    proc = subprocess.Popen(
+        [
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            f"--remote-debugging-port={port}",
+            "--window-size=1280,1000",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as r:
+                pages = [p for p in json.load(r) if p.get("type") == "page"]
+            if pages:
+                return proc, pages[0]["webSocketDebuggerUrl"]
+        except OSError:
+            pass
+        time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("chromium did not open its DevTools port")
+
+
+def png_is_blank(png: bytes) -> bool:
+    """True when every pixel of an 8-bit RGB(A) PNG has one colour."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return True
+    pos, idat, width, channels = 8, b"", 0, 4
+    while pos < len(png):
+        n = struct.unpack(">I", png[pos : pos + 4])[0]
+        kind, body = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + n]
+        if kind == b"IHDR":
+            width = struct.unpack(">I", body[:4])[0]
+            channels = {2: 3, 6: 4}.get(body[9], 4)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = width * channels + 1
+    colours = set()
+    prev = bytearray(stride - 1)
+    for row in range(len(raw) // stride):
+        line = raw[row * stride : (row + 1) * stride]
+        f, data = line[0], bytearray(line[1:])
+        for i in range(len(data)):
+            a = data[i - channels] if i >= channels else 0
+            b = prev[i]
+            c = prev[i - channels] if i >= channels else 0
+            if f == 1:
+                data[i] = (data[i] + a) & 0xFF
+            elif f == 2:
+                data[i] = (data[i] + b) & 0xFF
+            elif f == 3:
+                data[i] = (data[i] + (a + b) // 2) & 0xFF
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                data[i] = (data[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        prev = data
+        if row % 16 == 0:
+            for x in range(0, width * channels, channels * 7):
+                colours.add(bytes(data[x : x + 3]))
+            if len(colours) > 8:
+                return False
+    return len(colours) <= 8
+
+
+def screenshot(dt: DevTools, selector: str, path: str | None) -> bytes:
+    rect = dt.evaluate(
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+        " if (!e) return null; e.scrollIntoView(); const r = e.getBoundingClientRect();"
+        " return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()"
+    )
+    if not rect:
+        raise AssertionError(f"nothing matches {selector}")
+    x, y, w, h = rect
+    clip = {"x": x, "y": y, "width": min(w, 1280), "height": min(h, 1400), "scale": 1}
+    data = base64.b64decode(
+        dt.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)[
+            "data"
+        ]
+    )
+    if path:
+        with open(path, "wb") as f:
+            f.write(data)
+    return data
+
+
+def check(report: str, shots: str | None, expect: int | None) -> list[str]:
+    problems: list[str] = []
+    profile = tempfile.mkdtemp(prefix="coreml-lint-chromium-")
+    proc, ws = start_browser(profile)
+    try:
+        dt = DevTools(ws)
+        dt.call("Runtime.enable")
+        dt.call("Log.enable")
+        dt.call("Page.enable")
+        started = time.time()
+        dt.call("Page.navigate", url="file://" + os.path.abspath(report))
+        while dt.evaluate("document.readyState") != "complete":
+            time.sleep(0.1)
+        loaded = time.time() - started
+        findings = dt.evaluate("document.querySelectorAll('article.finding').length")
+        with_picture = dt.evaluate(
+            "Array.from(document.querySelectorAll('article.finding')).filter(a =>"
+            " a.querySelector('.picture svg.graph .node') || a.querySelector('.picture.none')).length"
+        )
+        pictures = dt.evaluate("document.querySelectorAll('article.finding .picture svg .node').length")
+        overviews = dt.evaluate("document.querySelectorAll('article.overview svg.graph').length")
+        print(
+            f"{report}: loaded in {loaded:.1f} s, {findings} findings, {with_picture} with a picture"
+            f" ({pictures} boxes), {overviews} overviews"
+        )
+        if expect is not None and findings != expect:
+            problems.append(f"{findings} findings in the page, expected {expect}")
+        if with_picture != findings:
+            problems.append(f"{findings - with_picture} findings have no picture")
+        if overviews == 0:
+            problems.append("no overview picture")
+        if findings:
+            shown = lambda: dt.evaluate(  # noqa: E731
+                "document.querySelectorAll('article.finding:not(.hidden)').length"
+            )
+            before = shown()
+            rule = dt.evaluate(
+                "(() => { const i = document.querySelector('.filter-group[data-dim=rule] input');"
+                " i.click(); return i.value; })()"
+            )
+            after_rule = shown()
+            of_rule = dt.evaluate(
+                f"document.querySelectorAll('article.finding[data-rule={json.dumps(rule)}]').length"
+            )
+            if after_rule != before - of_rule or of_rule == 0:
+                problems.append(
+                    f"unticking rule {rule} shows {after_rule} of {before} findings"
+                    f" ({of_rule} are of that rule)"
+                )
+            dt.evaluate("document.querySelector('.filter-group[data-dim=rule] input').click()")
+            dt.evaluate("document.querySelector('.filter-group[data-dim=severity] input').click()")
+            errors = dt.evaluate("document.querySelectorAll('article.finding[data-severity=error]').length")
+            if shown() != before - errors:
+                problems.append("unticking severity error does not hide the errors")
+            dt.evaluate("document.querySelector('.filter-group[data-dim=severity] input').click()")
+            dt.evaluate("document.querySelector('.filter-group[data-dim=model] input').click()")
+            hidden_overviews = dt.evaluate("document.querySelectorAll('article.overview.hidden').length")
+            if hidden_overviews == 0:
+                problems.append("unticking a model hides none of its overviews")
+            dt.evaluate("document.querySelector('.filter-group[data-dim=model] input').click()")
+            if shown() != before:
+                problems.append("ticking every filter again does not show every finding")
+            linked = dt.evaluate(
+                "(() => { const a = document.querySelector('a.to-overview[data-box]:not([data-box=\"\"])');"
+                " if (!a) return null; a.click(); return document.querySelectorAll('.node.target').length; })()"
+            )
+            if linked is not None and linked != 1:
+                problems.append(f"a finding's overview link marks {linked} boxes")
+        page = screenshot(dt, "body", None)
+        if png_is_blank(page):
+            problems.append("the screenshot is blank")
+        if shots:
+            os.makedirs(shots, exist_ok=True)
+            state = dt.evaluate(
+                "(() => { const a = document.querySelector('article.finding[data-rule=state-blend-rmw]')"
+                " || document.querySelector('article.finding[data-rule^=state-]'); return a && a.id; })()"
+            )
+            if state:
+                screenshot(dt, f"#{state}", os.path.join(shots, "html-report-state-finding.png"))
+            screenshot(dt, "#summary", os.path.join(shots, "html-report-placement.png"))
+            big = dt.evaluate(
+                "(() => { let best = null, n = -1; document.querySelectorAll('article.overview').forEach(a =>"
+                " { const k = a.querySelectorAll('.node').length; if (k > n) { n = k; best = a; } });"
+                " return best && best.id; })()"
+            )
+            if big:
+                screenshot(dt, f"#{big}", os.path.join(shots, "html-report-overview.png"))
+        for e in dt.events:
+            method = e.get("method")
+            params = e.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                problems.append(f"exception: {params.get('exceptionDetails', {}).get('text')}")
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                problems.append(f"console error: {params.get('args')}")
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                problems.append(f"log error: {params['entry'].get('text')}")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+    return problems
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("reports", nargs="+")
+    ap.add_argument("--shots")
+    ap.add_argument("--expect-findings", type=int)
+    args = ap.parse_args()
+    failed = 0
+    for report in args.reports:
+        for p in check(report, args.shots, args.expect_findings):
+            print(f"FAIL {report}: {p}")
+            failed += 1
+    print(f"html browser check: {len(args.reports)} reports, {failed} problems")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

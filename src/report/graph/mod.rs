@@ -1,0 +1,362 @@
+//! Pictures of a function's graph, for the HTML report and `coreml-lint graph`: which nodes a
+//! picture shows (`select`), where the estimate places each op (`placement`), the condensed view
+//! of a whole function (`overview`), and the drawing (`svg` through layout-rs, `dot`).
+
+pub mod dot;
+pub mod overview;
+pub mod placement;
+pub mod select;
+pub mod svg;
+
+use std::fmt::Write;
+
+use crate::finding::Finding;
+use crate::ir::{Function, Node, NodeId, ValueType};
+
+pub use placement::Placement;
+
+/// What a drawn node stands for, which sets its colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An op, by its estimated placement.
+    Op(Placement),
+    /// A function or block input (a state among them).
+    Input,
+    /// A group of consecutive ops in an overview.
+    Group,
+}
+
+/// How many ops of a group fall into each placement class (overview nodes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Likely on the Neural Engine.
+    pub ane: usize,
+    /// Likely on the CPU.
+    pub cpu: usize,
+    /// At risk of leaving the Neural Engine.
+    pub at_risk: usize,
+    /// Not in the op table.
+    pub unknown: usize,
+}
+
+impl Counts {
+    pub(crate) fn add(&mut self, p: Placement) {
+        match p {
+            Placement::Ane => self.ane += 1,
+            Placement::Cpu => self.cpu += 1,
+            Placement::AtRisk => self.at_risk += 1,
+            Placement::Unknown => self.unknown += 1,
+        }
+    }
+
+    /// Ops counted.
+    pub fn total(&self) -> usize {
+        self.ane + self.cpu + self.at_risk + self.unknown
+    }
+}
+
+/// One box of a picture.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PictureNode {
+    /// The op's (or input's, or group's) name, unique in the picture.
+    pub name: String,
+    /// The text drawn in the box, one entry a line.
+    pub lines: Vec<String>,
+    /// What it stands for.
+    pub kind: NodeKind,
+    /// The op a finding reports (drawn with a heavy outline).
+    pub highlight: bool,
+    /// Texts of the finding's labels on this node.
+    pub labels: Vec<String>,
+    /// How many findings of the run are on this node (or group).
+    pub findings: usize,
+    /// Placement counts of a group.
+    pub counts: Option<Counts>,
+}
+
+/// One arrow: a value from one box to another, labelled with its type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PictureEdge {
+    /// The producer's index in `Picture::nodes`.
+    pub from: usize,
+    /// The consumer's index.
+    pub to: usize,
+    /// The value's type.
+    pub text: String,
+}
+
+/// A graph to draw.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Picture {
+    /// The boxes, in program order.
+    pub nodes: Vec<PictureNode>,
+    /// The arrows.
+    pub edges: Vec<PictureEdge>,
+    /// Nodes left out because the region was larger than a picture holds.
+    pub omitted: usize,
+}
+
+/// A value type as drawn on an edge: `fp16 [1, 64]`, `state fp16 [1, 8, 64]`.
+pub fn type_text(ty: &ValueType) -> String {
+    match ty {
+        ValueType::Tensor(t) => {
+            let mut s = t.dtype.text_name();
+            match &t.shape {
+                Some(dims) => {
+                    s.push_str(" [");
+                    for (i, d) in dims.iter().enumerate() {
+                        if i > 0 {
+                            s.push_str(", ");
+                        }
+                        match d.known() {
+                            Some(n) => {
+                                let _ = write!(s, "{n}");
+                            }
+                            None => s.push('?'),
+                        }
+                    }
+                    s.push(']');
+                }
+                None => s.push_str(" [*]"),
+            }
+            s
+        }
+        ValueType::State(inner) => format!("state {}", type_text(inner)),
+        other => format!("{other:?}")
+            .split(['(', ' ', '{'])
+            .next()
+            .unwrap_or("value")
+            .to_lowercase(),
+    }
+}
+
+/// The name a node is known by: an op's display name, an input's name.
+pub fn node_name(f: &Function, id: NodeId) -> &str {
+    match f.node(id) {
+        Some(Node::Op(op)) => op.display_name(),
+        Some(Node::Input(i)) => i.name.as_str(),
+        None => "",
+    }
+}
+
+/// Draws the nodes `ids` of `f` (in the order given) with the values between them.
+pub fn picture_of(
+    f: &Function,
+    ids: &[NodeId],
+    placements: &placement::Placements,
+    findings: &[&Finding],
+) -> Picture {
+    let index: rustc_hash::FxHashMap<NodeId, usize> =
+        ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let mut nodes = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let (lines, kind) = match f.node(id) {
+            Some(Node::Op(op)) => {
+                let mut lines = vec![op.op_type.clone(), op.display_name().to_string()];
+                let outs: Vec<&str> = op
+                    .outputs
+                    .iter()
+                    .map(|o| o.name.as_str())
+                    .filter(|n| f.outputs().iter().any(|x| x == n))
+                    .collect();
+                if !outs.is_empty() {
+                    lines.push(format!("→ output {}", outs.join(", ")));
+                }
+                (lines, NodeKind::Op(placements.of(id)))
+            }
+            Some(Node::Input(i)) => (
+                vec![
+                    if i.ty.is_state() { "state" } else { "input" }.to_string(),
+                    i.name.clone(),
+                    type_text(&i.ty),
+                ],
+                NodeKind::Input,
+            ),
+            None => (Vec::new(), NodeKind::Input),
+        };
+        let name = node_name(f, id);
+        nodes.push(PictureNode {
+            name: name.to_string(),
+            lines,
+            kind,
+            highlight: false,
+            labels: Vec::new(),
+            findings: findings
+                .iter()
+                .filter(|x| x.op.as_deref() == Some(name))
+                .count(),
+            counts: None,
+        });
+    }
+    let mut edges = Vec::new();
+    for (to, &id) in ids.iter().enumerate() {
+        let mut seen: Vec<(usize, u32)> = Vec::new();
+        for (src, e) in f.producers(id) {
+            let Some(&from) = index.get(&src) else {
+                continue;
+            };
+            if seen.contains(&(from, e.output)) {
+                continue;
+            }
+            seen.push((from, e.output));
+            let text = match f.node(src) {
+                Some(Node::Op(op)) => op
+                    .outputs
+                    .get(e.output as usize)
+                    .map(|o| type_text(&o.ty))
+                    .unwrap_or_default(),
+                Some(Node::Input(i)) => type_text(&i.ty),
+                None => String::new(),
+            };
+            edges.push(PictureEdge { from, to, text });
+        }
+    }
+    Picture {
+        nodes,
+        edges,
+        omitted: 0,
+    }
+}
+
+/// Escapes text for XML and HTML (element content and quoted attributes).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The picture of finding `x` in `f`: the region `select::finding_region` chooses, its op
+/// highlighted and its labels on their nodes.
+pub fn finding_picture(
+    ix: &select::FunctionIndex<'_>,
+    f: &Function,
+    placements: &placement::Placements,
+    x: &Finding,
+    findings: &[&Finding],
+) -> Picture {
+    let region = select::finding_region(ix, x);
+    let mut p = picture_of(f, &region.nodes, placements, findings);
+    p.omitted = region.omitted;
+    for (i, &id) in region.nodes.iter().enumerate() {
+        let Some(n) = p.nodes.get_mut(i) else {
+            continue;
+        };
+        n.highlight = region.primary == Some(id);
+        n.labels = region
+            .labels
+            .iter()
+            .filter(|(l, _)| *l == id)
+            .map(|(_, t)| t.clone())
+            .collect();
+    }
+    p
+}
+
+/// The nodes within `depth` hops of the op (or input) `name`, that node highlighted; `None` when
+/// `f` has no such node.
+pub fn around_picture(
+    f: &Function,
+    placements: &placement::Placements,
+    name: &str,
+    depth: usize,
+    findings: &[&Finding],
+) -> Option<Picture> {
+    let ix = select::FunctionIndex::new(f);
+    let seed = ix.named(name)?;
+    let (mut nodes, omitted) = select::around(f, &[seed], depth, select::MAX_NODES * 4);
+    nodes.sort_by_key(|&n| select::order(f, n));
+    let mut p = picture_of(f, &nodes, placements, findings);
+    p.omitted = omitted;
+    for (i, &id) in nodes.iter().enumerate() {
+        if let Some(n) = p.nodes.get_mut(i) {
+            n.highlight = id == seed;
+        }
+    }
+    Some(p)
+}
+
+/// What `coreml-lint graph` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphFormat {
+    /// Graphviz DOT.
+    Dot,
+    /// One SVG document.
+    Svg,
+    /// A page with the pictures, zoomable.
+    Html,
+}
+
+/// What `coreml-lint graph` draws.
+#[derive(Clone, Debug, Default)]
+pub struct GraphRequest {
+    /// Only this function (default: every function; DOT and SVG draw the first).
+    pub function: Option<String>,
+    /// The op (or input) to draw around (default: the function's overview).
+    pub around: Option<String>,
+    /// Hops around `around`.
+    pub depth: usize,
+}
+
+/// The pictures `request` asks for in every checked model of `run`, titled; an error names what
+/// was not found.
+pub fn pictures(
+    run: &crate::check::CheckRun,
+    request: &GraphRequest,
+) -> Result<Vec<(String, Picture)>, String> {
+    let mut out = Vec::new();
+    for (model, findings) in run.checked() {
+        let title = match &model.sub_model {
+            Some(sub) => format!("{} ({sub})", model.path.display()),
+            None => model.path.display().to_string(),
+        };
+        let mine: Vec<&Finding> = findings.iter().collect();
+        for f in &model.program.functions {
+            if request.function.as_deref().is_some_and(|n| n != f.name) {
+                continue;
+            }
+            let p = placement::placements(f, findings);
+            let picture = match &request.around {
+                Some(op) => match around_picture(f, &p, op, request.depth, &mine) {
+                    Some(pic) => pic,
+                    None => continue,
+                },
+                None => overview::overview(f, &p, findings).picture,
+            };
+            out.push((format!("{title} · {}", f.name), picture));
+        }
+    }
+    if out.is_empty() {
+        let what = match (&request.function, &request.around) {
+            (Some(f), Some(op)) => format!("no op or input `{op}` in a function `{f}`"),
+            (None, Some(op)) => format!("no op or input `{op}`"),
+            (Some(f), None) => format!("no function `{f}`"),
+            (None, None) => "no ML program function".to_string(),
+        };
+        return Err(what);
+    }
+    Ok(out)
+}
+
+/// The pictures in `format`: DOT and SVG hold the first, HTML every one.
+pub fn render_pictures(pictures: &[(String, Picture)], format: GraphFormat) -> String {
+    match format {
+        GraphFormat::Dot => pictures
+            .first()
+            .map(|(t, p)| dot::render(p, t))
+            .unwrap_or_default(),
+        GraphFormat::Svg => pictures
+            .first()
+            .map(|(_, p)| svg::document(p, "g"))
+            .unwrap_or_default(),
+        GraphFormat::Html => crate::report::html::pictures_page(pictures),
+    }
+}

@@ -1,0 +1,182 @@
+//! `check --output-format html` and `coreml-lint graph` end to end: one self-contained page with a
+//! picture per finding and an overview per function; the pictures of a region on demand.
+
+use crate::common;
+
+use assert_cmd::Command;
+
+fn run(args: &[&str], paths: &[std::path::PathBuf]) -> (i32, String, String) {
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .current_dir(common::repo())
+        .args(args)
+        .args(paths)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json_count(paths: &[std::path::PathBuf]) -> usize {
+    let (_, json, _) = run(&["check", "--output-format", "json", "--exit-zero"], paths);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v["diagnostics"].as_array().unwrap().len()
+}
+
+/// The text of each `<article class="finding" …>…</article>`.
+fn findings(html: &str) -> Vec<&str> {
+    html.split("<article class=\"finding\"")
+        .skip(1)
+        .map(|a| &a[..a.find("</article>").unwrap()])
+        .collect()
+}
+
+#[test]
+fn corpus_report_has_a_picture_per_finding_and_nothing_external() {
+    let corpus = vec![common::corpus()];
+    let (code, html, stderr) = run(
+        &["check", "--output-format", "html", "--exit-zero"],
+        &corpus,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    let articles = findings(&html);
+    assert_eq!(articles.len(), json_count(&corpus));
+    for a in &articles {
+        assert!(a.contains("<svg class=\"graph\""), "no picture in {a}");
+        assert!(a.contains("<g class=\"node"), "an empty picture in {a}");
+    }
+    // Findings about an op highlight it.
+    let highlighted = articles
+        .iter()
+        .filter(|a| a.contains(" hl\"") || a.contains(" hl "))
+        .count();
+    assert!(
+        highlighted * 2 > articles.len(),
+        "{highlighted} of {}",
+        articles.len()
+    );
+    // Self-contained: nothing fetched.
+    for needle in [
+        "<link", " src=", "@import", "url(http", "https://", "fetch(",
+    ] {
+        assert!(!html.contains(needle), "the page references {needle}");
+    }
+    let overviews = html.matches("<article class=\"overview\"").count();
+    let placement_rows = html.matches("<tr class=\"model-row\"").count();
+    assert_eq!(overviews, placement_rows, "one overview per function");
+    // Every fired rule's documentation is embedded and linked.
+    for a in &articles {
+        let rule = a
+            .split("data-rule=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert!(html.contains(&format!("<article class=\"rule-doc\" id=\"rule-{rule}\">")));
+    }
+}
+
+#[test]
+fn a_state_finding_draws_its_read_to_write_chain_with_labels() {
+    let model = vec![common::corpus().join("packages/state-blend-rmw.mlpackage")];
+    let (_, html, _) = run(&["check", "--output-format", "html", "--exit-zero"], &model);
+    let a = findings(&html)
+        .into_iter()
+        .find(|a| a.contains("data-rule=\"state-blend-rmw\""))
+        .expect("the blend finding");
+    let picture = &a[a.find("<svg").unwrap()..];
+    for op in [
+        "read_state_0",
+        "mul_1",
+        "add_0",
+        "coreml_update_state_1_write_state",
+        "kv_cache",
+    ] {
+        assert!(
+            picture.contains(&format!("data-name=\"{op}\"")),
+            "{op} missing from the chain"
+        );
+    }
+    assert!(
+        picture.contains("class=\"node risk hl")
+            || picture.contains("class=\"node ane hl")
+            || picture.contains("class=\"node unknown hl"),
+        "the write is highlighted"
+    );
+    assert!(picture.contains("▸ "), "the finding's labels are drawn");
+    assert!(
+        picture.contains(">fp16 [2, 2, 256, 32]<"),
+        "edges carry types"
+    );
+    // The source excerpt marks the write's line.
+    assert!(a.contains("<span class=\"at\">") && a.contains("write_state(data = add_0"));
+    // Its link points at the write's box in the overview.
+    assert!(a.contains("data-box=\"ov0-0-n"), "{a}");
+}
+
+#[test]
+fn graph_draws_a_region_in_every_format() {
+    let model = vec![common::corpus().join("packages/state-blend-rmw.mlpackage")];
+    let (code, svg, err) = run(&["graph", "--around", "mul_1", "--depth", "1"], &model);
+    assert_eq!(code, 0, "{err}");
+    assert!(svg.starts_with("<?xml") && svg.contains("<svg") && svg.contains("<style>"));
+    // mul_1 and its neighbours (read_state_0, sub_0, add_0), nothing two hops away.
+    for op in ["mul_1", "read_state_0", "sub_0", "add_0"] {
+        assert!(svg.contains(&format!("data-name=\"{op}\"")), "{op}: {svg}");
+    }
+    assert!(!svg.contains("data-name=\"linear_0\""));
+    assert_eq!(svg.matches("<g class=\"node").count(), 4);
+    let (code, dot, _) = run(&["graph", "--format", "dot"], &model);
+    assert_eq!(code, 0);
+    assert!(dot.starts_with("digraph") && dot.contains("read_state") && dot.contains("->"));
+    let (code, page, _) = run(&["graph", "--format", "html", "--function", "main"], &model);
+    assert_eq!(code, 0);
+    assert!(page.contains("<svg class=\"graph\"") && page.contains("<script>"));
+}
+
+#[test]
+fn graph_names_the_model_when_the_op_or_model_is_missing() {
+    let model = vec![common::corpus().join("packages/state-blend-rmw.mlpackage")];
+    let (code, out, err) = run(&["graph", "--around", "no_such_op"], &model);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("state-blend-rmw.mlpackage") && err.contains("no_such_op"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["graph", "--function", "nope"], &model);
+    assert_eq!(code, 2);
+    assert!(err.contains("no function `nope`"), "{err}");
+    let missing = vec![common::corpus().join("packages/does-not-exist.mlpackage")];
+    let (code, _, err) = run(&["graph"], &missing);
+    assert_eq!(code, 2);
+    assert!(err.contains("does-not-exist"), "{err}");
+}
+
+#[test]
+fn realworld_report_covers_pipelines_and_multifunction_models() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let realworld = vec![shared.join("realworld")];
+    let (code, html, stderr) = run(
+        &["check", "--output-format", "html", "--exit-zero"],
+        &realworld,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let articles = findings(&html);
+    assert_eq!(articles.len(), json_count(&realworld));
+    assert!(articles.iter().all(|a| a.contains("<svg class=\"graph\"")));
+    // The sub-models of a pipeline each have their overview.
+    assert!(
+        html.contains("(sub-model 0)")
+            && html.contains("sub-model 1: a non-maximum suppression model")
+    );
+    // Large functions are condensed.
+    assert!(html.contains("groups</p>"), "no condensed overview");
+}
