@@ -260,7 +260,7 @@ fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
         }
         return Err(ReadError::NotAModel {
             path: dir.to_path_buf(),
-            message: "compiled model folder has neither model.mil nor coremldata.bin".into(),
+            message: "compiled model folder has no model.mil (and no coremldata.bin saying what it holds)".into(),
         });
     };
     if header.is_pipeline() {
