@@ -11,7 +11,7 @@ pub const FACT_KINDS: &[FactKind] = &[
     FactKind::new("coreai-hash-mismatch", &["STORED", "COMPUTED"]),
     FactKind::new("coreai-lfs-pointer", &["FILE"]),
     FactKind::new("coreai-missing-file", &["FILE"]),
-    FactKind::new("coreai-symlink", &["FILE", "TARGET"]),
+    FactKind::new("coreai-symlink", &["FILE", "LINK"]),
     FactKind::new("coreai-no-producer", &[]),
     FactKind::new("coreai-debug-info", &["COUNT", "EXAMPLE"]),
     FactKind::new("coreai-gpu-rounding", &["OPS"]),
@@ -89,7 +89,7 @@ fn file_facts(asset: &AiAsset) -> Vec<Fact> {
             AssetFile::Symlink(target) => out.push(
                 Fact::new("coreai-symlink")
                     .with("FILE", name)
-                    .with("TARGET", target),
+                    .with("LINK", target),
             ),
         }
     }

@@ -89,7 +89,7 @@ pub enum ReadError {
 
     /// A compiled model folder (`.mlmodelc`) is incomplete or its `coremldata.bin` is unreadable.
     #[error("{}: {message}", path.display())]
-    #[diagnostic(code(coreml_lint::read::compiled))]
+    #[diagnostic(code(read))]
     Compiled {
         /// The folder or file at fault.
         path: PathBuf,
@@ -100,7 +100,7 @@ pub enum ReadError {
     /// A Git LFS pointer stands in for a file the model cannot be read without.
     #[error("{}: is a Git LFS pointer ({size} bytes), not the file itself: the LFS object was never fetched", path.display())]
     #[diagnostic(
-        code(coreml_lint::read::lfs_pointer),
+        code(read),
         help("run `git lfs pull` in the repository the model came from (or download the real file), then check again")
     )]
     LfsPointer {
