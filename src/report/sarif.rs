@@ -227,7 +227,8 @@ fn result(
     // file in bytes, and the op is named by the logical locations.
     let region = match f.span {
         Some(span) if model.source.is_file => Some(region_of(&model.source.text, span)),
-        _ if model.source.is_file => None,
+        // A finding about the whole text file (a bundle fault beside it): all of its lines.
+        _ if model.source.is_file => Some(whole_text_file(&model.source.text)),
         _ => whole_binary_file(&model.source.file),
     };
     let location = Location {
@@ -463,6 +464,16 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
+}
+
+/// The whole of a text file as a line region.
+fn whole_text_file(text: &str) -> Region {
+    let lines = text.lines().count().max(1);
+    Region {
+        start_line: Some(1),
+        end_line: i64::try_from(lines).ok(),
+        ..Default::default()
+    }
 }
 
 /// The whole of a binary file as a byte region (`None` when its size cannot be read).

@@ -755,3 +755,29 @@ fn text_findings_have_real_lines_and_package_findings_none_in_concise_and_json()
         assert_eq!(text.len() - text.trim_start().len() + 1, dump_column);
     }
 }
+
+/// Every SARIF location has a region (SARIF2017): a finding about a whole text file, such as a
+/// Git LFS pointer beside a compiled model's `model.mil`, covers all of its lines.
+#[test]
+fn every_sarif_physical_location_has_a_region() {
+    let model = common::corpus().join("bundles/bundle-lfs-pointer-metadata.mlmodelc");
+    let out = assert_cmd::Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .args(["check", "--isolated", "--output-format", "sarif"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty(), "{v}");
+    for r in results {
+        for l in r["locations"].as_array().unwrap() {
+            let region = &l["physicalLocation"]["region"];
+            assert!(region.is_object(), "no region in {r}");
+            if r["ruleId"] == "bundle-lfs-pointer" {
+                assert_eq!(region["startLine"], 1, "{r}");
+                assert!(region["endLine"].as_i64().unwrap() >= 1, "{r}");
+            }
+        }
+    }
+}
