@@ -277,11 +277,21 @@ fn run_check(
             (c, outcome.fixes)
         })
     });
-    let (c, fixes) = result.map_err(|e| ConfigError::new_err(e.to_string()))?;
+    let (c, fixes) = result.map_err(|e| config_error(&e))?;
     if !c.read_errors.is_empty() {
         return Err(ReadError::new_err(c.read_errors.join("\n")));
     }
     Ok((c, fixes))
+}
+
+/// A config, rule or selector error as Python's `ConfigError`: the message, then its help (the
+/// did-you-mean of an unknown selector).
+fn config_error(e: &coreml_lint::check::CheckError) -> PyErr {
+    use miette::Diagnostic as _;
+    match e.help() {
+        Some(help) => ConfigError::new_err(format!("{e}\n{help}")),
+        None => ConfigError::new_err(e.to_string()),
+    }
 }
 
 /// `coreml_lint.check`: the diagnostics of every model under `path`.
