@@ -511,6 +511,16 @@ def fn_ops(spec, fn):
     return list(walk_ops(main_block(spec.mlProgram.functions[fn])))
 
 
+def value_types(spec, fn_name):
+    """Name -> MIL ValueType of every function input and op output."""
+    fn = spec.mlProgram.functions[fn_name]
+    types = {i.name: i.type for i in fn.inputs}
+    for op in fn_ops(spec, fn_name):
+        for o in op.outputs:
+            types[o.name] = o.type
+    return types
+
+
 def dims(tensor_type):
     return [d.constant.size if d.WhichOneof("dimension") == "constant" else None
             for d in tensor_type.dimensions]

@@ -44,6 +44,7 @@ from coremltools.proto import MIL_pb2  # noqa: E402
 
 from generate import (  # noqa: E402
     EXPECTED,
+    dims,
     finding,
     fn_ops,
     op_name,
@@ -52,9 +53,10 @@ from generate import (  # noqa: E402
     reset,
     save_model,
     stabilize,
+    value_types,
     write_expected,
 )
-from generate_torch_origin import all_findings as origin_findings  # noqa: E402
+from generate_torch_origin import all_findings as origin_findings, fp16_tensor  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -101,10 +103,6 @@ def traced(module, *examples):
     return torch.jit.trace(module, examples)
 
 
-def fp16_tensor(name, shape):
-    return ct.TensorType(name=name, shape=shape, dtype=np.float16)
-
-
 def convert(model, inputs):
     return ct.convert(
         model,
@@ -149,20 +147,6 @@ def builder_deconv(pad, output_shape=None):
 # Expected findings of the two rules, from the saved spec
 
 
-def shape_of(value_type):
-    t = value_type.tensorType
-    return [d.constant.size if d.WhichOneof("dimension") == "constant" else None for d in t.dimensions]
-
-
-def value_types(spec, fn_name):
-    fn = spec.mlProgram.functions[fn_name]
-    out = {i.name: i.type for i in fn.inputs}
-    for op in fn_ops(spec, fn_name):
-        for o in op.outputs:
-            out[o.name] = o.type
-    return out
-
-
 def const_values(spec, fn_name):
     """Inline-valued `const` ops: name -> list of numbers or a string."""
     out = {}
@@ -204,7 +188,7 @@ def sdpa_findings(spec, fn_name):
             continue
         _, qt = arg(op, consts, types_, "query")
         if is_fp16(qt):
-            sdpas.append((op_name(op), shape_of(qt)))
+            sdpas.append((op_name(op), dims(qt.tensorType)))
     flagged = set()
     large = [name for name, q in sdpas if q[-1] is not None and q[-1] >= 256]
     if len(large) >= 2:
@@ -236,7 +220,7 @@ def deconv_findings(spec, fn_name):
             continue
         _, xt = arg(op, consts, types_, "x")
         _, wt = arg(op, consts, types_, "weight")
-        x, w = shape_of(xt), shape_of(wt)
+        x, w = dims(xt.tensorType), dims(wt.tensorType)
         spatial = len(x) - 2
         strides = arg(op, consts, types_, "strides")[0] or [1] * spatial
         dilations = arg(op, consts, types_, "dilations")[0] or [1] * spatial

@@ -50,6 +50,7 @@ from generate import (  # noqa: E402
     reset,
     save_model,
     stabilize,
+    value_types,
     write_expected,
 )
 
@@ -154,16 +155,6 @@ def palettized(model, per_channel_scale):
 def arg_names(op, param):
     arg = op.inputs.get(param)
     return [a.name for a in arg.arguments if a.WhichOneof("binding") == "name"] if arg else []
-
-
-def value_types(spec, fn_name):
-    """Name -> MIL ValueType of every function input and op output."""
-    fn = spec.mlProgram.functions[fn_name]
-    types = {i.name: i.type for i in fn.inputs}
-    for op in fn_ops(spec, fn_name):
-        for o in op.outputs:
-            types[o.name] = o.type
-    return types
 
 
 def param_shape(op, param, types):

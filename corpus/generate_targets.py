@@ -41,6 +41,8 @@ from generate import (  # noqa: E402
     write_expected,
 )
 
+from generate_torch_origin import fp16_tensor, traced  # noqa: E402
+
 warnings.filterwarnings("ignore")
 
 # Every model this script writes starts with one of these (the rules' ids).
@@ -87,16 +89,6 @@ class Projection(nn.Module):
         return torch.relu(self.proj(x))
 
 
-def traced(module, *examples):
-    torch.manual_seed(0)
-    m = module()
-    m.eval()
-    with torch.no_grad():
-        for p in m.parameters():
-            p.copy_(torch.randn_like(p) * 0.05)
-    return torch.jit.trace(m, examples)
-
-
 def convert(model, inputs, target=ct.target.iOS18):
     return ct.convert(
         model,
@@ -105,10 +97,6 @@ def convert(model, inputs, target=ct.target.iOS18):
         minimum_deployment_target=target,
         compute_precision=ct.precision.FLOAT16,
     )
-
-
-def fp16(name, shape):
-    return ct.TensorType(name=name, shape=shape, dtype=np.float16)
 
 
 def first_op(spec, types):
@@ -132,7 +120,7 @@ def build():
     # requires-newer-os: the same attention converted for iOS18 (fused op) and for iOS17.
     shape = (1, 2, 8, 32)
     qkv = [torch.randn(*shape) for _ in range(3)]
-    inputs = [fp16(n, shape) for n in ("q", "k", "v")]
+    inputs = [fp16_tensor(n, shape) for n in ("q", "k", "v")]
     attn = traced(Attention, *qkv)
     new = save("requires-newer-os", convert(attn, inputs, ct.target.iOS18))
     spec = ct.utils.load_spec(str(new))
@@ -148,12 +136,12 @@ def build():
     # tensor-dim-limit: a 20000-sample waveform (W = 20000): over 16384 through A15 / M3, within
     # 65536 from A16 / M4. Reported at the input (its origin).
     wide = save("tensor-dim-limit-wide",
-                convert(traced(Scale, torch.randn(1, 20000)), [fp16("audio", (1, 20000))]))
+                convert(traced(Scale, torch.randn(1, 20000)), [fp16_tensor("audio", (1, 20000))]))
     record("tensor-dim-limit-wide", wide, [finding("tensor-dim-limit", "main")])
     record("tensor-dim-limit-wide-a15", wide, [finding("tensor-dim-limit", "main")], "a15")
     record("tensor-dim-limit-wide-a17", wide, [], "a17,m4")
     narrow = save("tensor-dim-limit-wide-clean",
-                  convert(traced(Scale, torch.randn(1, 16000)), [fp16("audio", (1, 16000))]))
+                  convert(traced(Scale, torch.randn(1, 16000)), [fp16_tensor("audio", (1, 16000))]))
     record("tensor-dim-limit-wide-clean", narrow, [])
 
     # conv-kernel-width: a 512-wide window (over every cap), a 15-wide one (over 13, within 15),
@@ -164,7 +152,7 @@ def build():
         ("conv-kernel-width-clean", 8, 140, 4480),
     ):
         model = traced(framing(kernel, stride), torch.randn(1, 1, length))
-        path = save(name, convert(model, [fp16("audio", (1, 1, length))]))
+        path = save(name, convert(model, [fp16_tensor("audio", (1, 1, length))]))
         spec = ct.utils.load_spec(str(path))
         conv = first_op(spec, {"conv"})
         over13 = [finding("conv-kernel-width", "main", conv)] if kernel > 13 else []
@@ -181,7 +169,7 @@ def build():
          ct.EnumeratedShapes([(1, 8, 32), (1, 16, 32), (1, 32, 32)], default=(1, 8, 32))),
         ("flexible-input-shape-clean", (1, 8, 32)),
     ):
-        path = save(name, convert(proj, [fp16("x", shape)]))
+        path = save(name, convert(proj, [fp16_tensor("x", shape)]))
         flexible = not name.endswith("-clean")
         found = [finding("flexible-input-shape", "main")] if flexible else []
         record(name, path, found)
