@@ -91,24 +91,7 @@ fn nearest(selector: &str, ids: &[&str], redirects: &BTreeMap<String, String>) -
         .copied()
         .chain(prefixes)
         .chain(redirects.keys().map(String::as_str));
-    let (distance, best) = candidates.map(|c| (edit_distance(selector, c), c)).min()?;
-    (distance <= (selector.chars().count() / 3).max(1)).then(|| best.to_string())
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
+    crate::rules::suggest::closest(selector, candidates).map(str::to_string)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ pub(crate) mod matcher;
 pub(crate) mod placement;
 pub(crate) mod region;
 pub mod schema;
-mod suggest;
+pub(crate) mod suggest;
 pub mod target;
 pub(crate) mod template;
 pub mod testing;
