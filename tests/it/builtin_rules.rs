@@ -50,10 +50,6 @@ fn builtin_rules_pass_their_tests() {
 /// evidence belongs in `why` / `description` (`coreml-lint rule ID`).
 const MAX_HELP_CHARS: usize = 300;
 
-/// Rules whose help another branch shortens (issue 24: the field engineers own them); empty this
-/// list once they are merged.
-const HELP_OWNED_ELSEWHERE: &[&str] = &[];
-
 #[test]
 fn every_help_is_a_sentence_or_two() {
     use coreml_lint::check::{check, CheckOptions, ConfigFile};
@@ -61,8 +57,7 @@ fn every_help_is_a_sentence_or_two() {
     let mut long = Vec::new();
     for rule in rules.rules() {
         let help = rule.help_text.as_deref().unwrap_or_default();
-        let owned_elsewhere = HELP_OWNED_ELSEWHERE.contains(&rule.id.as_str());
-        if help.chars().count() > MAX_HELP_CHARS && !owned_elsewhere {
+        if help.chars().count() > MAX_HELP_CHARS {
             long.push(format!(
                 "{} (template, {} chars)",
                 rule.id,
@@ -81,8 +76,7 @@ fn every_help_is_a_sentence_or_two() {
     for f in outcome.run.findings() {
         let help = f.help.as_deref().unwrap_or_default();
         rendered += usize::from(!help.is_empty());
-        let owned_elsewhere = HELP_OWNED_ELSEWHERE.contains(&f.rule.as_str());
-        if help.chars().count() > MAX_HELP_CHARS && !owned_elsewhere {
+        if help.chars().count() > MAX_HELP_CHARS {
             long.push(format!(
                 "{} at {} ({} chars): {help}",
                 f.rule,
