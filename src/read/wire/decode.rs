@@ -11,9 +11,9 @@ use super::fields::{
     dictionary_value, dimension, immediate_value, key_value_pair, list_type, list_value,
     named_value_type, operation, repeated_bools, repeated_bytes, repeated_doubles, repeated_floats,
     repeated_ints, repeated_long_ints, repeated_strings, state_type, tensor_type, tensor_value,
-    tuple_type, tuple_value, unknown_dimension, value, value_entry, value_type,
+    tuple_type, tuple_value, unknown_dimension, value, value_entry, value_type, Message,
 };
-use super::msg::Msg;
+use super::msg::{Msg, View};
 use super::Fault;
 use crate::ir::build::{BlockSyntax, InputSyntax, OpSyntax};
 use crate::ir::literal::f16_to_f64;
@@ -57,71 +57,96 @@ pub(crate) struct Entry<'a> {
 }
 
 /// Reads a map entry (`key` = 1, `value` = 2 in both map entry messages).
-fn entry<'a>(m: &Msg<'a>) -> Result<Entry<'a>, Fault> {
+fn entry<'a>(m: &Msg<'a>, message: Message) -> Result<Entry<'a>, Fault> {
     debug_assert_eq!(argument_entry::KEY, value_entry::KEY);
     debug_assert_eq!(argument_entry::VALUE, value_entry::VALUE);
-    let mut key: &'a [u8] = &[];
-    let mut value: Option<Msg<'a>> = None;
-    for f in m.fields() {
-        let f = f?;
-        match f.number {
-            value_entry::KEY => key = f.bytes()?,
-            value_entry::VALUE => {
-                let bytes = f.bytes()?;
-                match &mut value {
-                    Some(v) => v.merge_occurrence(bytes),
-                    None => value = Some(m.child(&f)?),
-                }
-            }
-            _ => {}
-        }
-    }
+    let v = m.view(message)?;
     Ok(Entry {
-        key,
-        value: value.unwrap_or_else(|| m.empty_child()),
+        key: v.bytes(value_entry::KEY),
+        value: v
+            .message(value_entry::VALUE)?
+            .unwrap_or_else(|| m.empty_child()),
     })
 }
 
-/// The entries of the map field `number` of `m` as the decoded map holds them: sorted by key (byte
-/// order, which is `String` order), the last of equal keys winning.
-pub(crate) fn map_entries<'a>(m: &Msg<'a>, number: u32) -> Result<Vec<Entry<'a>>, Fault> {
+/// The entries of the map field `number` of `m` (entry messages `message`) as the decoded map
+/// holds them: sorted by key (byte order, which is `String` order), the last of equal keys winning.
+pub(crate) fn map_entries<'a>(
+    m: &View<'_, 'a>,
+    number: u32,
+    message: Message,
+) -> Result<Entries<'a>, Fault> {
+    if m.count(number) <= 1 {
+        // What most maps of an op hold (`name`; `x`): no list to make.
+        let one = m.message(number)?.map(|e| entry(&e, message)).transpose()?;
+        return Ok(Entries::One(one));
+    }
     let mut entries = Vec::new();
     m.each_message(number, |e| {
-        entries.push(entry(&e)?);
+        entries.push(entry(&e, message)?);
         Ok(())
     })?;
-    sort_entries(&mut entries);
-    Ok(entries)
+    sort_entries(&mut entries, message)?;
+    Ok(Entries::Many(entries.into_iter()))
+}
+
+/// The entries [`map_entries`] gives.
+pub(crate) enum Entries<'a> {
+    One(Option<Entry<'a>>),
+    Many(std::vec::IntoIter<Entry<'a>>),
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Entry<'a>;
+
+    fn next(&mut self) -> Option<Entry<'a>> {
+        match self {
+            Entries::One(one) => one.take(),
+            Entries::Many(all) => all.next(),
+        }
+    }
 }
 
 /// Sorts map entries by key, keeping the last of equal keys (in file order).
-pub(crate) fn sort_entries(entries: &mut Vec<Entry<'_>>) {
+/// The entries that lose are still checked as prost decodes them (as `message`s, the map's entry
+/// type).
+pub(crate) fn sort_entries(entries: &mut Vec<Entry<'_>>, message: Message) -> Result<(), Fault> {
     let in_order = entries.windows(2).all(|w| match w {
         [a, b] => a.key < b.key,
         _ => true,
     });
     if in_order {
-        return;
+        return Ok(());
     }
+    let value_type = match message.kind(value_entry::VALUE) {
+        Some(super::fields::Kind::Message(m)) => m,
+        _ => Message::Value,
+    };
     // Stable: equal keys stay in file order, so the last of each run is the last in the file.
     entries.sort_by(|a, b| a.key.cmp(b.key));
     let mut unique: Vec<Entry<'_>> = Vec::with_capacity(entries.len());
     for e in entries.drain(..) {
         match unique.last_mut() {
-            Some(last) if last.key == e.key => *last = e,
+            Some(last) if last.key == e.key => {
+                let lost = std::mem::replace(last, e);
+                lost.value.validate(value_type)?;
+            }
             _ => unique.push(e),
         }
     }
     *entries = unique;
+    Ok(())
 }
 
-/// Every entry of the map field `number`, in file order (for checks that look at all of them).
+/// Every entry of the `map<string, Value>` field `number`, in file order (for checks that look at
+/// all of them); each is also checked as prost decodes it, since only its strings are looked at.
 fn raw_entries<'a>(
-    m: &Msg<'a>,
+    m: &View<'_, 'a>,
     number: u32,
     mut each: impl FnMut(Entry<'a>) -> Result<(), Fault>,
 ) -> Result<(), Fault> {
-    m.each_message(number, |e| each(entry(&e)?))
+    m.validate_all(number)?;
+    m.each_message(number, |e| each(entry(&e, Message::ValueEntry)?))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,11 +167,12 @@ pub(crate) fn op_in_context(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Faul
 
 /// The op's `name` attribute, else its first output, else its type (for messages only).
 fn op_label(op: &Msg<'_>) -> String {
-    let name = map_entries(op, operation::ATTRIBUTES)
+    let name = op
+        .view(Message::Operation)
+        .and_then(|v| map_entries(&v, operation::ATTRIBUTES, Message::ValueEntry))
         .ok()
-        .and_then(|entries| {
+        .and_then(|mut entries| {
             entries
-                .into_iter()
                 .find(|e| e.key == b"name")
                 .and_then(|e| lower_value(&e.value, 0).ok())
                 .and_then(|l| l.as_str().map(str::to_string))
@@ -157,8 +183,8 @@ fn op_label(op: &Msg<'_>) -> String {
     let mut first_output = None;
     let _ = op.each_message(operation::OUTPUTS, |o| {
         if first_output.is_none() {
-            first_output =
-                Some(String::from_utf8_lossy(o.bytes(named_value_type::NAME)?).into_owned());
+            let name = o.bytes(named_value_type::NAME)?;
+            first_output = Some(String::from_utf8_lossy(name).into_owned());
         }
         Ok(())
     });
@@ -168,10 +194,11 @@ fn op_label(op: &Msg<'_>) -> String {
 }
 
 fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
-    let op_type = text(op.bytes(operation::TYPE)?)?.to_string();
+    let v = op.view(Message::Operation)?;
+    let op_type = text(v.bytes(operation::TYPE))?.to_string();
     let mut name = None;
     let mut attributes = Attributes::new();
-    for entry in map_entries(op, operation::ATTRIBUTES)? {
+    for entry in map_entries(&v, operation::ATTRIBUTES, Message::ValueEntry)? {
         let key = text(entry.key)?;
         let lit = lower_value(&entry.value, depth)
             .map_err(|fault| fault.at(format_args!("attribute `{key}`")))?;
@@ -185,24 +212,28 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
     }
     // Map order = parameters sorted by name, as the compiler prints them.
     let mut inputs = Vec::new();
-    for entry in map_entries(op, operation::INPUTS)? {
+    for entry in map_entries(&v, operation::INPUTS, Message::ArgumentEntry)? {
         let key = text(entry.key)?;
         let mut args = Vec::with_capacity(1);
-        entry.value.each_message(argument::ARGUMENTS, |b| {
-            let i = args.len();
-            let arg = lower_binding(&b, depth)
-                .map_err(|fault| fault.at(format_args!("input `{key}` binding {i}")))?;
-            args.push(arg);
-            Ok(())
-        })?;
+        entry
+            .value
+            .view(Message::Argument)?
+            .each_message(argument::ARGUMENTS, |b| {
+                let i = args.len();
+                let arg = lower_binding(&b, depth)
+                    .map_err(|fault| fault.at(format_args!("input `{key}` binding {i}")))?;
+                args.push(arg);
+                Ok(())
+            })?;
         inputs.push(Param {
             name: key.to_string(),
             args,
         });
     }
     let mut outputs = Vec::with_capacity(1);
-    op.each_message(operation::OUTPUTS, |o| {
-        let name = text(o.bytes(named_value_type::NAME)?)?;
+    v.each_message(operation::OUTPUTS, |o| {
+        let o = o.view(Message::NamedValueType)?;
+        let name = text(o.bytes(named_value_type::NAME))?;
         let ty = o
             .message(named_value_type::TYPE)?
             .ok_or_else(|| Fault::invalid(format!("output `{name}` has no type")))
@@ -215,10 +246,11 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
         Ok(())
     })?;
     let mut blocks = Vec::new();
-    op.each_message(operation::BLOCKS, |b| {
+    v.each_message(operation::BLOCKS, |b| {
         let i = blocks.len();
-        blocks
-            .push(lower_block(&b, depth + 1).map_err(|fault| fault.at(format_args!("block {i}")))?);
+        let block =
+            lower_block(&b, depth + 1).map_err(|fault| fault.at(format_args!("block {i}")))?;
+        blocks.push(block);
         Ok(())
     })?;
     Ok(OpSyntax {
@@ -234,28 +266,38 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
 
 /// An `Argument.Binding`: a value name or an inline value (oneof, the last member set wins).
 pub(super) fn lower_binding(b: &Msg<'_>, depth: usize) -> Result<Arg, Fault> {
-    enum Member<'a> {
-        Name(&'a [u8]),
-        Value(Msg<'a>),
-    }
-    let mut member: Option<Member<'_>> = None;
-    for f in b.fields() {
-        let f = f?;
-        match f.number {
-            binding::NAME => member = Some(Member::Name(f.bytes()?)),
-            binding::VALUE => {
-                let bytes = f.bytes()?;
-                match &mut member {
-                    Some(Member::Value(v)) => v.merge_occurrence(bytes),
-                    _ => member = Some(Member::Value(b.child(&f)?)),
+    let v = b.view(Message::Binding)?;
+    let name = (binding::NAME, v.count(binding::NAME));
+    let value = (binding::VALUE, v.count(binding::VALUE));
+    let member = match (name, value) {
+        ((_, 0), (_, 0)) => None,
+        ((_, _), (_, 0)) => Some(Ok(v.bytes(binding::NAME))),
+        ((_, 0), (_, 1)) => v.message(binding::VALUE)?.map(Err),
+        // Both members set, or the value set more than once: in file order, the last member
+        // wins and a value set several times in a row is merged.
+        _ => {
+            v.validate_all(binding::VALUE)?;
+            let mut member: Option<Result<&[u8], Msg<'_>>> = None;
+            for f in b.fields() {
+                let f = f?;
+                match f.number {
+                    binding::NAME => member = Some(Ok(f.bytes()?)),
+                    binding::VALUE => {
+                        let bytes = f.bytes()?;
+                        match &mut member {
+                            Some(Err(v)) => v.merge_occurrence(bytes),
+                            _ => member = Some(Err(b.child(&f)?)),
+                        }
+                    }
+                    _ => {}
                 }
             }
-            _ => {}
+            member
         }
-    }
+    };
     match member {
-        Some(Member::Name(n)) => text(n).map(|n| Arg::Name(ir_name(n))),
-        Some(Member::Value(v)) => lower_value(&v, depth).map(|l| Arg::Value(Box::new(l))),
+        Some(Ok(n)) => text(n).map(|n| Arg::Name(ir_name(n))),
+        Some(Err(v)) => lower_value(&v, depth).map(|l| Arg::Value(Box::new(l))),
         None => Err(Fault::invalid("binding is empty")),
     }
 }
@@ -268,19 +310,20 @@ fn lower_block(b: &Msg<'_>, depth: usize) -> Result<BlockSyntax, Fault> {
             limits::MAX_BLOCK_NESTING
         )));
     }
-    check_ignored_attributes(b, block::ATTRIBUTES)?;
+    let v = b.view(Message::Block)?;
+    check_ignored_attributes(&v, block::ATTRIBUTES)?;
     let mut inputs = Vec::new();
-    b.each_message(block::INPUTS, |i| {
+    v.each_message(block::INPUTS, |i| {
         inputs.push(lower_input(&i, depth)?);
         Ok(())
     })?;
     let mut ops = Vec::new();
-    b.each_message(block::OPERATIONS, |op| {
+    v.each_message(block::OPERATIONS, |op| {
         ops.push(op_in_context(&op, depth)?);
         Ok(())
     })?;
     let mut outputs = Vec::new();
-    b.each(block::OUTPUTS, |o| {
+    v.each(block::OUTPUTS, |o| {
         outputs.push(ir_name(text(o.bytes()?)?));
         Ok(())
     })?;
@@ -294,8 +337,9 @@ fn lower_block(b: &Msg<'_>, depth: usize) -> Result<BlockSyntax, Fault> {
 
 /// Lowers a `NamedValueType` that is a function's or block's parameter.
 pub(crate) fn lower_input(i: &Msg<'_>, depth: usize) -> Result<InputSyntax, Fault> {
-    let name = text(i.bytes(named_value_type::NAME)?)?;
-    let ty = i
+    let v = i.view(Message::NamedValueType)?;
+    let name = text(v.bytes(named_value_type::NAME))?;
+    let ty = v
         .message(named_value_type::TYPE)?
         .ok_or_else(|| Fault::invalid("has no type"))
         .and_then(|t| lower_value_type(&t, depth))
@@ -313,7 +357,7 @@ pub(crate) fn lower_attributes(
     depth: usize,
 ) -> Result<Vec<(String, Literal)>, Fault> {
     let mut entries = entries;
-    sort_entries(&mut entries);
+    sort_entries(&mut entries, Message::ValueEntry)?;
     entries
         .iter()
         .map(|e| {
@@ -325,9 +369,9 @@ pub(crate) fn lower_attributes(
         .collect()
 }
 
-/// Reads one map entry message (`bytes`, whose fields have `budget` levels left).
+/// Reads one `map<string, Value>` entry message (`bytes`, whose fields have `budget` levels left).
 pub(crate) fn read_entry(bytes: &[u8], budget: u32) -> Result<Entry<'_>, Fault> {
-    entry(&Msg::new(bytes, budget))
+    entry(&Msg::new(bytes, budget), Message::ValueEntry)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -335,7 +379,7 @@ pub(crate) fn read_entry(bytes: &[u8], budget: u32) -> Result<Entry<'_>, Fault> 
 // ---------------------------------------------------------------------------------------------
 
 /// Checks every entry of the attribute map field `number` of `m`, in file order.
-fn check_ignored_attributes(m: &Msg<'_>, number: u32) -> Result<(), Fault> {
+fn check_ignored_attributes(m: &View<'_, '_>, number: u32) -> Result<(), Fault> {
     raw_entries(m, number, |e| check_ignored_entry(&e))
 }
 
@@ -346,52 +390,65 @@ pub(crate) fn check_ignored_entry(e: &Entry<'_>) -> Result<(), Fault> {
 }
 
 fn check_value_strings(v: &Msg<'_>) -> Result<(), Fault> {
-    text(v.bytes(value::DOC_STRING)?)?;
+    let v = v.view(Message::Value)?;
+    text(v.bytes(value::DOC_STRING))?;
     if let Some(t) = v.message(value::TYPE)? {
         check_type_strings(&t)?;
     }
     let imm = match v.oneof(&[value::IMMEDIATE_VALUE, value::BLOB_FILE_VALUE])? {
         Some((value::BLOB_FILE_VALUE, b)) => {
-            return text(b.bytes(blob_file_value::FILE_NAME)?).map(drop)
+            let b = b.view(Message::BlobFileValue)?;
+            return text(b.bytes(blob_file_value::FILE_NAME)).map(drop);
         }
         Some((_, imm)) => imm,
         None => return Ok(()),
     };
     use immediate_value as iv;
+    let imm = imm.view(Message::ImmediateValue)?;
     match imm.oneof(&[iv::TENSOR, iv::TUPLE, iv::LIST, iv::DICTIONARY])? {
-        Some((iv::TENSOR, t)) => match tensor_value_oneof(&t)? {
-            Some((tensor_value::STRINGS, s)) => {
-                s.each(repeated_strings::VALUES, |f| text(f.bytes()?).map(drop))
-            }
+        Some((iv::TENSOR, t)) => match tensor_value_oneof(&t.view(Message::TensorValue)?)? {
+            Some((tensor_value::STRINGS, s)) => s
+                .view(Message::RepeatedStrings)?
+                .each(repeated_strings::VALUES, |f| text(f.bytes()?).map(drop)),
             _ => Ok(()),
         },
         Some((iv::TUPLE | iv::LIST, l)) => {
             debug_assert_eq!(tuple_value::VALUES, list_value::VALUES);
-            l.each_message(tuple_value::VALUES, |e| check_value_strings(&e))
+            l.view(Message::TupleValue)?
+                .each_message(tuple_value::VALUES, |e| check_value_strings(&e))
         }
-        Some((_, d)) => d.each_message(dictionary_value::VALUES, |kv| {
-            if let Some(k) = kv.message(key_value_pair::KEY)? {
-                check_value_strings(&k)?;
-            }
-            if let Some(v) = kv.message(key_value_pair::VALUE)? {
-                check_value_strings(&v)?;
-            }
-            Ok(())
-        }),
+        Some((_, d)) => {
+            d.view(Message::DictionaryValue)?
+                .each_message(dictionary_value::VALUES, |kv| {
+                    let kv = kv.view(Message::KeyValuePair)?;
+                    if let Some(k) = kv.message(key_value_pair::KEY)? {
+                        check_value_strings(&k)?;
+                    }
+                    if let Some(v) = kv.message(key_value_pair::VALUE)? {
+                        check_value_strings(&v)?;
+                    }
+                    Ok(())
+                })
+        }
         None => Ok(()),
     }
 }
 
 fn check_type_strings(t: &Msg<'_>) -> Result<(), Fault> {
     use value_type as vt;
-    match value_type_oneof(t)? {
-        Some((vt::TENSOR_TYPE, t)) => check_ignored_attributes(&t, tensor_type::ATTRIBUTES),
-        Some((vt::LIST_TYPE, l)) => match l.message(list_type::TYPE)? {
+    match value_type_oneof(&t.view(Message::ValueType)?)? {
+        Some((vt::TENSOR_TYPE, t)) => {
+            check_ignored_attributes(&t.view(Message::TensorType)?, tensor_type::ATTRIBUTES)
+        }
+        Some((vt::LIST_TYPE, l)) => match l.view(Message::ListType)?.message(list_type::TYPE)? {
             Some(e) => check_type_strings(&e),
             None => Ok(()),
         },
-        Some((vt::TUPLE_TYPE, t)) => t.each_message(tuple_type::TYPES, |e| check_type_strings(&e)),
+        Some((vt::TUPLE_TYPE, t)) => t
+            .view(Message::TupleType)?
+            .each_message(tuple_type::TYPES, |e| check_type_strings(&e)),
         Some((vt::DICTIONARY_TYPE, d)) => {
+            let d = d.view(Message::DictionaryType)?;
             for number in [dictionary_type::KEY_TYPE, dictionary_type::VALUE_TYPE] {
                 if let Some(e) = d.message(number)? {
                     check_type_strings(&e)?;
@@ -399,7 +456,10 @@ fn check_type_strings(t: &Msg<'_>) -> Result<(), Fault> {
             }
             Ok(())
         }
-        Some((_, s)) => match s.message(state_type::WRAPPED_TYPE)? {
+        Some((_, s)) => match s
+            .view(Message::StateType)?
+            .message(state_type::WRAPPED_TYPE)?
+        {
             Some(e) => check_type_strings(&e),
             None => Ok(()),
         },
@@ -423,7 +483,7 @@ fn check_depth(depth: usize) -> Result<(), Fault> {
 }
 
 /// The member set in a `ValueType`.
-fn value_type_oneof<'a>(t: &Msg<'a>) -> Result<Option<(u32, Msg<'a>)>, Fault> {
+fn value_type_oneof<'a>(t: &View<'_, 'a>) -> Result<Option<(u32, Msg<'a>)>, Fault> {
     use value_type as vt;
     t.oneof(&[
         vt::TENSOR_TYPE,
@@ -435,7 +495,7 @@ fn value_type_oneof<'a>(t: &Msg<'a>) -> Result<Option<(u32, Msg<'a>)>, Fault> {
 }
 
 /// The member set in a `TensorValue`.
-fn tensor_value_oneof<'a>(t: &Msg<'a>) -> Result<Option<(u32, Msg<'a>)>, Fault> {
+fn tensor_value_oneof<'a>(t: &View<'_, 'a>) -> Result<Option<(u32, Msg<'a>)>, Fault> {
     use tensor_value as tv;
     t.oneof(&[
         tv::FLOATS,
@@ -456,32 +516,40 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
         let t = t.ok_or_else(|| Fault::invalid(format!("{what} is missing")))?;
         Ok(Box::new(lower_value_type(&t, depth + 1)?))
     };
-    match value_type_oneof(vt)? {
+    match value_type_oneof(&vt.view(Message::ValueType)?)? {
         Some((v::TENSOR_TYPE, t)) => lower_tensor_type(&t).map(ValueType::Tensor),
-        Some((v::LIST_TYPE, l)) => Ok(ValueType::List {
-            elem: boxed(l.message(list_type::TYPE)?, "list element type")?,
-            len: match l.message(list_type::LENGTH)? {
-                Some(d) => lower_dim(&d)?.unwrap_or(Dim::Unknown),
-                None => Dim::Unknown,
-            },
-        }),
+        Some((v::LIST_TYPE, l)) => {
+            let l = l.view(Message::ListType)?;
+            Ok(ValueType::List {
+                elem: boxed(l.message(list_type::TYPE)?, "list element type")?,
+                len: match l.message(list_type::LENGTH)? {
+                    Some(d) => lower_dim(&d)?.unwrap_or(Dim::Unknown),
+                    None => Dim::Unknown,
+                },
+            })
+        }
         Some((v::TUPLE_TYPE, t)) => {
             let mut types = Vec::new();
-            t.each_message(tuple_type::TYPES, |e| {
-                types.push(lower_value_type(&e, depth + 1)?);
-                Ok(())
-            })?;
+            t.view(Message::TupleType)?
+                .each_message(tuple_type::TYPES, |e| {
+                    types.push(lower_value_type(&e, depth + 1)?);
+                    Ok(())
+                })?;
             Ok(ValueType::Tuple(types))
         }
-        Some((v::DICTIONARY_TYPE, d)) => Ok(ValueType::Dict {
-            key: boxed(d.message(dictionary_type::KEY_TYPE)?, "dictionary key type")?,
-            value: boxed(
-                d.message(dictionary_type::VALUE_TYPE)?,
-                "dictionary value type",
-            )?,
-        }),
+        Some((v::DICTIONARY_TYPE, d)) => {
+            let d = d.view(Message::DictionaryType)?;
+            Ok(ValueType::Dict {
+                key: boxed(d.message(dictionary_type::KEY_TYPE)?, "dictionary key type")?,
+                value: boxed(
+                    d.message(dictionary_type::VALUE_TYPE)?,
+                    "dictionary value type",
+                )?,
+            })
+        }
         Some((_, s)) => Ok(ValueType::State(boxed(
-            s.message(state_type::WRAPPED_TYPE)?,
+            s.view(Message::StateType)?
+                .message(state_type::WRAPPED_TYPE)?,
             "state's wrapped type",
         )?)),
         None => Err(Fault::invalid("a value type is empty")),
@@ -490,9 +558,14 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
 
 /// One `Dimension`; `Ok(None)` for a variadic unknown (an unknown number of dimensions).
 pub(super) fn lower_dim(d: &Msg<'_>) -> Result<Option<Dim>, Fault> {
-    match d.oneof(&[dimension::CONSTANT, dimension::UNKNOWN])? {
+    match d
+        .view(Message::Dimension)?
+        .oneof(&[dimension::CONSTANT, dimension::UNKNOWN])?
+    {
         Some((dimension::CONSTANT, c)) => {
-            let size = c.varint(constant_dimension::SIZE)?;
+            let size = c
+                .view(Message::ConstantDimension)?
+                .varint(constant_dimension::SIZE);
             if size > limits::MAX_DIM {
                 Err(Fault::invalid(format!(
                     "dimension {size} is larger than the 2^40 limit"
@@ -501,24 +574,37 @@ pub(super) fn lower_dim(d: &Msg<'_>) -> Result<Option<Dim>, Fault> {
                 Ok(Some(Dim::Known(size)))
             }
         }
-        Some((_, u)) if u.varint(unknown_dimension::VARIADIC)? != 0 => Ok(None),
-        Some(_) | None => Ok(Some(Dim::Unknown)),
+        Some((_, u)) => {
+            let variadic = u
+                .view(Message::UnknownDimension)?
+                .varint(unknown_dimension::VARIADIC);
+            Ok(if variadic != 0 {
+                None
+            } else {
+                Some(Dim::Unknown)
+            })
+        }
+        None => Ok(Some(Dim::Unknown)),
     }
 }
 
 /// Lowers a `TensorType`.
 pub(crate) fn lower_tensor_type(t: &Msg<'_>) -> Result<TensorType, Fault> {
-    check_ignored_attributes(t, tensor_type::ATTRIBUTES)?;
-    let dtype = DType::from_proto(t.varint(tensor_type::DATA_TYPE)? as i32);
-    let rank = t.varint(tensor_type::RANK)? as i64;
+    let t = t.view(Message::TensorType)?;
+    check_ignored_attributes(&t, tensor_type::ATTRIBUTES)?;
+    let dtype = DType::from_proto(t.varint(tensor_type::DATA_TYPE) as i32);
+    let rank = t.varint(tensor_type::RANK) as i64;
     if rank < 0 {
+        // The dimensions are not looked at, but prost decoded them.
+        t.validate_all(tensor_type::DIMENSIONS)?;
         return Ok(TensorType { dtype, shape: None });
     }
     let mut dims = Vec::with_capacity(usize::try_from(rank).unwrap_or(0).min(8));
     let mut variadic = false;
     t.each_message(tensor_type::DIMENSIONS, |d| {
         if variadic {
-            return Ok(());
+            // Not looked at after a variadic one, but prost decoded it.
+            return d.validate(Message::Dimension);
         }
         match lower_dim(&d)? {
             Some(dim) => dims.push(dim),
@@ -547,25 +633,27 @@ pub(crate) fn lower_tensor_type(t: &Msg<'_>) -> Result<TensorType, Fault> {
 
 /// Lowers a `Value`.
 pub(crate) fn lower_value(v: &Msg<'_>, depth: usize) -> Result<Literal, Fault> {
+    let v = v.view(Message::Value)?;
     let ty = v
         .message(value::TYPE)?
         .ok_or_else(|| Fault::invalid("a value has no type"))
         .and_then(|t| lower_value_type(&t, depth))?;
-    let payload = lower_payload(v, &ty, depth)?;
+    let payload = lower_payload(&v, &ty, depth)?;
     Ok(Literal { ty, payload })
 }
 
 /// The payload of `v`, whose type is `ty` (its own type when it has one).
-fn lower_payload(v: &Msg<'_>, ty: &ValueType, depth: usize) -> Result<Payload, Fault> {
+fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Payload, Fault> {
     use immediate_value as iv;
     check_depth(depth)?;
-    text(v.bytes(value::DOC_STRING)?)?;
+    text(v.bytes(value::DOC_STRING))?;
     let imm = match v.oneof(&[value::IMMEDIATE_VALUE, value::BLOB_FILE_VALUE])? {
         Some((value::BLOB_FILE_VALUE, b)) => {
+            let b = b.view(Message::BlobFileValue)?;
             return Ok(Payload::Blob(BlobRef {
-                path: text(b.bytes(blob_file_value::FILE_NAME)?)?.to_string(),
-                offset: b.varint(blob_file_value::OFFSET)?,
-            }))
+                path: text(b.bytes(blob_file_value::FILE_NAME))?.to_string(),
+                offset: b.varint(blob_file_value::OFFSET),
+            }));
         }
         Some((_, imm)) => imm,
         None => {
@@ -576,6 +664,7 @@ fn lower_payload(v: &Msg<'_>, ty: &ValueType, depth: usize) -> Result<Payload, F
     };
     // Elements of containers carry their own type; fall back to the container's declaration.
     let element = |e: &Msg<'_>, declared: Option<&ValueType>| -> Result<Payload, Fault> {
+        let e = e.view(Message::Value)?;
         let own = e
             .message(value::TYPE)?
             .map(|t| lower_value_type(&t, depth + 1))
@@ -584,8 +673,9 @@ fn lower_payload(v: &Msg<'_>, ty: &ValueType, depth: usize) -> Result<Payload, F
             .as_ref()
             .or(declared)
             .ok_or_else(|| Fault::invalid("a container element has no type"))?;
-        lower_payload(e, ty, depth + 1)
+        lower_payload(&e, ty, depth + 1)
     };
+    let imm = imm.view(Message::ImmediateValue)?;
     match imm.oneof(&[iv::TENSOR, iv::TUPLE, iv::LIST, iv::DICTIONARY])? {
         Some((iv::TENSOR, t)) => {
             let dtype = ty.tensor().map_or(DType::Unknown(0), |t| t.dtype);
@@ -601,10 +691,11 @@ fn lower_payload(v: &Msg<'_>, ty: &ValueType, depth: usize) -> Result<Payload, F
                 _ => &[],
             };
             let mut out = Vec::new();
-            t.each_message(tuple_value::VALUES, |e| {
-                out.push(element(&e, declared.get(out.len()))?);
-                Ok(())
-            })?;
+            t.view(Message::TupleValue)?
+                .each_message(tuple_value::VALUES, |e| {
+                    out.push(element(&e, declared.get(out.len()))?);
+                    Ok(())
+                })?;
             Ok(Payload::Tuple(out))
         }
         Some((iv::LIST, l)) => {
@@ -613,10 +704,11 @@ fn lower_payload(v: &Msg<'_>, ty: &ValueType, depth: usize) -> Result<Payload, F
                 _ => None,
             };
             let mut out = Vec::new();
-            l.each_message(list_value::VALUES, |e| {
-                out.push(element(&e, declared)?);
-                Ok(())
-            })?;
+            l.view(Message::ListValue)?
+                .each_message(list_value::VALUES, |e| {
+                    out.push(element(&e, declared)?);
+                    Ok(())
+                })?;
             Ok(Payload::List(out))
         }
         Some((_, d)) => {
@@ -625,16 +717,18 @@ fn lower_payload(v: &Msg<'_>, ty: &ValueType, depth: usize) -> Result<Payload, F
                 _ => (None, None),
             };
             let mut out = Vec::new();
-            d.each_message(dictionary_value::VALUES, |kv| {
-                let k = kv
-                    .message(key_value_pair::KEY)?
-                    .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
-                let v = kv
-                    .message(key_value_pair::VALUE)?
-                    .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
-                out.push((element(&k, kt)?, element(&v, vt)?));
-                Ok(())
-            })?;
+            d.view(Message::DictionaryValue)?
+                .each_message(dictionary_value::VALUES, |kv| {
+                    let kv = kv.view(Message::KeyValuePair)?;
+                    let k = kv
+                        .message(key_value_pair::KEY)?
+                        .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
+                    let v = kv
+                        .message(key_value_pair::VALUE)?
+                        .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
+                    out.push((element(&k, kt)?, element(&v, vt)?));
+                    Ok(())
+                })?;
             Ok(Payload::Dict(out))
         }
         None => Err(Fault::invalid("an immediate value is empty")),
@@ -649,54 +743,65 @@ pub(super) fn tensor_data(
     max_elements: u64,
 ) -> Result<TensorData, Fault> {
     use tensor_value as tv;
-    let Some((member, m)) = tensor_value_oneof(t)? else {
+    let Some((member, m)) = tensor_value_oneof(&t.view(Message::TensorValue)?)? else {
         return Ok(empty_data(dtype));
     };
     Ok(match member {
         tv::FLOATS => {
             let mut out = Vec::new();
-            m.each(repeated_floats::VALUES, |f| {
-                Ok(f.fixed32s(|x| out.push(f64::from(f32::from_bits(x))))?)
-            })?;
+            m.view(Message::RepeatedFloats)?
+                .each(repeated_floats::VALUES, |f| {
+                    Ok(f.fixed32s(|x| out.push(f64::from(f32::from_bits(x))))?)
+                })?;
             TensorData::Floats(out)
         }
         tv::DOUBLES => {
             let mut out = Vec::new();
-            m.each(repeated_doubles::VALUES, |f| {
-                Ok(f.fixed64s(|x| out.push(f64::from_bits(x)))?)
-            })?;
+            m.view(Message::RepeatedDoubles)?
+                .each(repeated_doubles::VALUES, |f| {
+                    Ok(f.fixed64s(|x| out.push(f64::from_bits(x)))?)
+                })?;
             TensorData::Floats(out)
         }
         tv::INTS => {
             let mut out = Vec::new();
-            m.each(repeated_ints::VALUES, |f| {
-                Ok(f.varints(|x| out.push(i64::from(x as i32)))?)
-            })?;
+            m.view(Message::RepeatedInts)?
+                .each(repeated_ints::VALUES, |f| {
+                    Ok(f.varints(|x| out.push(i64::from(x as i32)))?)
+                })?;
             TensorData::Ints(out)
         }
         tv::LONG_INTS => {
             let mut out = Vec::new();
-            m.each(repeated_long_ints::VALUES, |f| {
-                Ok(f.varints(|x| out.push(x as i64))?)
-            })?;
+            m.view(Message::RepeatedLongInts)?
+                .each(repeated_long_ints::VALUES, |f| {
+                    Ok(f.varints(|x| out.push(x as i64))?)
+                })?;
             TensorData::Ints(out)
         }
         tv::BOOLS => {
             let mut out = Vec::new();
-            m.each(repeated_bools::VALUES, |f| {
-                Ok(f.varints(|x| out.push(x != 0))?)
-            })?;
+            m.view(Message::RepeatedBools)?
+                .each(repeated_bools::VALUES, |f| {
+                    Ok(f.varints(|x| out.push(x != 0))?)
+                })?;
             TensorData::Bools(out)
         }
         tv::STRINGS => {
             let mut out = Vec::new();
-            m.each(repeated_strings::VALUES, |f| {
-                out.push(text(f.bytes()?)?.to_string());
-                Ok(())
-            })?;
+            m.view(Message::RepeatedStrings)?
+                .each(repeated_strings::VALUES, |f| {
+                    out.push(text(f.bytes()?)?.to_string());
+                    Ok(())
+                })?;
             TensorData::Strings(out)
         }
-        _ => decode_bytes(m.bytes(repeated_bytes::VALUES)?, dtype, max_elements),
+        _ => decode_bytes(
+            m.view(Message::RepeatedBytes)?
+                .bytes(repeated_bytes::VALUES),
+            dtype,
+            max_elements,
+        ),
     })
 }
 

@@ -6,6 +6,9 @@
 //! [`read::proto`](crate::read::proto) (encode each field through prost, find it here under the
 //! same number with the same wire type), so the two cannot drift apart.
 
+/// Every field number declared here is below this (the decoders keep one slot per number).
+pub(crate) const MAX_FIELD_NUMBER: u32 = 7;
+
 /// What a field holds, as far as the wire format is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -50,11 +53,21 @@ macro_rules! messages {
             pub(crate) const ALL: &'static [Message] = &[ $( Message::$message, )* ];
 
             /// The fields of the message: number and what it holds.
+            #[cfg(test)]
             pub(crate) fn fields(self) -> &'static [(u32, Kind)] {
                 match self {
                     $( Message::$message => &[
                         $( ($module::$field, Kind::$kind $((Message::$inner))?), )*
                     ], )*
+                }
+            }
+
+            /// What field `number` of the message holds; `None` for a field it does not declare.
+            #[inline]
+            pub(crate) fn kind(self, number: u32) -> Option<Kind> {
+                match (self, number) {
+                    $( $( (Message::$message, $module::$field) => Some(Kind::$kind $((Message::$inner))?), )* )*
+                    _ => None,
                 }
             }
 

@@ -88,9 +88,28 @@ impl From<String> for Fault {
 
 /// Lowers one top-level `Operation` message (`bytes`, read as a message of its own, as the
 /// outline leaves it). Malformed wire bytes anywhere in it are reported before any other fault.
+///
+/// The decoders check every byte they read as prost would, and check with [`validate`] what they
+/// do not lower (a oneof member set before the last one, map entries that lose to a later equal
+/// key, …), so an operation that lowers is well-formed. When lowering fails, the whole operation
+/// is validated: a malformed one reports that (prost decoded the whole operation before anything
+/// was lowered), a well-formed one the fault met in lowering.
 pub(crate) fn operation(bytes: &[u8]) -> Result<OpSyntax, Fault> {
-    validate(bytes, Message::Operation, RECURSION_LIMIT)?;
-    decode::op_in_context(&Msg::new(bytes, RECURSION_LIMIT), 0)
+    let lowered = decode::op_in_context(&Msg::new(bytes, RECURSION_LIMIT), 0);
+    match lowered {
+        Ok(op) => {
+            debug_assert_eq!(
+                validate(bytes, Message::Operation, RECURSION_LIMIT),
+                Ok(()),
+                "lowered an operation prost would refuse"
+            );
+            Ok(op)
+        }
+        Err(fault) => {
+            validate(bytes, Message::Operation, RECURSION_LIMIT)?;
+            Err(fault)
+        }
+    }
 }
 
 /// Lowers a function's or block's parameter: the `NamedValueType` `bytes`, whose fields have

@@ -587,6 +587,16 @@ fn named_numbers_are_distinct_within_each_message() {
         numbers.dedup();
         assert_eq!(numbers.len(), n, "{}", message.name());
     }
+    for &message in Message::ALL {
+        for &(n, kind) in message.fields() {
+            assert!(
+                n >= 1 && n <= fields::MAX_FIELD_NUMBER,
+                "{}",
+                message.name()
+            );
+            assert_eq!(message.kind(n), Some(kind));
+        }
+    }
     assert_eq!(fields::operation::ATTRIBUTES, 5);
     assert_eq!(fields::value::BLOB_FILE_VALUE, 5);
     assert_eq!(fields::tensor_value::BYTES, 7);
@@ -661,7 +671,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
 
 /// On mutated operations, the validator accepts exactly what prost's decode of the owned
 /// `Operation` accepts, except strings prost refuses as not UTF-8 (the IR checks those where it
-/// reads them).
+/// reads them); and the decoder accepts nothing the validator refuses.
 #[test]
 fn the_validator_accepts_what_prost_accepts() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
@@ -671,6 +681,12 @@ fn the_validator_accepts_what_prost_accepts() {
         let base = &ops[round % ops.len()];
         let bytes = mutate(&mut rng, base);
         let ours = validate(&bytes, Message::Operation, RECURSION_LIMIT);
+        // The decoder lowers only what validates (it asserts so in debug builds), and a malformed
+        // operation is a decode fault whatever else is wrong with it.
+        let lowered = operation(&bytes);
+        if ours.is_err() {
+            assert!(matches!(lowered, Err(Fault::Decode(_))), "{lowered:?}");
+        }
         match proto::Operation::decode(bytes.as_slice()) {
             Ok(_) => assert_eq!(ours, Ok(()), "{bytes:02x?}"),
             Err(e) if e.to_string().contains("UTF-8") => {}

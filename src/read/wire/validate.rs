@@ -8,10 +8,9 @@ use super::fields::{Kind, Message};
 
 /// Checks `bytes` as a `message` whose fields have `budget` levels left.
 pub(crate) fn validate(bytes: &[u8], message: Message, budget: u32) -> Result<(), WireError> {
-    let fields = message.fields();
     let mut c = Cursor::new(bytes, budget);
     while let Some(f) = c.next_field()? {
-        let Some(&(_, kind)) = fields.iter().find(|(n, _)| *n == f.number) else {
+        let Some(kind) = message.kind(f.number) else {
             c.unknown()?;
             continue;
         };
