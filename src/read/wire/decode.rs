@@ -18,7 +18,7 @@ use super::Fault;
 use crate::ir::build::{BlockSyntax, InputSyntax, OpSyntax};
 use crate::ir::literal::f16_to_f64;
 use crate::ir::{
-    Arg, Attributes, BlobRef, DType, Dim, Literal, Output, Param, Payload, Span, TensorData,
+    Arg, Attributes, BlobRef, DType, Dim, Literal, Name, Output, Param, Payload, Span, TensorData,
     TensorType, ValueType,
 };
 use crate::limits;
@@ -39,11 +39,11 @@ pub(crate) fn text(bytes: &[u8]) -> Result<&str, Fault> {
     })
 }
 
-/// A value name (an op's output or name, an input, a binding, a block output) as the IR holds it.
-/// The one place names become IR names.
+/// A name (of a value, an op, a parameter, an attribute, an op type, a weight file) as the IR
+/// holds it. The one place strings read from the file become IR names.
 #[inline]
-pub(crate) fn ir_name(name: &str) -> String {
-    name.to_string()
+pub(crate) fn ir_name(name: &str) -> Name {
+    Name::from(name)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ fn op_label(op: &Msg<'_>) -> String {
 
 fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
     let v = op.view(Message::Operation)?;
-    let op_type = text(v.bytes(operation::TYPE))?.to_string();
+    let op_type = ir_name(text(v.bytes(operation::TYPE))?);
     let mut name = None;
     let mut attributes = Attributes::new();
     for entry in map_entries(&v, operation::ATTRIBUTES, Message::ValueEntry)? {
@@ -208,7 +208,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
                 continue;
             }
         }
-        attributes.insert(key.to_string(), lit);
+        attributes.insert(ir_name(key), lit);
     }
     // Map order = parameters sorted by name, as the compiler prints them.
     let mut inputs = Vec::new();
@@ -226,7 +226,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
                 Ok(())
             })?;
         inputs.push(Param {
-            name: key.to_string(),
+            name: ir_name(key),
             args,
         });
     }
@@ -651,7 +651,7 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
         Some((value::BLOB_FILE_VALUE, b)) => {
             let b = b.view(Message::BlobFileValue)?;
             return Ok(Payload::Blob(BlobRef {
-                path: text(b.bytes(blob_file_value::FILE_NAME))?.to_string(),
+                path: ir_name(text(b.bytes(blob_file_value::FILE_NAME))?),
                 offset: b.varint(blob_file_value::OFFSET),
             }));
         }
