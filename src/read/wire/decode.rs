@@ -5,7 +5,7 @@
 //! in which parts are lowered, and so which fault is reported first, is that of the reader this
 //! replaced: attributes, then inputs, outputs and blocks of an op; maps in key order.
 
-use super::cursor::WireError;
+use super::cursor::{nested, Cursor, WireError};
 use super::fields::{
     argument, argument_entry, binding, blob_file_value, block, constant_dimension, dictionary_type,
     dictionary_value, dimension, immediate_value, key_value_pair, list_type, list_value,
@@ -558,22 +558,17 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
 
 /// One `Dimension`; `Ok(None)` for a variadic unknown (an unknown number of dimensions).
 pub(super) fn lower_dim(d: &Msg<'_>) -> Result<Option<Dim>, Fault> {
+    if let Some(dim) = d.only_part().and_then(|b| plain_dim(b, d.budget())) {
+        return dim;
+    }
     match d
         .view(Message::Dimension)?
         .oneof(&[dimension::CONSTANT, dimension::UNKNOWN])?
     {
-        Some((dimension::CONSTANT, c)) => {
-            let size = c
-                .view(Message::ConstantDimension)?
-                .varint(constant_dimension::SIZE);
-            if size > limits::MAX_DIM {
-                Err(Fault::invalid(format!(
-                    "dimension {size} is larger than the 2^40 limit"
-                )))
-            } else {
-                Ok(Some(Dim::Known(size)))
-            }
-        }
+        Some((dimension::CONSTANT, c)) => known_dim(
+            c.view(Message::ConstantDimension)?
+                .varint(constant_dimension::SIZE),
+        ),
         Some((_, u)) => {
             let variadic = u
                 .view(Message::UnknownDimension)?
@@ -585,6 +580,43 @@ pub(super) fn lower_dim(d: &Msg<'_>) -> Result<Option<Dim>, Fault> {
             })
         }
         None => Ok(Some(Dim::Unknown)),
+    }
+}
+
+fn known_dim(size: u64) -> Result<Option<Dim>, Fault> {
+    if size > limits::MAX_DIM {
+        Err(Fault::invalid(format!(
+            "dimension {size} is larger than the 2^40 limit"
+        )))
+    } else {
+        Ok(Some(Dim::Known(size)))
+    }
+}
+
+/// A `Dimension` as writers write it (one member set once, holding at most its one field once),
+/// read without a view: dimensions are the most numerous messages of a program. `None` for any
+/// other shape (or malformed bytes), which [`lower_dim`] reads the general way.
+fn plain_dim(bytes: &[u8], budget: u32) -> Option<Result<Option<Dim>, Fault>> {
+    let mut c = Cursor::new(bytes, budget);
+    let member = c.next_field().ok()??;
+    if c.next_field().ok()?.is_some() {
+        return None;
+    }
+    debug_assert_eq!(constant_dimension::SIZE, unknown_dimension::VARIADIC);
+    let mut inner = Cursor::new(member.bytes().ok()?, nested(budget).ok()?);
+    let value = match inner.next_field().ok()? {
+        None => 0,
+        Some(f) if f.number == constant_dimension::SIZE => f.varint().ok()?,
+        Some(_) => return None,
+    };
+    if inner.next_field().ok()?.is_some() {
+        return None;
+    }
+    match member.number {
+        dimension::CONSTANT => Some(known_dim(value)),
+        dimension::UNKNOWN if value != 0 => Some(Ok(None)),
+        dimension::UNKNOWN => Some(Ok(Some(Dim::Unknown))),
+        _ => None,
     }
 }
 

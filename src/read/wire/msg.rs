@@ -53,6 +53,19 @@ impl<'a> Msg<'a> {
         Ok(Msg::new(f.bytes()?, nested(self.budget)?))
     }
 
+    /// The message's bytes when it occurs once.
+    pub(crate) fn only_part(&self) -> Option<&'a [u8]> {
+        match self.parts {
+            Parts::One(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The recursion budget of the message's fields.
+    pub(crate) fn budget(&self) -> u32 {
+        self.budget
+    }
+
     /// An absent message nested in this one: every field at its default.
     pub(crate) fn empty_child(&self) -> Msg<'a> {
         Msg::empty(self.budget.saturating_sub(1))
