@@ -217,8 +217,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
         let mut args = Vec::with_capacity(1);
         entry
             .value
-            .view(Message::Argument)?
-            .each_message(argument::ARGUMENTS, |b| {
+            .each_message_of(Message::Argument, argument::ARGUMENTS, |b| {
                 let i = args.len();
                 let arg = lower_binding(&b, depth)
                     .map_err(|fault| fault.at(format_args!("input `{key}` binding {i}")))?;
@@ -407,28 +406,30 @@ fn check_value_strings(v: &Msg<'_>) -> Result<(), Fault> {
     let imm = imm.view(Message::ImmediateValue)?;
     match imm.oneof(&[iv::TENSOR, iv::TUPLE, iv::LIST, iv::DICTIONARY])? {
         Some((iv::TENSOR, t)) => match tensor_value_oneof(&t.view(Message::TensorValue)?)? {
-            Some((tensor_value::STRINGS, s)) => s
-                .view(Message::RepeatedStrings)?
-                .each(repeated_strings::VALUES, |f| text(f.bytes()?).map(drop)),
+            Some((tensor_value::STRINGS, s)) => {
+                s.each_of(Message::RepeatedStrings, repeated_strings::VALUES, |f| {
+                    text(f.bytes()?).map(drop)
+                })
+            }
             _ => Ok(()),
         },
         Some((iv::TUPLE | iv::LIST, l)) => {
             debug_assert_eq!(tuple_value::VALUES, list_value::VALUES);
-            l.view(Message::TupleValue)?
-                .each_message(tuple_value::VALUES, |e| check_value_strings(&e))
+            l.each_message_of(Message::TupleValue, tuple_value::VALUES, |e| {
+                check_value_strings(&e)
+            })
         }
         Some((_, d)) => {
-            d.view(Message::DictionaryValue)?
-                .each_message(dictionary_value::VALUES, |kv| {
-                    let kv = kv.view(Message::KeyValuePair)?;
-                    if let Some(k) = kv.message(key_value_pair::KEY)? {
-                        check_value_strings(&k)?;
-                    }
-                    if let Some(v) = kv.message(key_value_pair::VALUE)? {
-                        check_value_strings(&v)?;
-                    }
-                    Ok(())
-                })
+            d.each_message_of(Message::DictionaryValue, dictionary_value::VALUES, |kv| {
+                let kv = kv.view(Message::KeyValuePair)?;
+                if let Some(k) = kv.message(key_value_pair::KEY)? {
+                    check_value_strings(&k)?;
+                }
+                if let Some(v) = kv.message(key_value_pair::VALUE)? {
+                    check_value_strings(&v)?;
+                }
+                Ok(())
+            })
         }
         None => Ok(()),
     }
@@ -444,9 +445,11 @@ fn check_type_strings(t: &Msg<'_>) -> Result<(), Fault> {
             Some(e) => check_type_strings(&e),
             None => Ok(()),
         },
-        Some((vt::TUPLE_TYPE, t)) => t
-            .view(Message::TupleType)?
-            .each_message(tuple_type::TYPES, |e| check_type_strings(&e)),
+        Some((vt::TUPLE_TYPE, t)) => {
+            t.each_message_of(Message::TupleType, tuple_type::TYPES, |e| {
+                check_type_strings(&e)
+            })
+        }
         Some((vt::DICTIONARY_TYPE, d)) => {
             let d = d.view(Message::DictionaryType)?;
             for number in [dictionary_type::KEY_TYPE, dictionary_type::VALUE_TYPE] {
@@ -530,11 +533,10 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
         }
         Some((v::TUPLE_TYPE, t)) => {
             let mut types = Vec::new();
-            t.view(Message::TupleType)?
-                .each_message(tuple_type::TYPES, |e| {
-                    types.push(lower_value_type(&e, depth + 1)?);
-                    Ok(())
-                })?;
+            t.each_message_of(Message::TupleType, tuple_type::TYPES, |e| {
+                types.push(lower_value_type(&e, depth + 1)?);
+                Ok(())
+            })?;
             Ok(ValueType::Tuple(types))
         }
         Some((v::DICTIONARY_TYPE, d)) => {
@@ -723,11 +725,10 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
                 _ => &[],
             };
             let mut out = Vec::new();
-            t.view(Message::TupleValue)?
-                .each_message(tuple_value::VALUES, |e| {
-                    out.push(element(&e, declared.get(out.len()))?);
-                    Ok(())
-                })?;
+            t.each_message_of(Message::TupleValue, tuple_value::VALUES, |e| {
+                out.push(element(&e, declared.get(out.len()))?);
+                Ok(())
+            })?;
             Ok(Payload::Tuple(out))
         }
         Some((iv::LIST, l)) => {
@@ -736,11 +737,10 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
                 _ => None,
             };
             let mut out = Vec::new();
-            l.view(Message::ListValue)?
-                .each_message(list_value::VALUES, |e| {
-                    out.push(element(&e, declared)?);
-                    Ok(())
-                })?;
+            l.each_message_of(Message::ListValue, list_value::VALUES, |e| {
+                out.push(element(&e, declared)?);
+                Ok(())
+            })?;
             Ok(Payload::List(out))
         }
         Some((_, d)) => {
@@ -749,18 +749,17 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
                 _ => (None, None),
             };
             let mut out = Vec::new();
-            d.view(Message::DictionaryValue)?
-                .each_message(dictionary_value::VALUES, |kv| {
-                    let kv = kv.view(Message::KeyValuePair)?;
-                    let k = kv
-                        .message(key_value_pair::KEY)?
-                        .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
-                    let v = kv
-                        .message(key_value_pair::VALUE)?
-                        .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
-                    out.push((element(&k, kt)?, element(&v, vt)?));
-                    Ok(())
-                })?;
+            d.each_message_of(Message::DictionaryValue, dictionary_value::VALUES, |kv| {
+                let kv = kv.view(Message::KeyValuePair)?;
+                let k = kv
+                    .message(key_value_pair::KEY)?
+                    .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
+                let v = kv
+                    .message(key_value_pair::VALUE)?
+                    .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
+                out.push((element(&k, kt)?, element(&v, vt)?));
+                Ok(())
+            })?;
             Ok(Payload::Dict(out))
         }
         None => Err(Fault::invalid("an immediate value is empty")),
@@ -781,51 +780,45 @@ pub(super) fn tensor_data(
     Ok(match member {
         tv::FLOATS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedFloats)?
-                .each(repeated_floats::VALUES, |f| {
-                    Ok(f.fixed32s(|x| out.push(f64::from(f32::from_bits(x))))?)
-                })?;
+            m.each_of(Message::RepeatedFloats, repeated_floats::VALUES, |f| {
+                Ok(f.fixed32s(|x| out.push(f64::from(f32::from_bits(x))))?)
+            })?;
             TensorData::Floats(out)
         }
         tv::DOUBLES => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedDoubles)?
-                .each(repeated_doubles::VALUES, |f| {
-                    Ok(f.fixed64s(|x| out.push(f64::from_bits(x)))?)
-                })?;
+            m.each_of(Message::RepeatedDoubles, repeated_doubles::VALUES, |f| {
+                Ok(f.fixed64s(|x| out.push(f64::from_bits(x)))?)
+            })?;
             TensorData::Floats(out)
         }
         tv::INTS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedInts)?
-                .each(repeated_ints::VALUES, |f| {
-                    Ok(f.varints(|x| out.push(i64::from(x as i32)))?)
-                })?;
+            m.each_of(Message::RepeatedInts, repeated_ints::VALUES, |f| {
+                Ok(f.varints(|x| out.push(i64::from(x as i32)))?)
+            })?;
             TensorData::Ints(out)
         }
         tv::LONG_INTS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedLongInts)?
-                .each(repeated_long_ints::VALUES, |f| {
-                    Ok(f.varints(|x| out.push(x as i64))?)
-                })?;
+            m.each_of(Message::RepeatedLongInts, repeated_long_ints::VALUES, |f| {
+                Ok(f.varints(|x| out.push(x as i64))?)
+            })?;
             TensorData::Ints(out)
         }
         tv::BOOLS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedBools)?
-                .each(repeated_bools::VALUES, |f| {
-                    Ok(f.varints(|x| out.push(x != 0))?)
-                })?;
+            m.each_of(Message::RepeatedBools, repeated_bools::VALUES, |f| {
+                Ok(f.varints(|x| out.push(x != 0))?)
+            })?;
             TensorData::Bools(out)
         }
         tv::STRINGS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedStrings)?
-                .each(repeated_strings::VALUES, |f| {
-                    out.push(text(f.bytes()?)?.to_string());
-                    Ok(())
-                })?;
+            m.each_of(Message::RepeatedStrings, repeated_strings::VALUES, |f| {
+                out.push(text(f.bytes()?)?.to_string());
+                Ok(())
+            })?;
             TensorData::Strings(out)
         }
         _ => decode_bytes(
