@@ -340,12 +340,13 @@ fn check(args: CheckArgs) -> u8 {
             Keep::Reports
         },
         // Only the human and HTML reports show a protobuf program's text (line numbers and
-        // snippets), and JSON its `dump_line`s.
-        rendering: if (matches!(args.output_format, OutputFormat::Human | OutputFormat::Html)
-            && !args.quiet)
-            || args.output_format == OutputFormat::Json
+        // snippets); JSON gives its `dump_line`s, which need the lines but not the text.
+        rendering: if matches!(args.output_format, OutputFormat::Human | OutputFormat::Html)
+            && !args.quiet
         {
             Rendering::Text
+        } else if args.output_format == OutputFormat::Json {
+            Rendering::Lines
         } else {
             Rendering::Skip
         },
