@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 fn main() {
+    mimalloc_purge_delay_option();
     println!("cargo:rerun-if-changed=rules");
     let dir =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("rules");
@@ -116,4 +117,35 @@ fn optional_file(out: &mut String, name: &str, doc: &str, file: Option<PathBuf>)
         "/// {doc}\npub(crate) static {name}: Option<&str> = {value};"
     )
     .expect("writing to a String");
+}
+
+/// Finds the number of mimalloc's `mi_option_purge_delay` in the header the allocator is built from
+/// (its `mi_option_e` enum, whose members count up from 0) and hands it to the binary as
+/// `MI_OPTION_PURGE_DELAY`: the Rust binding names no constant for it.
+fn mimalloc_purge_delay_option() {
+    let dir =
+        std::env::var("DEP_MIMALLOC_INCLUDE_DIR").expect("libmimalloc-sys exports its headers");
+    let header = PathBuf::from(dir).join("mimalloc.h");
+    println!("cargo:rerun-if-changed={}", header.display());
+    let text = std::fs::read_to_string(&header).expect("mimalloc.h is readable");
+    let start = text
+        .find("typedef enum mi_option_e {")
+        .expect("mimalloc.h declares mi_option_e");
+    let body = &text[start..];
+    let body = &body[body.find('{').map_or(0, |i| i + 1)..body.find('}').unwrap_or(body.len())];
+    let members: Vec<&str> = body
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or("").trim())
+        .filter(|member| !member.is_empty())
+        .map(|member| member.trim_end_matches(',').trim())
+        .collect();
+    let number = members
+        .iter()
+        .position(|&member| member == "mi_option_purge_delay")
+        .expect("mi_option_e has mi_option_purge_delay");
+    assert!(
+        members[..number].iter().all(|m| !m.contains('=')),
+        "the members before mi_option_purge_delay count up from 0"
+    );
+    println!("cargo:rustc-env=MI_OPTION_PURGE_DELAY={number}");
 }

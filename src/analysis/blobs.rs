@@ -754,7 +754,7 @@ mod tests {
         Literal {
             ty: ValueType::Tensor(TensorType::fixed(dtype, dims)),
             payload: Payload::Blob(BlobRef {
-                path: path.to_string(),
+                path: path.into(),
                 offset,
             }),
         }
@@ -831,6 +831,7 @@ mod tests {
                     file: self.root.join("model.mil"),
                     text: Arc::from(""),
                     is_file: true,
+                    lines: None,
                 },
                 model_path: self.root.clone(),
                 root: self.root.clone(),

@@ -13,10 +13,11 @@ use rayon::prelude::*;
 use super::proto;
 use super::wire::{self, Fault};
 use super::ReadError;
-use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax};
+use crate::ir::build::{BuildError, FunctionBuilder};
 use crate::ir::Function;
 use crate::ir::{
-    DType, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, ModelDesc, Program, Span, SubModel,
+    DType, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, ModelDesc, Name, Program, Span,
+    SubModel,
 };
 use crate::limits;
 
@@ -164,10 +165,6 @@ fn lower_single(
             }),
         };
     };
-    let invalid = |message: String| ReadError::Program {
-        path: path.to_path_buf(),
-        message,
-    };
     let spec_version = i64::from(outline.specification_version);
     let attributes = wire::attributes(
         program.attributes.iter().map(|b| &b[..]),
@@ -180,9 +177,8 @@ fn lower_single(
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(|(name, f)| {
-            let syntax = lower_function(&name, f)
-                .map_err(|fault| fault.into_read_error(path, &format!("function `{name}`")))?;
-            build_function(syntax).map_err(|e| invalid(format!("function `{name}`: {e}")))
+            lower_function(&name, f)
+                .map_err(|fault| fault.into_read_error(path, &format!("function `{name}`")))
         })
         .collect();
     // The first error in name order, whatever the scheduling.
@@ -252,7 +248,9 @@ fn check_outline(program: &proto::ProgramOutline) -> Result<(), wire::WireError>
     Ok(())
 }
 
-fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<FunctionSyntax, Fault> {
+/// Lowers a function and builds its graph, one operation at a time: each is decoded, lowered and
+/// added to the graph before the next is read.
+fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fault> {
     let mut specs = f.block_specializations;
     let block = match specs.remove(&f.opset) {
         Some(b) => b,
@@ -275,37 +273,37 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<FunctionSynta
         }
     };
     wire::check_attributes(block.attributes.iter().map(|b| &b[..]), budget::BLOCK_PART)?;
+    let attributes = wire::attributes(f.attributes.iter().map(|b| &b[..]), budget::FUNCTION_PART)
+        .map_err(|fault| fault.at("function attributes"))?;
+    let mut graph = FunctionBuilder::new(
+        name.to_string(),
+        f.opset,
+        attributes,
+        Span::default(),
+        (f.inputs.len() + block.inputs.len(), block.operations.len()),
+    );
+    let built = |e: BuildError| Fault::invalid(e.to_string());
     let inputs = f
         .inputs
         .iter()
         .map(|i| (i, budget::FUNCTION_PART))
-        .chain(block.inputs.iter().map(|i| (i, budget::BLOCK_PART)))
-        .map(|(i, budget)| wire::input(i, budget))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut ops = Vec::with_capacity(block.operations.len());
+        .chain(block.inputs.iter().map(|i| (i, budget::BLOCK_PART)));
+    for (input, budget) in inputs {
+        graph.input(wire::input(input, budget)?).map_err(built)?;
+    }
     for (i, raw) in block.operations.iter().enumerate() {
-        ops.push(wire::operation(raw).map_err(|fault| match fault {
+        let op = wire::operation(raw).map_err(|fault| match fault {
             Fault::Decode(m) => Fault::Decode(format!("operation {i}: {m}")),
             invalid => invalid,
-        })?);
+        })?;
+        graph.op(op).map_err(built)?;
     }
-    let attributes = wire::attributes(f.attributes.iter().map(|b| &b[..]), budget::FUNCTION_PART)
-        .map_err(|fault| fault.at("function attributes"))?;
-    Ok(FunctionSyntax {
-        name: name.to_string(),
-        opset: f.opset,
-        attributes,
-        body: BlockSyntax {
-            inputs,
-            ops,
-            outputs: block_outputs(&block.outputs)?,
-            outputs_span: Span::default(),
-        },
-        span: Span::default(),
-    })
+    graph
+        .finish(block_outputs(&block.outputs)?, Span::default())
+        .map_err(built)
 }
 
-fn block_outputs(outputs: &[Bytes]) -> Result<Vec<String>, Fault> {
+fn block_outputs(outputs: &[Bytes]) -> Result<Vec<Name>, Fault> {
     outputs
         .iter()
         .map(|o| wire::string(o).map(wire::ir_name))

@@ -181,6 +181,7 @@ pub fn snippet_model(name: &str, mil: &str) -> Result<Model, String> {
             file: path.clone(),
             text: Arc::from(mil),
             is_file: true,
+            lines: None,
         },
         model_path: Path::new(".").to_path_buf(),
         root: Path::new(".").to_path_buf(),

@@ -5,7 +5,7 @@
 //! in which parts are lowered, and so which fault is reported first, is that of the reader this
 //! replaced: attributes, then inputs, outputs and blocks of an op; maps in key order.
 
-use super::cursor::WireError;
+use super::cursor::{nested, Cursor, WireError};
 use super::fields::{
     argument, argument_entry, binding, blob_file_value, block, constant_dimension, dictionary_type,
     dictionary_value, dimension, immediate_value, key_value_pair, list_type, list_value,
@@ -18,7 +18,7 @@ use super::Fault;
 use crate::ir::build::{BlockSyntax, InputSyntax, OpSyntax};
 use crate::ir::literal::f16_to_f64;
 use crate::ir::{
-    Arg, Attributes, BlobRef, DType, Dim, Literal, Output, Param, Payload, Span, TensorData,
+    Arg, Attributes, BlobRef, DType, Dim, Literal, Name, Output, Param, Payload, Span, TensorData,
     TensorType, ValueType,
 };
 use crate::limits;
@@ -39,11 +39,11 @@ pub(crate) fn text(bytes: &[u8]) -> Result<&str, Fault> {
     })
 }
 
-/// A value name (an op's output or name, an input, a binding, a block output) as the IR holds it.
-/// The one place names become IR names.
+/// A name (of a value, an op, a parameter, an attribute, an op type, a weight file) as the IR
+/// holds it. The one place strings read from the file become IR names.
 #[inline]
-pub(crate) fn ir_name(name: &str) -> String {
-    name.to_string()
+pub(crate) fn ir_name(name: &str) -> Name {
+    Name::from(name)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ fn op_label(op: &Msg<'_>) -> String {
 
 fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
     let v = op.view(Message::Operation)?;
-    let op_type = text(v.bytes(operation::TYPE))?.to_string();
+    let op_type = ir_name(text(v.bytes(operation::TYPE))?);
     let mut name = None;
     let mut attributes = Attributes::new();
     for entry in map_entries(&v, operation::ATTRIBUTES, Message::ValueEntry)? {
@@ -208,7 +208,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
                 continue;
             }
         }
-        attributes.insert(key.to_string(), lit);
+        attributes.insert(ir_name(key), lit);
     }
     // Map order = parameters sorted by name, as the compiler prints them.
     let mut inputs = Vec::new();
@@ -217,8 +217,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
         let mut args = Vec::with_capacity(1);
         entry
             .value
-            .view(Message::Argument)?
-            .each_message(argument::ARGUMENTS, |b| {
+            .each_message_of(Message::Argument, argument::ARGUMENTS, |b| {
                 let i = args.len();
                 let arg = lower_binding(&b, depth)
                     .map_err(|fault| fault.at(format_args!("input `{key}` binding {i}")))?;
@@ -226,7 +225,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
                 Ok(())
             })?;
         inputs.push(Param {
-            name: key.to_string(),
+            name: ir_name(key),
             args,
         });
     }
@@ -407,28 +406,30 @@ fn check_value_strings(v: &Msg<'_>) -> Result<(), Fault> {
     let imm = imm.view(Message::ImmediateValue)?;
     match imm.oneof(&[iv::TENSOR, iv::TUPLE, iv::LIST, iv::DICTIONARY])? {
         Some((iv::TENSOR, t)) => match tensor_value_oneof(&t.view(Message::TensorValue)?)? {
-            Some((tensor_value::STRINGS, s)) => s
-                .view(Message::RepeatedStrings)?
-                .each(repeated_strings::VALUES, |f| text(f.bytes()?).map(drop)),
+            Some((tensor_value::STRINGS, s)) => {
+                s.each_of(Message::RepeatedStrings, repeated_strings::VALUES, |f| {
+                    text(f.bytes()?).map(drop)
+                })
+            }
             _ => Ok(()),
         },
         Some((iv::TUPLE | iv::LIST, l)) => {
             debug_assert_eq!(tuple_value::VALUES, list_value::VALUES);
-            l.view(Message::TupleValue)?
-                .each_message(tuple_value::VALUES, |e| check_value_strings(&e))
+            l.each_message_of(Message::TupleValue, tuple_value::VALUES, |e| {
+                check_value_strings(&e)
+            })
         }
         Some((_, d)) => {
-            d.view(Message::DictionaryValue)?
-                .each_message(dictionary_value::VALUES, |kv| {
-                    let kv = kv.view(Message::KeyValuePair)?;
-                    if let Some(k) = kv.message(key_value_pair::KEY)? {
-                        check_value_strings(&k)?;
-                    }
-                    if let Some(v) = kv.message(key_value_pair::VALUE)? {
-                        check_value_strings(&v)?;
-                    }
-                    Ok(())
-                })
+            d.each_message_of(Message::DictionaryValue, dictionary_value::VALUES, |kv| {
+                let kv = kv.view(Message::KeyValuePair)?;
+                if let Some(k) = kv.message(key_value_pair::KEY)? {
+                    check_value_strings(&k)?;
+                }
+                if let Some(v) = kv.message(key_value_pair::VALUE)? {
+                    check_value_strings(&v)?;
+                }
+                Ok(())
+            })
         }
         None => Ok(()),
     }
@@ -444,9 +445,11 @@ fn check_type_strings(t: &Msg<'_>) -> Result<(), Fault> {
             Some(e) => check_type_strings(&e),
             None => Ok(()),
         },
-        Some((vt::TUPLE_TYPE, t)) => t
-            .view(Message::TupleType)?
-            .each_message(tuple_type::TYPES, |e| check_type_strings(&e)),
+        Some((vt::TUPLE_TYPE, t)) => {
+            t.each_message_of(Message::TupleType, tuple_type::TYPES, |e| {
+                check_type_strings(&e)
+            })
+        }
         Some((vt::DICTIONARY_TYPE, d)) => {
             let d = d.view(Message::DictionaryType)?;
             for number in [dictionary_type::KEY_TYPE, dictionary_type::VALUE_TYPE] {
@@ -530,11 +533,10 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
         }
         Some((v::TUPLE_TYPE, t)) => {
             let mut types = Vec::new();
-            t.view(Message::TupleType)?
-                .each_message(tuple_type::TYPES, |e| {
-                    types.push(lower_value_type(&e, depth + 1)?);
-                    Ok(())
-                })?;
+            t.each_message_of(Message::TupleType, tuple_type::TYPES, |e| {
+                types.push(lower_value_type(&e, depth + 1)?);
+                Ok(())
+            })?;
             Ok(ValueType::Tuple(types))
         }
         Some((v::DICTIONARY_TYPE, d)) => {
@@ -558,22 +560,17 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
 
 /// One `Dimension`; `Ok(None)` for a variadic unknown (an unknown number of dimensions).
 pub(super) fn lower_dim(d: &Msg<'_>) -> Result<Option<Dim>, Fault> {
+    if let Some(dim) = d.only_part().and_then(|b| plain_dim(b, d.budget())) {
+        return dim;
+    }
     match d
         .view(Message::Dimension)?
         .oneof(&[dimension::CONSTANT, dimension::UNKNOWN])?
     {
-        Some((dimension::CONSTANT, c)) => {
-            let size = c
-                .view(Message::ConstantDimension)?
-                .varint(constant_dimension::SIZE);
-            if size > limits::MAX_DIM {
-                Err(Fault::invalid(format!(
-                    "dimension {size} is larger than the 2^40 limit"
-                )))
-            } else {
-                Ok(Some(Dim::Known(size)))
-            }
-        }
+        Some((dimension::CONSTANT, c)) => known_dim(
+            c.view(Message::ConstantDimension)?
+                .varint(constant_dimension::SIZE),
+        ),
         Some((_, u)) => {
             let variadic = u
                 .view(Message::UnknownDimension)?
@@ -585,6 +582,43 @@ pub(super) fn lower_dim(d: &Msg<'_>) -> Result<Option<Dim>, Fault> {
             })
         }
         None => Ok(Some(Dim::Unknown)),
+    }
+}
+
+fn known_dim(size: u64) -> Result<Option<Dim>, Fault> {
+    if size > limits::MAX_DIM {
+        Err(Fault::invalid(format!(
+            "dimension {size} is larger than the 2^40 limit"
+        )))
+    } else {
+        Ok(Some(Dim::Known(size)))
+    }
+}
+
+/// A `Dimension` as writers write it (one member set once, holding at most its one field once),
+/// read without a view: dimensions are the most numerous messages of a program. `None` for any
+/// other shape (or malformed bytes), which [`lower_dim`] reads the general way.
+fn plain_dim(bytes: &[u8], budget: u32) -> Option<Result<Option<Dim>, Fault>> {
+    let mut c = Cursor::new(bytes, budget);
+    let member = c.next_field().ok()??;
+    if c.next_field().ok()?.is_some() {
+        return None;
+    }
+    debug_assert_eq!(constant_dimension::SIZE, unknown_dimension::VARIADIC);
+    let mut inner = Cursor::new(member.bytes().ok()?, nested(budget).ok()?);
+    let value = match inner.next_field().ok()? {
+        None => 0,
+        Some(f) if f.number == constant_dimension::SIZE => f.varint().ok()?,
+        Some(_) => return None,
+    };
+    if inner.next_field().ok()?.is_some() {
+        return None;
+    }
+    match member.number {
+        dimension::CONSTANT => Some(known_dim(value)),
+        dimension::UNKNOWN if value != 0 => Some(Ok(None)),
+        dimension::UNKNOWN => Some(Ok(Some(Dim::Unknown))),
+        _ => None,
     }
 }
 
@@ -651,7 +685,7 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
         Some((value::BLOB_FILE_VALUE, b)) => {
             let b = b.view(Message::BlobFileValue)?;
             return Ok(Payload::Blob(BlobRef {
-                path: text(b.bytes(blob_file_value::FILE_NAME))?.to_string(),
+                path: ir_name(text(b.bytes(blob_file_value::FILE_NAME))?),
                 offset: b.varint(blob_file_value::OFFSET),
             }));
         }
@@ -691,11 +725,10 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
                 _ => &[],
             };
             let mut out = Vec::new();
-            t.view(Message::TupleValue)?
-                .each_message(tuple_value::VALUES, |e| {
-                    out.push(element(&e, declared.get(out.len()))?);
-                    Ok(())
-                })?;
+            t.each_message_of(Message::TupleValue, tuple_value::VALUES, |e| {
+                out.push(element(&e, declared.get(out.len()))?);
+                Ok(())
+            })?;
             Ok(Payload::Tuple(out))
         }
         Some((iv::LIST, l)) => {
@@ -704,11 +737,10 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
                 _ => None,
             };
             let mut out = Vec::new();
-            l.view(Message::ListValue)?
-                .each_message(list_value::VALUES, |e| {
-                    out.push(element(&e, declared)?);
-                    Ok(())
-                })?;
+            l.each_message_of(Message::ListValue, list_value::VALUES, |e| {
+                out.push(element(&e, declared)?);
+                Ok(())
+            })?;
             Ok(Payload::List(out))
         }
         Some((_, d)) => {
@@ -717,18 +749,17 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
                 _ => (None, None),
             };
             let mut out = Vec::new();
-            d.view(Message::DictionaryValue)?
-                .each_message(dictionary_value::VALUES, |kv| {
-                    let kv = kv.view(Message::KeyValuePair)?;
-                    let k = kv
-                        .message(key_value_pair::KEY)?
-                        .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
-                    let v = kv
-                        .message(key_value_pair::VALUE)?
-                        .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
-                    out.push((element(&k, kt)?, element(&v, vt)?));
-                    Ok(())
-                })?;
+            d.each_message_of(Message::DictionaryValue, dictionary_value::VALUES, |kv| {
+                let kv = kv.view(Message::KeyValuePair)?;
+                let k = kv
+                    .message(key_value_pair::KEY)?
+                    .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
+                let v = kv
+                    .message(key_value_pair::VALUE)?
+                    .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
+                out.push((element(&k, kt)?, element(&v, vt)?));
+                Ok(())
+            })?;
             Ok(Payload::Dict(out))
         }
         None => Err(Fault::invalid("an immediate value is empty")),
@@ -749,51 +780,45 @@ pub(super) fn tensor_data(
     Ok(match member {
         tv::FLOATS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedFloats)?
-                .each(repeated_floats::VALUES, |f| {
-                    Ok(f.fixed32s(|x| out.push(f64::from(f32::from_bits(x))))?)
-                })?;
+            m.each_of(Message::RepeatedFloats, repeated_floats::VALUES, |f| {
+                Ok(f.fixed32s(|x| out.push(f64::from(f32::from_bits(x))))?)
+            })?;
             TensorData::Floats(out)
         }
         tv::DOUBLES => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedDoubles)?
-                .each(repeated_doubles::VALUES, |f| {
-                    Ok(f.fixed64s(|x| out.push(f64::from_bits(x)))?)
-                })?;
+            m.each_of(Message::RepeatedDoubles, repeated_doubles::VALUES, |f| {
+                Ok(f.fixed64s(|x| out.push(f64::from_bits(x)))?)
+            })?;
             TensorData::Floats(out)
         }
         tv::INTS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedInts)?
-                .each(repeated_ints::VALUES, |f| {
-                    Ok(f.varints(|x| out.push(i64::from(x as i32)))?)
-                })?;
+            m.each_of(Message::RepeatedInts, repeated_ints::VALUES, |f| {
+                Ok(f.varints(|x| out.push(i64::from(x as i32)))?)
+            })?;
             TensorData::Ints(out)
         }
         tv::LONG_INTS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedLongInts)?
-                .each(repeated_long_ints::VALUES, |f| {
-                    Ok(f.varints(|x| out.push(x as i64))?)
-                })?;
+            m.each_of(Message::RepeatedLongInts, repeated_long_ints::VALUES, |f| {
+                Ok(f.varints(|x| out.push(x as i64))?)
+            })?;
             TensorData::Ints(out)
         }
         tv::BOOLS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedBools)?
-                .each(repeated_bools::VALUES, |f| {
-                    Ok(f.varints(|x| out.push(x != 0))?)
-                })?;
+            m.each_of(Message::RepeatedBools, repeated_bools::VALUES, |f| {
+                Ok(f.varints(|x| out.push(x != 0))?)
+            })?;
             TensorData::Bools(out)
         }
         tv::STRINGS => {
             let mut out = Vec::new();
-            m.view(Message::RepeatedStrings)?
-                .each(repeated_strings::VALUES, |f| {
-                    out.push(text(f.bytes()?)?.to_string());
-                    Ok(())
-                })?;
+            m.each_of(Message::RepeatedStrings, repeated_strings::VALUES, |f| {
+                out.push(text(f.bytes()?)?.to_string());
+                Ok(())
+            })?;
             TensorData::Strings(out)
         }
         _ => decode_bytes(

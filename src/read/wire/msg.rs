@@ -53,6 +53,19 @@ impl<'a> Msg<'a> {
         Ok(Msg::new(f.bytes()?, nested(self.budget)?))
     }
 
+    /// The message's bytes when it occurs once.
+    pub(crate) fn only_part(&self) -> Option<&'a [u8]> {
+        match self.parts {
+            Parts::One(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The recursion budget of the message's fields.
+    pub(crate) fn budget(&self) -> u32 {
+        self.budget
+    }
+
     /// An absent message nested in this one: every field at its default.
     pub(crate) fn empty_child(&self) -> Msg<'a> {
         Msg::empty(self.budget.saturating_sub(1))
@@ -256,6 +269,44 @@ impl<'a> Msg<'a> {
 struct Slot<'a> {
     count: u32,
     last: Value<'a>,
+}
+
+impl<'a> Msg<'a> {
+    /// Reads a `message` whose one declared field is `number` (a list: `Argument.arguments`,
+    /// `TupleValue.values`, …) in one pass: every field checked as [`Msg::view`] checks it, and
+    /// `each` called with each occurrence of `number`, in file order.
+    pub(crate) fn each_of(
+        &self,
+        message: Message,
+        number: u32,
+        mut each: impl FnMut(Field<'a>) -> Result<(), Fault>,
+    ) -> Result<(), Fault> {
+        debug_assert!(message.kind(number).is_some());
+        for part in self.parts() {
+            let mut c = Cursor::new(part, self.budget);
+            while let Some(f) = c.next_field()? {
+                let Some(kind) = message.kind(f.number) else {
+                    c.unknown()?;
+                    continue;
+                };
+                check_wire_type(&f, kind)?;
+                if f.number == number {
+                    each(f)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Msg::each_of`] for a list of messages: `each` gets each nested message.
+    pub(crate) fn each_message_of(
+        &self,
+        message: Message,
+        number: u32,
+        mut each: impl FnMut(Msg<'a>) -> Result<(), Fault>,
+    ) -> Result<(), Fault> {
+        self.each_of(message, number, |f| each(self.child(&f)?))
+    }
 }
 
 impl<'a> View<'_, 'a> {

@@ -1085,3 +1085,49 @@ fn operations_lower_with_their_context_in_faults() {
     bytes.extend_from_slice(&[0x0a, 0x09]);
     assert!(matches!(operation(&bytes), Err(Fault::Decode(m)) if m.contains("buffer underflow")));
 }
+
+/// Dimensions read the short way (as writers write them) and the general way agree, on plain and
+/// on mutated encodings.
+#[test]
+fn plain_dimensions_read_as_the_general_way_reads_them() {
+    let general = |bytes: &[u8]| {
+        // An empty second occurrence changes nothing but the way the message is read.
+        let mut m = Msg::new(bytes, RECURSION_LIMIT);
+        m.merge_occurrence(&[]);
+        format!("{:?}", decode::lower_dim(&m))
+    };
+    let short =
+        |bytes: &[u8]| format!("{:?}", decode::lower_dim(&Msg::new(bytes, RECURSION_LIMIT)));
+    let unknown = |variadic| {
+        proto::Dimension {
+            dimension: Some(proto::dimension::Dimension::Unknown(
+                proto::dimension::UnknownDimension { variadic },
+            )),
+        }
+        .encode_to_vec()
+    };
+    let mut bases = vec![
+        dims(1).dimensions[0].encode_to_vec(),
+        unknown(true),
+        unknown(false),
+        Vec::new(),
+    ];
+    let mut big = Vec::new();
+    let mut size = Vec::new();
+    varint_field(&mut size, fields::constant_dimension::SIZE, 1 << 41);
+    len_field(&mut big, fields::dimension::CONSTANT, &size);
+    bases.push(big);
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    for round in 0..5_000 {
+        let base = &bases[round % bases.len()];
+        let bytes = if round < bases.len() {
+            base.clone()
+        } else {
+            mutate(&mut rng, base)
+        };
+        assert_eq!(short(&bytes), general(&bytes), "{bytes:02x?}");
+    }
+    assert_eq!(short(&bases[0]), "Ok(Some(Known(1)))");
+    assert_eq!(short(&bases[1]), "Ok(None)");
+    assert_eq!(short(&bases[2]), "Ok(Some(Unknown))");
+}
