@@ -1,7 +1,9 @@
 //! Embeds every `rules/*.yaml` (and the optional `rules/redirects.yaml` and `rules/utils.yaml`) into
-//! the binary, so that adding a rule file needs no Rust change; and transcodes every YAML file under
-//! `rules/` (rule data included) to JSON, which `src/yaml.rs` parses instead of the YAML text: parsing
-//! YAML was a fifth of a large model's check and most of a small one's.
+//! the binary, so that adding a rule file needs no Rust change; and transcodes the YAML files under
+//! `rules/` to JSON, which is parsed instead of the YAML text: parsing YAML was a fifth of a large
+//! model's check and most of a small one's. A rule's JSON comes in two parts, the rule without its
+//! `tests:` and the `tests:` alone, which only `test-rules` reads (half of the rules' bytes); the
+//! other files' JSON goes to `src/yaml.rs`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -18,9 +20,12 @@ fn main() {
         })
         .unwrap_or_default();
     files.sort();
-    let mut out =
-        String::from("/// (file name, text) of every built-in rule, sorted by file name.\n");
-    out.push_str("pub(crate) static BUILTIN_RULES: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// (file name, text, its JSON without `tests:` and the JSON of `tests:`) of every built-in\n\
+         /// rule, sorted by file name. The JSON is `None` when the text is not valid YAML.\n",
+    );
+    out.push_str("pub(crate) static BUILTIN_RULES: &[(&str, &str, Option<(&str, &str)>)] = &[\n");
+    let mut rule_files = Vec::new();
     let mut redirects = None;
     let mut utils = None;
     for f in &files {
@@ -37,12 +42,17 @@ fn main() {
             utils = Some(f.clone());
             continue;
         }
+        let json = match split_tests(f) {
+            Some((body, tests)) => format!("Some(({body:?}, {tests:?}))"),
+            None => "None".to_string(),
+        };
         writeln!(
             out,
-            "    ({name:?}, include_str!({:?})),",
+            "    ({name:?}, include_str!({:?}), {json}),",
             f.display().to_string()
         )
         .expect("writing to a String");
+        rule_files.push(f.clone());
     }
     out.push_str("];\n");
     optional_file(
@@ -59,13 +69,34 @@ fn main() {
     );
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
     std::fs::write(out_dir.join("builtin_rules.rs"), out).expect("OUT_DIR is writable");
-    std::fs::write(out_dir.join("builtin_yaml.rs"), transcoded(&dir)).expect("OUT_DIR is writable");
+    std::fs::write(
+        out_dir.join("builtin_yaml.rs"),
+        transcoded(&dir, &rule_files),
+    )
+    .expect("OUT_DIR is writable");
+}
+
+/// A rule file's document as JSON without its `tests:` key, and the JSON of `tests:` (`null` when
+/// the rule has none); `None` when the file is not valid YAML: loaded at run time from its text, it
+/// gets the YAML parser's located error.
+fn split_tests(path: &std::path::Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut value: serde_json::Value = serde_yaml_bw::from_str(&text).ok()?;
+    let tests = match value.as_object_mut() {
+        Some(map) => map.shift_remove("tests"),
+        None => None,
+    };
+    Some((
+        value.to_string(),
+        tests.unwrap_or(serde_json::Value::Null).to_string(),
+    ))
 }
 
 /// `static TRANSCODED: &[(&str, &str)]`: (YAML text, the same document as JSON) of every YAML file
-/// under `dir`, sorted by the YAML text (looked up by binary search). A file that is not valid YAML
-/// is left out: read at run time, it gets the YAML parser's located error.
-fn transcoded(dir: &std::path::Path) -> String {
+/// under `dir` but the rule files (`split_tests` transcodes those), sorted by the YAML text (looked
+/// up by binary search). A file that is not valid YAML is left out: read at run time, it gets the
+/// YAML parser's located error.
+fn transcoded(dir: &std::path::Path, rule_files: &[PathBuf]) -> String {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
@@ -74,7 +105,7 @@ fn transcoded(dir: &std::path::Path) -> String {
             if path.is_dir() {
                 println!("cargo:rerun-if-changed={}", path.display());
                 pending.push(path);
-            } else if path.extension().is_some_and(|x| x == "yaml") {
+            } else if path.extension().is_some_and(|x| x == "yaml") && !rule_files.contains(&path) {
                 println!("cargo:rerun-if-changed={}", path.display());
                 files.push(path);
             }
@@ -90,7 +121,8 @@ fn transcoded(dir: &std::path::Path) -> String {
         .collect();
     pairs.sort();
     let mut out = String::from(
-        "/// (YAML text, JSON text) of every YAML file under `rules/`, sorted by the YAML text.\n\
+        "/// (YAML text, JSON text) of every YAML file under `rules/` but the rules, sorted by the YAML\n\
+         /// text.\n\
          pub(crate) static TRANSCODED: &[(&str, &str)] = &[\n",
     );
     for (_, path, json) in &pairs {
