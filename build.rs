@@ -6,7 +6,12 @@
 //! other files' JSON goes to `src/yaml.rs`.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+// The op set tables' types: `opset_binary` fills them, `src/analysis/opset/table.rs` reads them.
+#[allow(dead_code)]
+#[path = "src/analysis/opset/table_file.rs"]
+mod opset_file;
 
 fn main() {
     println!("cargo:rerun-if-changed=rules");
@@ -69,17 +74,18 @@ fn main() {
     );
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
     std::fs::write(out_dir.join("builtin_rules.rs"), out).expect("OUT_DIR is writable");
-    std::fs::write(
-        out_dir.join("builtin_yaml.rs"),
-        transcoded(&dir, &rule_files),
-    )
-    .expect("OUT_DIR is writable");
+    std::fs::write(out_dir.join("opset.postcard"), opset_binary(&dir))
+        .expect("OUT_DIR is writable");
+    let opset_files = [dir.join("opset/ops.yaml"), dir.join("opset/inference.yaml")];
+    let own_form: Vec<PathBuf> = rule_files.into_iter().chain(opset_files).collect();
+    std::fs::write(out_dir.join("builtin_yaml.rs"), transcoded(&dir, &own_form))
+        .expect("OUT_DIR is writable");
 }
 
 /// A rule file's document as JSON without its `tests:` key, and the JSON of `tests:` (`null` when
 /// the rule has none); `None` when the file is not valid YAML: loaded at run time from its text, it
 /// gets the YAML parser's located error.
-fn split_tests(path: &std::path::Path) -> Option<(String, String)> {
+fn split_tests(path: &Path) -> Option<(String, String)> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut value: serde_json::Value = serde_yaml_bw::from_str(&text).ok()?;
     let tests = match value.as_object_mut() {
@@ -92,11 +98,26 @@ fn split_tests(path: &std::path::Path) -> Option<(String, String)> {
     ))
 }
 
+/// `rules/opset/ops.yaml` and `inference.yaml` read into their types and encoded with postcard;
+/// `OpTable::builtin` decodes them at run time. A table that does not read fails the build.
+fn opset_binary(dir: &Path) -> Vec<u8> {
+    fn read<T: serde::de::DeserializeOwned>(path: &Path) -> T {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(path).expect("the op set table is readable");
+        serde_yaml_bw::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+    let files = opset_file::OpSetFiles {
+        ops: read(&dir.join("opset/ops.yaml")),
+        inference: read(&dir.join("opset/inference.yaml")),
+    };
+    postcard::to_allocvec(&files).expect("postcard encodes the op set")
+}
+
 /// `static TRANSCODED: &[(&str, &str)]`: (YAML text, the same document as JSON) of every YAML file
-/// under `dir` but the rule files (`split_tests` transcodes those), sorted by the YAML text (looked
-/// up by binary search). A file that is not valid YAML is left out: read at run time, it gets the
-/// YAML parser's located error.
-fn transcoded(dir: &std::path::Path, rule_files: &[PathBuf]) -> String {
+/// under `dir` but those with a form of their own (`own_form`: the rules, which `split_tests`
+/// transcodes, and the op set), sorted by the YAML text (looked up by binary search). A file that
+/// is not valid YAML is left out: read at run time, it gets the YAML parser's located error.
+fn transcoded(dir: &Path, own_form: &[PathBuf]) -> String {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
@@ -105,7 +126,7 @@ fn transcoded(dir: &std::path::Path, rule_files: &[PathBuf]) -> String {
             if path.is_dir() {
                 println!("cargo:rerun-if-changed={}", path.display());
                 pending.push(path);
-            } else if path.extension().is_some_and(|x| x == "yaml") && !rule_files.contains(&path) {
+            } else if path.extension().is_some_and(|x| x == "yaml") && !own_form.contains(&path) {
                 println!("cargo:rerun-if-changed={}", path.display());
                 files.push(path);
             }
