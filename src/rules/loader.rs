@@ -1,6 +1,7 @@
 //! Loading rules: the built-ins embedded at build time, user folders (`--rules DIR`), redirects.
 //! Every error names the rule file and labels the YAML key it is about.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -50,8 +51,8 @@ pub struct RuleFix {
 pub struct RuleSource {
     /// `rules/<id>.yaml` for built-ins, the path as found for user rules.
     pub path: PathBuf,
-    /// The rule file's full text, as loaded.
-    pub text: Arc<str>,
+    /// The rule file's full text, as loaded (a built-in rule's is the embedded text, not a copy).
+    pub text: Cow<'static, str>,
     /// True for a rule compiled into the binary from `rules/`.
     pub builtin: bool,
 }
@@ -308,6 +309,7 @@ fn load_rule_with_utils(
 ) -> Result<Rule, LoadError> {
     let mut parsed: RuleFile = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
     let tests = RuleTests::parsed(parsed.tests.take().unwrap_or_default());
+    let text = Cow::Owned(text.to_string());
     compile_rule(file, text, expected_id, builtin, shared, parsed, tests)
 }
 
@@ -316,7 +318,7 @@ fn load_rule_with_utils(
 /// located error.
 fn load_builtin_rule(
     file_name: &str,
-    text: &str,
+    text: &'static str,
     json: Option<(&str, &'static str)>,
     shared: &Arc<Utils>,
 ) -> Result<Rule, LoadError> {
@@ -327,7 +329,7 @@ fn load_builtin_rule(
     match parsed {
         Some((parsed, tests)) => compile_rule(
             &file,
-            text,
+            Cow::Borrowed(text),
             Some(id),
             true,
             shared,
@@ -338,11 +340,11 @@ fn load_builtin_rule(
     }
 }
 
-/// Checks and compiles a parsed rule file (`text` is its text, for error labels). Test cases are
-/// checked when `tests` are parsed already.
+/// Checks and compiles a parsed rule file (`text` is its text, for error labels and the rule's
+/// source). Test cases are checked when `tests` are parsed already.
 fn compile_rule(
     file: &str,
-    text: &str,
+    text: Cow<'static, str>,
     expected_id: Option<&str>,
     builtin: bool,
     shared: &Arc<Utils>,
@@ -565,13 +567,13 @@ fn compile_rule(
     if !errors.is_empty() {
         let labels = errors
             .iter()
-            .map(|e| label_at(text, &e.path, &e.message))
+            .map(|e| label_at(&text, &e.path, &e.message))
             .collect();
         let message = match errors.as_slice() {
             [one] => format!("`{}`: {}", one.path.join("."), one.message),
             many => format!("{} problems in rule `{}`", many.len(), parsed.id),
         };
-        return Err(invalid(file, text, message, labels));
+        return Err(invalid(file, &text, message, labels));
     }
     let (potential, inputs_only, node_matchers) = match &target {
         Target::Nodes(m) => (m.potential_ops(), m.inputs_only(), Some(m.for_node_kinds())),
@@ -597,7 +599,7 @@ fn compile_rule(
         tests,
         source: RuleSource {
             path: PathBuf::from(file),
-            text: Arc::from(text),
+            text,
             builtin,
         },
         target,
