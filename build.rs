@@ -25,11 +25,8 @@ fn main() {
         })
         .unwrap_or_default();
     files.sort();
-    let mut out = String::from(
-        "/// (file name, text, its JSON without `tests:` and the JSON of `tests:`) of every built-in\n\
-         /// rule, sorted by file name. The JSON is `None` when the text is not valid YAML.\n",
-    );
-    out.push_str("pub(crate) static BUILTIN_RULES: &[(&str, &str, Option<(&str, &str)>)] = &[\n");
+    let mut out = String::from("/// Every built-in rule, sorted by file name.\n");
+    out.push_str("pub(super) static BUILTIN_RULES: &[super::BuiltinRule] = &[\n");
     let mut rule_files = Vec::new();
     let mut redirects = None;
     let mut utils = None;
@@ -53,7 +50,7 @@ fn main() {
         };
         writeln!(
             out,
-            "    ({name:?}, include_str!({:?}), {json}),",
+            "    super::BuiltinRule {{ file: {name:?}, text: include_str!({:?}), json: {json} }},",
             f.display().to_string()
         )
         .expect("writing to a String");

@@ -24,6 +24,16 @@ mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
 }
 
+/// A rule file compiled into the binary (`build.rs` lists them in `builtin::BUILTIN_RULES`).
+struct BuiltinRule {
+    /// The file name, `<id>.yaml`.
+    file: &'static str,
+    /// The file's text.
+    text: &'static str,
+    /// Its JSON without `tests:`, and the JSON of `tests:`; `None` when the text is not valid YAML.
+    json: Option<(&'static str, &'static str)>,
+}
+
 /// What a rule runs on.
 #[derive(Clone, Debug)]
 pub(crate) enum Target {
@@ -313,17 +323,12 @@ fn load_rule_with_utils(
     compile_rule(file, text, expected_id, builtin, shared, parsed, tests)
 }
 
-/// Loads one built-in rule (`rules/<file_name>`) from its build-time JSON, its tests left unparsed;
-/// from its text when it has no JSON (not valid YAML) or the JSON does not deserialize, for the
-/// located error.
-fn load_builtin_rule(
-    file_name: &str,
-    text: &'static str,
-    json: Option<(&str, &'static str)>,
-    shared: &Arc<Utils>,
-) -> Result<Rule, LoadError> {
-    let file = format!("rules/{file_name}");
-    let id = file_name.trim_end_matches(".yaml");
+/// Loads one built-in rule from its build-time JSON, its tests left unparsed; from its text when it
+/// has no JSON (not valid YAML) or the JSON does not deserialize, for the located error.
+fn load_builtin_rule(builtin: &BuiltinRule, shared: &Arc<Utils>) -> Result<Rule, LoadError> {
+    let &BuiltinRule { file, text, json } = builtin;
+    let id = file.trim_end_matches(".yaml");
+    let file = format!("rules/{file}");
     let parsed =
         json.and_then(|(body, tests)| Some((yaml::from_transcoding::<RuleFile>(body)?, tests)));
     match parsed {
@@ -659,7 +664,7 @@ impl RuleSet {
         // Parsed in parallel: parsing is most of a small model's check.
         let loaded: Vec<_> = builtin::BUILTIN_RULES
             .par_iter()
-            .map(|&(file, text, json)| load_builtin_rule(file, text, json, &utils))
+            .map(|rule| load_builtin_rule(rule, &utils))
             .collect();
         for result in loaded {
             match result {
@@ -843,7 +848,8 @@ mod tests {
     fn every_built_in_rule_loads_whole_from_its_text_as_from_its_json() {
         let utils = builtin_utils();
         assert!(builtin::BUILTIN_RULES.len() >= 40);
-        for &(file, text, json) in builtin::BUILTIN_RULES {
+        for rule in builtin::BUILTIN_RULES {
+            let &BuiltinRule { file, text, json } = rule;
             let id = file.trim_end_matches(".yaml");
             // From the YAML text, with the test cases checked as for a rule folder's rule.
             let whole =
@@ -862,7 +868,7 @@ mod tests {
                 recombined,
                 yaml::from_str::<serde_json::Value>(text).expect("YAML")
             );
-            let from_json = load_builtin_rule(file, text, json, &utils).expect("loads");
+            let from_json = load_builtin_rule(rule, &utils).expect("loads");
             assert_eq!(
                 format!("{:?}", from_json.tests()),
                 format!("{:?}", whole.tests()),
