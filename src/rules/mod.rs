@@ -5,6 +5,7 @@
 //! No rule has Rust code of its own.
 
 pub(crate) mod compile;
+pub(crate) mod cost;
 pub mod engine;
 pub(crate) mod fixes;
 pub mod info;
