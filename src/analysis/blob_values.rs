@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 
 use super::consteval::{ConstData, ConstValue};
-use crate::ir::{BlobRef, DType, Literal, Model, ValueType};
+use crate::ir::{BlobRef, DType, Literal, Model, Name, ValueType};
 use crate::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
 use crate::read::blob::{self, BlobFile};
 
@@ -30,7 +30,7 @@ pub struct BlobValues<'m> {
     model: &'m Model,
     files: RefCell<BTreeMap<PathBuf, Option<BlobFile>>>,
     /// By the literal's path, then by record: `None` when the record cannot be read as declared.
-    summaries: RefCell<FxHashMap<String, FxHashMap<RecordKey, Option<NumberSummary>>>>,
+    summaries: RefCell<FxHashMap<Name, FxHashMap<RecordKey, Option<NumberSummary>>>>,
 }
 
 /// A record as a literal declares it: offset in the file, element type, element count.
@@ -298,7 +298,7 @@ mod tests {
         let s = bv.summary(&flat).unwrap();
         assert_eq!(bv.summary(&square), Some(s), "same record, same elements");
         assert_eq!(
-            bv.summaries.borrow()[&"@model_path/weights/weight.bin".to_string()].len(),
+            bv.summaries.borrow()["@model_path/weights/weight.bin"].len(),
             1
         );
         assert_eq!(Some(s), NumberSummary::of(&bv.value(&flat).unwrap().data));

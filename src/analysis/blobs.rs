@@ -754,7 +754,7 @@ mod tests {
         Literal {
             ty: ValueType::Tensor(TensorType::fixed(dtype, dims)),
             payload: Payload::Blob(BlobRef {
-                path: path.to_string(),
+                path: path.into(),
                 offset,
             }),
         }

@@ -8,7 +8,7 @@ use std::fmt;
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::{Arg, DType, Function, Literal, Op, Payload, TensorData, ValueType};
+use crate::ir::{Arg, DType, Function, Literal, Name, Op, Payload, TensorData, ValueType};
 use crate::limits::MAX_CONSTEVAL_ELEMENTS;
 
 /// Decoded elements of a constant, row-major.
@@ -187,7 +187,7 @@ pub fn product(shape: &[u64]) -> Option<u64> {
 /// Value name → constant, for every value the pass could evaluate.
 #[derive(Clone, Debug, Default)]
 pub struct ConstEnv {
-    values: FxHashMap<String, ConstValue>,
+    values: FxHashMap<Name, ConstValue>,
 }
 
 impl ConstEnv {

@@ -6,7 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::{Function, Node, Op, ValueType};
+use crate::ir::{Function, Name, Node, Op, ValueType};
 
 /// How a value depends on run-time data.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub struct Dependence {
     /// Computed from the (dynamic) shape of a value.
     pub shape: bool,
     /// The first function input the value was traced to.
-    pub source: Option<String>,
+    pub source: Option<Name>,
 }
 
 impl Dependence {
@@ -39,7 +39,7 @@ impl Dependence {
 /// Value name → dependence, for every run-time value (values not listed are compile-time).
 #[derive(Clone, Debug, Default)]
 pub struct DependenceMap {
-    values: FxHashMap<String, Dependence>,
+    values: FxHashMap<Name, Dependence>,
 }
 
 impl DependenceMap {
@@ -114,19 +114,19 @@ fn op_dependence(f: &Function, map: &DependenceMap, op: &Op) -> Option<Dependenc
         return Some(Dependence {
             data: false,
             shape: true,
-            source: source.or_else(|| Some(x.to_string())),
+            source: source.or_else(|| Some(Name::from(x))),
         });
     }
     let (mut data, mut shape) = (false, false);
     // The source of the first run-time argument that has one.
-    let mut source: Option<&str> = None;
+    let mut source: Option<&Name> = None;
     for p in &op.inputs {
         for arg in &p.args {
             if let crate::ir::Arg::Name(n) = arg {
                 if let Some(d) = map.get(n) {
                     data |= d.data;
                     shape |= d.shape;
-                    source = source.or(d.source.as_deref());
+                    source = source.or(d.source.as_ref());
                 }
             }
         }
@@ -135,14 +135,14 @@ fn op_dependence(f: &Function, map: &DependenceMap, op: &Op) -> Option<Dependenc
         return Some(Dependence {
             data,
             shape,
-            source: source.map(str::to_string),
+            source: source.cloned(),
         });
     }
     // Results of ops with nested blocks come from the blocks: assume run-time.
     (!op.blocks.is_empty()).then(|| Dependence {
         data: true,
         shape: false,
-        source: Some(op.display_name().to_string()),
+        source: Some(op.display_name().into()),
     })
 }
 

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use super::facts::{Fact, FactKind};
 use crate::ir::{
     DType, Dim, FeatureDesc, FeatureKind, Flexibility, Function, FunctionDesc, Model, ModelKind,
-    TensorType,
+    Name, TensorType,
 };
 
 /// Fact kinds produced here (each is also a rule id), with the captures each carries.
@@ -260,7 +260,7 @@ fn compare(f: &Function, d: &FunctionDesc) -> Vec<Mismatch> {
         }
     }
     // Outputs.
-    let outputs: Vec<&str> = f.outputs().iter().map(String::as_str).collect();
+    let outputs: Vec<&str> = f.outputs().iter().map(Name::as_str).collect();
     for fd in &d.outputs {
         if !is_tensor_feature(&fd.kind) {
             continue;
@@ -487,7 +487,7 @@ fn state_shape_facts(model: &Model) -> Vec<Fact> {
                     fact(
                         "state-shape-mismatch",
                         f,
-                        Some(i.name.clone()),
+                        Some(i.name.to_string()),
                         format!(
                             "`{}` declares state `{}` as {t}, `{rf}` as {rt}",
                             f.name, i.name

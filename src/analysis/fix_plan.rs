@@ -484,7 +484,7 @@ fn op_ref(f: &Function, id: NodeId) -> Option<OpRef> {
     let op = f.op(id)?;
     Some(OpRef {
         order: op.order,
-        op_type: op.op_type.clone(),
+        op_type: op.op_type.to_string(),
         label: op.display_name().to_string(),
     })
 }
@@ -542,7 +542,7 @@ fn order_of(f: &Function, id: NodeId) -> u32 {
 fn output_name(f: &Function, id: NodeId) -> Option<String> {
     f.op(id)
         .and_then(|o| o.outputs.first())
-        .map(|o| o.name.clone())
+        .map(|o| o.name.to_string())
 }
 
 fn is_returned(f: &Function, name: &str) -> bool {
@@ -608,10 +608,10 @@ fn function_edit(
                 }
                 edit.rebinds.push(Rebind {
                     op: op_ref(f, c).ok_or("internal: consumer is not an op")?,
-                    param: e.param.clone(),
+                    param: e.param.to_string(),
                     position: e.position,
                     from: Some(out.clone()),
-                    to: target.clone(),
+                    to: target.to_string(),
                 });
             }
         }
@@ -675,26 +675,26 @@ fn function_edit(
             let to = names.fresh(&format!("{}_padded", out.name));
             edit.renames.push(Rename {
                 op: op_ref(f, id).ok_or("internal: op vanished")?,
-                from: out.name.clone(),
+                from: out.name.to_string(),
                 to: to.clone(),
             });
             to
         } else {
-            out.name.clone()
+            out.name.to_string()
         };
         edit.retype.push(padded_name.clone());
         let consumers = f.consumers(id);
         let (inside, outside): (Vec<_>, Vec<_>) = consumers
             .into_iter()
             .filter(|(c, e)| e.output == 0 && !removed.contains(c))
-            .partition(|(c, e)| chain_edges.contains(&(*c, e.param.clone())));
+            .partition(|(c, e)| chain_edges.contains(&(*c, e.param.to_string())));
         if returned {
             for (c, e) in &inside {
                 edit.rebinds.push(Rebind {
                     op: op_ref(f, *c).ok_or("internal: consumer is not an op")?,
-                    param: e.param.clone(),
+                    param: e.param.to_string(),
                     position: e.position,
-                    from: Some(out.name.clone()),
+                    from: Some(out.name.to_string()),
                     to: padded_name.clone(),
                 });
             }
@@ -706,7 +706,7 @@ fn function_edit(
         let begin = names.fresh(&format!("{}_unpadded_begin", out.name));
         let end = names.fresh(&format!("{}_unpadded_end", out.name));
         let slice = if returned {
-            out.name.clone()
+            out.name.to_string()
         } else {
             names.fresh(&format!("{}_unpadded", out.name))
         };
@@ -735,9 +735,9 @@ fn function_edit(
             for (c, e) in outside {
                 edit.rebinds.push(Rebind {
                     op: op_ref(f, c).ok_or("internal: consumer is not an op")?,
-                    param: e.param.clone(),
+                    param: e.param.to_string(),
                     position: e.position,
-                    from: Some(out.name.clone()),
+                    from: Some(out.name.to_string()),
                     to: slice.clone(),
                 });
             }
@@ -801,7 +801,7 @@ fn keep_window(
             .get_mut(axis)
             .ok_or_else(|| format!("`{param}` of `{label}` has no axis {axis}"))? = axis_value;
         let from = match op.arg(param) {
-            Some(Arg::Name(n)) => Some(n.clone()),
+            Some(Arg::Name(n)) => Some(n.to_string()),
             Some(Arg::Value(_)) => None,
             None => {
                 return Err(format!(
@@ -896,7 +896,7 @@ fn rewrite_whole_write(
         edit.renames
             .iter()
             .find(|x| x.from == r)
-            .map_or(r, |x| x.to.clone())
+            .map_or(r.to_string(), |x| x.to.clone())
     });
     let read = match latest_read {
         Some(r) => r,
@@ -929,7 +929,7 @@ fn rewrite_whole_write(
             inputs: vec![
                 ("begin".into(), begin),
                 ("end".into(), end),
-                ("update".into(), data.clone()),
+                ("update".into(), data.to_string()),
                 ("x".into(), read),
             ],
             output: pad.new_type.clone(),
@@ -945,7 +945,7 @@ fn rewrite_whole_write(
         op: op_ref(f, w.write_op).ok_or("internal: op vanished")?,
         param: data_param.to_string(),
         position: 0,
-        from: Some(data),
+        from: Some(data.to_string()),
         to: su,
     });
     edit.blends += 1;
@@ -959,8 +959,11 @@ struct Names {
 
 impl Names {
     fn of(f: &Function) -> Names {
-        let mut used: HashSet<String> = f.values.keys().cloned().collect();
-        used.extend(f.ops().filter_map(|(_, o)| o.name.clone()));
+        let mut used: HashSet<String> = f.values.keys().map(|k| k.to_string()).collect();
+        used.extend(
+            f.ops()
+                .filter_map(|(_, o)| o.name.as_ref().map(|n| n.to_string())),
+        );
         Names { used }
     }
 

@@ -837,7 +837,7 @@ pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWr
         .filter_map(|(id, i)| {
             Some(StateDecl {
                 node: id,
-                name: i.name.clone(),
+                name: i.name.to_string(),
                 ty: i.ty.tensor()?.clone(),
             })
         })

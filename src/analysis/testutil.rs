@@ -40,7 +40,7 @@ pub fn string(s: &str) -> Literal {
 
 pub fn input(name: &str, ty: ValueType) -> InputSyntax {
     InputSyntax {
-        name: name.to_string(),
+        name: name.into(),
         ty,
         span: Span::default(),
     }
@@ -49,13 +49,13 @@ pub fn input(name: &str, ty: ValueType) -> InputSyntax {
 pub fn konst(out: &str, val: Literal) -> OpSyntax {
     let mut attributes = crate::ir::Attributes::new();
     let ty = val.ty.clone();
-    attributes.insert("val".to_string(), val);
+    attributes.insert("val".into(), val);
     OpSyntax {
         op_type: "const".into(),
-        name: Some(out.to_string()),
+        name: Some(out.into()),
         inputs: Vec::new(),
         outputs: vec![Output {
-            name: out.to_string(),
+            name: out.into(),
             ty,
         }],
         attributes,
@@ -66,17 +66,17 @@ pub fn konst(out: &str, val: Literal) -> OpSyntax {
 
 pub fn op_multi(op_type: &str, out: &str, params: &[(&str, &[&str])], ty: ValueType) -> OpSyntax {
     OpSyntax {
-        op_type: op_type.to_string(),
-        name: Some(out.to_string()),
+        op_type: op_type.into(),
+        name: Some(out.into()),
         inputs: params
             .iter()
             .map(|(p, names)| Param {
-                name: p.to_string(),
-                args: names.iter().map(|n| Arg::Name(n.to_string())).collect(),
+                name: (*p).into(),
+                args: names.iter().map(|n| Arg::Name((*n).into())).collect(),
             })
             .collect(),
         outputs: vec![Output {
-            name: out.to_string(),
+            name: out.into(),
             ty,
         }],
         attributes: crate::ir::Attributes::new(),

@@ -106,13 +106,13 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
                     .and_then(|o| o.outputs.first_mut())
                     .filter(|o| o.name == rn.from)
                     .ok_or_else(|| format!("`{}` has no output `{}`", rn.op.label, rn.from))?;
-                out.name = rn.to.clone();
+                out.name = rn.to.clone().into();
             }
             let ids: Vec<NodeId> = by_order.values().copied().collect();
             for id in ids {
                 if let Some(op) = f.op_mut(id) {
                     for out in &mut op.outputs {
-                        if fe.retype.contains(&out.name) {
+                        if fe.retype.iter().any(|r| *r == out.name) {
                             let t = out
                                 .ty
                                 .tensor()
@@ -144,7 +144,7 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
                     rb.op.label, rb.param
                 ));
             }
-            *arg = Arg::Name(rb.to.clone());
+            *arg = Arg::Name(rb.to.clone().into());
         }
         for r in &fe.removes {
             removed.insert(resolve(r, f)?);
@@ -180,18 +180,23 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
 /// The IR form of an inserted op.
 pub(crate) fn ir_op(new: &NewOp) -> Op {
     Op {
-        op_type: new.op_type.clone(),
-        name: Some(new.op_name.clone().unwrap_or_else(|| new.name.clone())),
+        op_type: new.op_type.clone().into(),
+        name: Some(
+            new.op_name
+                .clone()
+                .unwrap_or_else(|| new.name.clone())
+                .into(),
+        ),
         inputs: new
             .inputs
             .iter()
             .map(|(p, v)| Param {
-                name: p.clone(),
-                args: vec![Arg::Name(v.clone())],
+                name: p.clone().into(),
+                args: vec![Arg::Name(v.clone().into())],
             })
             .collect(),
         outputs: vec![Output {
-            name: new.name.clone(),
+            name: new.name.clone().into(),
             ty: ValueType::Tensor(new.output.clone()),
         }],
         attributes: new

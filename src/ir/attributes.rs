@@ -4,10 +4,11 @@
 use std::ops::Index;
 
 use super::literal::Literal;
+use super::name::Name;
 
 /// Attributes by key, sorted; at most one literal per key.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Attributes(Vec<(String, Literal)>);
+pub struct Attributes(Vec<(Name, Literal)>);
 
 impl Attributes {
     /// No attributes.
@@ -34,7 +35,7 @@ impl Attributes {
     }
 
     /// Sets `key`, returning the literal it replaces.
-    pub(crate) fn insert(&mut self, key: String, value: Literal) -> Option<Literal> {
+    pub(crate) fn insert(&mut self, key: Name, value: Literal) -> Option<Literal> {
         match self.position(&key) {
             Ok(i) => self
                 .0
@@ -45,6 +46,11 @@ impl Attributes {
                 None
             }
         }
+    }
+
+    /// Frees the room reserved for more attributes.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
     }
 
     /// True when there are no attributes.
@@ -63,8 +69,13 @@ impl Attributes {
         self.0.iter().map(|(_, v)| v)
     }
 
+    /// Keys and literals in key order, the literals mutable (keys keep the order).
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&mut Name, &mut Literal)> + '_ {
+        self.0.iter_mut().map(|(k, v)| (k, v))
+    }
+
     /// Pairs in key order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &Literal)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&Name, &Literal)> + '_ {
         self.0.iter().map(|(k, v)| (k, v))
     }
 }
@@ -82,10 +93,10 @@ impl Index<&str> for Attributes {
 }
 
 impl<'a> IntoIterator for &'a Attributes {
-    type Item = (&'a String, &'a Literal);
+    type Item = (&'a Name, &'a Literal);
     type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (String, Literal)>,
-        fn(&'a (String, Literal)) -> (&'a String, &'a Literal),
+        std::slice::Iter<'a, (Name, Literal)>,
+        fn(&'a (Name, Literal)) -> (&'a Name, &'a Literal),
     >;
 
     fn into_iter(self) -> Self::IntoIter {
@@ -93,19 +104,19 @@ impl<'a> IntoIterator for &'a Attributes {
     }
 }
 
-impl FromIterator<(String, Literal)> for Attributes {
+impl<K: Into<Name>> FromIterator<(K, Literal)> for Attributes {
     /// Later pairs replace earlier ones with the same key, as in a map.
-    fn from_iter<I: IntoIterator<Item = (String, Literal)>>(iter: I) -> Attributes {
+    fn from_iter<I: IntoIterator<Item = (K, Literal)>>(iter: I) -> Attributes {
         let mut out = Attributes::new();
         for (k, v) in iter {
-            out.insert(k, v);
+            out.insert(k.into(), v);
         }
         out
     }
 }
 
-impl<const N: usize> From<[(String, Literal); N]> for Attributes {
-    fn from(pairs: [(String, Literal); N]) -> Attributes {
+impl<K: Into<Name>, const N: usize> From<[(K, Literal); N]> for Attributes {
+    fn from(pairs: [(K, Literal); N]) -> Attributes {
         pairs.into_iter().collect()
     }
 }

@@ -7,17 +7,18 @@ use rustc_hash::FxHashMap;
 
 use super::attributes::Attributes;
 use super::graph::{
-    Arg, Block, BlockId, Edge, Function, Input, Node, NodeId, Op, Output, Param, ValueDef,
+    Arg, Block, BlockId, Edge, Function, Input, Node, NodeId, Op, Output, Param, ValueDef, BODY,
 };
 use super::literal::Literal;
+use super::name::{Interner, Name};
 use super::span::Span;
 use super::types::ValueType;
 
 /// An op as a reader sees it, before bindings are resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpSyntax {
-    pub op_type: String,
-    pub name: Option<String>,
+    pub op_type: Name,
+    pub name: Option<Name>,
     pub inputs: Vec<Param>,
     pub outputs: Vec<Output>,
     pub attributes: Attributes,
@@ -30,7 +31,7 @@ pub struct OpSyntax {
 pub struct BlockSyntax {
     pub inputs: Vec<InputSyntax>,
     pub ops: Vec<OpSyntax>,
-    pub outputs: Vec<String>,
+    pub outputs: Vec<Name>,
     /// Where the block's `-> (…)` list is.
     pub outputs_span: Span,
 }
@@ -38,7 +39,7 @@ pub struct BlockSyntax {
 /// A parameter as a reader sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputSyntax {
-    pub name: String,
+    pub name: Name,
     pub ty: ValueType,
     pub span: Span,
 }
@@ -84,46 +85,121 @@ struct Builder {
     graph: StableDiGraph<Node, Edge>,
     blocks: Vec<Block>,
     /// Every name of the function, at its first definition (what `Function::def` answers).
-    values: FxHashMap<String, ValueDef>,
+    values: FxHashMap<Name, ValueDef>,
     /// The names visible where the builder is: MIL is lexically scoped, so a value defined in a
     /// nested block is not visible after it, and sibling blocks (a `cond`'s branches) may reuse
     /// a name, as coremltools does.
-    visible: FxHashMap<String, ValueDef>,
+    visible: FxHashMap<Name, ValueDef>,
     /// The names each open nested block defined, innermost last, to hide them when it closes
     /// (the body's names stay visible to the end).
-    scopes: Vec<Vec<String>>,
+    scopes: Vec<Vec<Name>>,
+    /// Op types, parameter and attribute names, weight paths: few distinct ones, many uses.
+    names: Interner,
     order: u32,
 }
 
 /// Builds the graph of one function. Names must be defined before use (which also rules out cycles).
 pub fn build_function(f: FunctionSyntax) -> Result<Function, BuildError> {
-    // The body's own inputs and ops (nested blocks add more), each defining about one name.
-    let nodes = f.body.inputs.len() + f.body.ops.len();
-    let mut b = Builder {
-        graph: StableDiGraph::with_capacity(nodes, 2 * nodes),
-        blocks: Vec::new(),
-        values: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
-        visible: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
-        scopes: Vec::new(),
-        order: 0,
-    };
-    b.block(f.body, None)?;
-    Ok(Function {
-        name: f.name,
-        opset: f.opset,
-        attributes: f.attributes,
-        graph: b.graph,
-        blocks: b.blocks,
-        values: b.values,
-        span: f.span,
-    })
+    let mut builder = FunctionBuilder::new(
+        f.name,
+        f.opset,
+        f.attributes,
+        f.span,
+        (f.body.inputs.len(), f.body.ops.len()),
+    );
+    for input in f.body.inputs {
+        builder.input(input)?;
+    }
+    for op in f.body.ops {
+        builder.op(op)?;
+    }
+    builder.finish(f.body.outputs, f.body.outputs_span)
+}
+
+/// Builds a function's graph as a reader goes: each op joins the graph as soon as it is read, so
+/// the reader never holds the syntax of a whole function.
+pub struct FunctionBuilder {
+    builder: Builder,
+    name: String,
+    opset: String,
+    attributes: Vec<(String, Literal)>,
+    span: Span,
+}
+
+impl FunctionBuilder {
+    /// A function with room for its body's `(inputs, ops)` (nested blocks add more).
+    pub fn new(
+        name: String,
+        opset: String,
+        attributes: Vec<(String, Literal)>,
+        span: Span,
+        (inputs, ops): (usize, usize),
+    ) -> FunctionBuilder {
+        // About one value binding per op: consts have none, most others one to three.
+        let mut builder = Builder {
+            graph: StableDiGraph::with_capacity(inputs + ops, ops),
+            blocks: Vec::new(),
+            values: FxHashMap::with_capacity_and_hasher(ops, Default::default()),
+            visible: FxHashMap::with_capacity_and_hasher(ops, Default::default()),
+            scopes: Vec::new(),
+            names: Interner::with_capacity(ops),
+            order: 0,
+        };
+        builder.open_block(None);
+        builder.blocks[0].ops.reserve_exact(ops);
+        FunctionBuilder {
+            builder,
+            name,
+            opset,
+            attributes,
+            span,
+        }
+    }
+
+    /// A function parameter (states included), in declaration order.
+    pub fn input(&mut self, input: InputSyntax) -> Result<(), BuildError> {
+        self.builder.input(input, BODY)
+    }
+
+    /// The body's next op (its nested blocks with it).
+    pub fn op(&mut self, op: OpSyntax) -> Result<(), BuildError> {
+        let node = self.builder.op(op, BODY)?;
+        self.builder.blocks[0].ops.push(node);
+        Ok(())
+    }
+
+    /// The function, once its body returns `outputs`.
+    pub fn finish(
+        mut self,
+        outputs: Vec<Name>,
+        outputs_span: Span,
+    ) -> Result<Function, BuildError> {
+        self.builder.close_block(BODY, outputs, outputs_span)?;
+        self.builder.graph.shrink_to_fit_edges();
+        Ok(Function {
+            name: self.name,
+            opset: self.opset,
+            attributes: self.attributes,
+            graph: self.builder.graph,
+            blocks: self.builder.blocks,
+            values: self.builder.values,
+            span: self.span,
+        })
+    }
 }
 
 impl Builder {
-    fn define(&mut self, name: String, def: ValueDef, span: Span) -> Result<(), BuildError> {
+    /// A weight file's path, written once per const, is one of a few.
+    fn share_blob_path(&mut self, literal: &mut Literal) {
+        if let super::literal::Payload::Blob(blob) = &mut literal.payload {
+            blob.path = self.names.adopt(blob.path.clone());
+        }
+    }
+
+    fn define(&mut self, name: Name, def: ValueDef, span: Span) -> Result<(), BuildError> {
         match self.visible.entry(name) {
             Entry::Occupied(e) => Err(BuildError::Duplicate {
-                name: e.key().clone(),
+                name: e.key().to_string(),
                 span,
             }),
             Entry::Vacant(e) => {
@@ -137,8 +213,8 @@ impl Builder {
         }
     }
 
-    // Nested blocks recurse once per nesting level; the readers cap nesting depth before this runs.
-    fn block(&mut self, syn: BlockSyntax, owner: Option<NodeId>) -> Result<BlockId, BuildError> {
+    /// Starts a block (the body when `owner` is `None`).
+    fn open_block(&mut self, owner: Option<NodeId>) -> BlockId {
         let id = BlockId(self.blocks.len() as u32);
         self.blocks.push(Block {
             owner,
@@ -147,61 +223,103 @@ impl Builder {
         if owner.is_some() {
             self.scopes.push(Vec::new());
         }
-        let mut inputs = Vec::with_capacity(syn.inputs.len());
+        id
+    }
+
+    fn input(&mut self, inp: InputSyntax, block: BlockId) -> Result<(), BuildError> {
+        let name = inp.name.clone();
+        let node = NodeId(self.graph.add_node(Node::Input(Input {
+            name: inp.name,
+            ty: inp.ty,
+            block,
+            span: inp.span,
+        })));
+        self.define(name, ValueDef { node, output: 0 }, inp.span)?;
+        self.blocks[block.0 as usize].inputs.push(node);
+        Ok(())
+    }
+
+    /// Ends a block that returns `outputs`; a nested block's names go out of scope.
+    fn close_block(
+        &mut self,
+        id: BlockId,
+        mut outputs: Vec<Name>,
+        outputs_span: Span,
+    ) -> Result<(), BuildError> {
+        for name in &mut outputs {
+            match self.visible.get_key_value(name.as_str()) {
+                Some((shared, _)) => *name = shared.clone(),
+                None => {
+                    return Err(BuildError::UndefinedOutput {
+                        name: name.to_string(),
+                        span: outputs_span,
+                    })
+                }
+            }
+        }
+        if self.blocks[id.0 as usize].owner.is_some() {
+            for name in self.scopes.pop().unwrap_or_default() {
+                self.visible.remove(&name);
+            }
+        }
+        self.blocks[id.0 as usize].outputs = outputs;
+        Ok(())
+    }
+
+    // Nested blocks recurse once per nesting level; the readers cap nesting depth before this runs.
+    fn block(&mut self, syn: BlockSyntax, owner: Option<NodeId>) -> Result<BlockId, BuildError> {
+        let id = self.open_block(owner);
         for inp in syn.inputs {
-            let name = inp.name.clone();
-            let node = NodeId(self.graph.add_node(Node::Input(Input {
-                name: inp.name,
-                ty: inp.ty,
-                block: id,
-                span: inp.span,
-            })));
-            self.define(name, ValueDef { node, output: 0 }, inp.span)?;
-            inputs.push(node);
+            self.input(inp, id)?;
         }
         let mut ops = Vec::with_capacity(syn.ops.len());
         for op in syn.ops {
             ops.push(self.op(op, id)?);
         }
-        for name in &syn.outputs {
-            if !self.visible.contains_key(name) {
-                return Err(BuildError::UndefinedOutput {
-                    name: name.clone(),
-                    span: syn.outputs_span,
-                });
-            }
-        }
-        // The block's own names go out of scope (the function's body is the outermost block).
-        if owner.is_some() {
-            for name in self.scopes.pop().unwrap_or_default() {
-                self.visible.remove(&name);
-            }
-        }
-        let block = &mut self.blocks[id.0 as usize];
-        block.inputs = inputs;
-        block.ops = ops;
-        block.outputs = syn.outputs;
+        self.blocks[id.0 as usize].ops = ops;
+        self.close_block(id, syn.outputs, syn.outputs_span)?;
         Ok(id)
     }
 
-    fn op(&mut self, syn: OpSyntax, block: BlockId) -> Result<NodeId, BuildError> {
+    fn op(&mut self, mut syn: OpSyntax, block: BlockId) -> Result<NodeId, BuildError> {
+        syn.op_type = self.names.adopt(syn.op_type);
+        for (key, literal) in syn.attributes.iter_mut() {
+            *key = self.names.adopt(key.clone());
+            self.share_blob_path(literal);
+        }
+        // A reader's vectors grow from a capacity of four; most ops keep one or two entries each for
+        // the life of the graph.
+        syn.inputs.shrink_to_fit();
+        syn.outputs.shrink_to_fit();
+        syn.attributes.shrink_to_fit();
         let mut edges = Vec::with_capacity(syn.inputs.len());
-        for p in &syn.inputs {
-            for (pos, arg) in p.args.iter().enumerate() {
-                if let Arg::Name(n) = arg {
-                    let def =
-                        self.visible
-                            .get(n)
-                            .copied()
-                            .ok_or_else(|| BuildError::Undefined {
-                                name: n.clone(),
-                                op: syn
-                                    .name
-                                    .clone()
-                                    .or_else(|| syn.outputs.first().map(|o| o.name.clone()))
-                                    .unwrap_or_else(|| syn.op_type.clone()),
-                                span: syn.span,
-                            })?;
+        for p in &mut syn.inputs {
+            p.args.shrink_to_fit();
+            p.name = self.names.adopt(p.name.clone());
+            for (pos, arg) in p.args.iter_mut().enumerate() {
+                let n = match arg {
+                    Arg::Name(n) => n,
+                    Arg::Value(literal) => {
+                        self.share_blob_path(literal);
+                        continue;
+                    }
+                };
+                {
+                    let (def, shared) = self
+                        .visible
+                        .get_key_value(n.as_str())
+                        .map(|(k, d)| (*d, k.clone()))
+                        .ok_or_else(|| BuildError::Undefined {
+                            name: n.to_string(),
+                            op: syn
+                                .name
+                                .as_ref()
+                                .or_else(|| syn.outputs.first().map(|o| &o.name))
+                                .unwrap_or(&syn.op_type)
+                                .to_string(),
+                            span: syn.span,
+                        })?;
+                    *n = shared;
                     edges.push((
                         def,
                         Edge {
@@ -215,7 +333,13 @@ impl Builder {
         }
         let order = self.order;
         self.order += 1;
-        let output_names: Vec<String> = syn.outputs.iter().map(|o| o.name.clone()).collect();
+        let output_names: Vec<Name> = syn.outputs.iter().map(|o| o.name.clone()).collect();
+        // An op's `name` is most often its first output's name: share it.
+        if let (Some(name), Some(first)) = (&mut syn.name, output_names.first()) {
+            if *name == *first {
+                *name = first.clone();
+            }
+        }
         let node = NodeId(self.graph.add_node(Node::Op(Op {
             op_type: syn.op_type,
             name: syn.name,

@@ -73,7 +73,7 @@ pub(crate) fn same_function(a: &Function, b: &Function) -> Result<(), String> {
                 .map(|(n, e)| {
                     let who = match f.node(n) {
                         Some(Node::Op(o)) => o.order.to_string(),
-                        Some(Node::Input(i)) => i.name.clone(),
+                        Some(Node::Input(i)) => i.name.to_string(),
                         None => String::new(),
                     };
                     (who, e.clone())

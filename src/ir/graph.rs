@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::attributes::Attributes;
 use super::literal::Literal;
+use super::name::Name;
 use super::span::Span;
 use super::types::ValueType;
 
@@ -32,7 +33,7 @@ pub const BODY: BlockId = BlockId(0);
 #[derive(Clone, Debug, PartialEq)]
 pub struct Output {
     /// The value's name, unique within the function.
-    pub name: String,
+    pub name: Name,
     /// Its declared type.
     pub ty: ValueType,
 }
@@ -41,7 +42,7 @@ pub struct Output {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
     /// Holds the name of the value bound (an op output or an input).
-    Name(String),
+    Name(Name),
     /// Holds the literal written in place of a value name.
     Value(Box<Literal>),
 }
@@ -50,7 +51,7 @@ pub enum Arg {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     /// Parameter name as the op defines it (`x`, `values`, …).
-    pub name: String,
+    pub name: Name,
     /// Bindings in source order; one for ordinary parameters, several for a tuple.
     pub args: Vec<Arg>,
 }
@@ -59,9 +60,9 @@ pub struct Param {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Op {
     /// `slice_update`, `const`, … (unknown types are kept as they are).
-    pub op_type: String,
+    pub op_type: Name,
     /// The `name` attribute, when present.
-    pub name: Option<String>,
+    pub name: Option<Name>,
     /// Parameters in source order.
     pub inputs: Vec<Param>,
     /// Results in declaration order; empty for ops that return nothing.
@@ -113,7 +114,7 @@ impl Op {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
     /// The parameter's value name.
-    pub name: String,
+    pub name: Name,
     /// Its declared type.
     pub ty: ValueType,
     /// The block it is a parameter of ([`BODY`] for function parameters).
@@ -137,7 +138,7 @@ pub enum Node {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
     /// Name of the consumer's parameter the value is bound to.
-    pub param: String,
+    pub param: Name,
     /// Index of the binding within that parameter (0 unless it is a tuple parameter).
     pub position: u32,
     /// Index into the producer's outputs (0 for an input node).
@@ -154,7 +155,7 @@ pub struct Block {
     /// Its op nodes, in program order (nested blocks' ops excluded).
     pub ops: Vec<NodeId>,
     /// Names of the values it returns, in order.
-    pub outputs: Vec<String>,
+    pub outputs: Vec<Name>,
 }
 
 /// Where a value name is defined.
@@ -180,7 +181,7 @@ pub struct Function {
     /// `blocks[0]` is the body.
     pub blocks: Vec<Block>,
     /// Value name → definition. Names are unique within a function (SSA).
-    pub values: FxHashMap<String, ValueDef>,
+    pub values: FxHashMap<Name, ValueDef>,
     /// Span of the `func` header.
     pub span: Span,
 }
@@ -301,7 +302,7 @@ impl Function {
     }
 
     /// Names returned by the function body.
-    pub fn outputs(&self) -> &[String] {
+    pub fn outputs(&self) -> &[Name] {
         self.blocks.first().map_or(&[], |b| b.outputs.as_slice())
     }
 }

@@ -1,5 +1,6 @@
 //! Constant values: immediate tensors, blob references and containers.
 
+use super::name::Name;
 use super::types::ValueType;
 
 /// Decoded elements of an immediate tensor, row-major.
@@ -34,7 +35,7 @@ impl TensorData {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BlobRef {
     /// As written, e.g. `@model_path/weights/weight.bin`.
-    pub path: String,
+    pub path: Name,
     /// Offset of the blob's metadata record (not of its payload).
     pub offset: u64,
 }

@@ -7,6 +7,7 @@ pub mod coreai;
 pub mod graph;
 pub mod literal;
 pub mod model;
+pub mod name;
 pub mod render;
 pub mod span;
 pub mod types;
@@ -21,5 +22,6 @@ pub use model::{
     BundleFault, BundleFaultKind, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Model,
     ModelDesc, ModelKind, SourceText, SubModel,
 };
+pub use name::{Interner, Name};
 pub use span::Span;
 pub use types::{DType, Dim, TensorType, ValueType};

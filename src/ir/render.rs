@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::graph::{Arg, BlockId, Function, Node, NodeId, Op};
 use super::literal::{Literal, Payload, TensorData};
+use super::name::Name;
 use super::span::Span;
 use super::types::{DType, Dim, TensorType, ValueType};
 use super::Program;
@@ -159,7 +160,7 @@ impl Renderer {
         self.out.push(')');
     }
 
-    fn list(&mut self, names: &[String]) {
+    fn list(&mut self, names: &[Name]) {
         for (i, n) in names.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");

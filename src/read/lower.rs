@@ -13,13 +13,13 @@ use rayon::prelude::*;
 
 use super::proto::{self, dimension, zero_copy as zc};
 use super::ReadError;
-use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
+use crate::ir::build::{BlockSyntax, BuildError, FunctionBuilder, InputSyntax, OpSyntax};
 use crate::ir::literal::f16_to_f64;
 use crate::ir::Function;
 use crate::ir::{
     Arg, Attributes, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc,
-    Literal, ModelDesc, Output, Param, Payload, Program, Span, SubModel, TensorData, TensorType,
-    ValueType,
+    Literal, ModelDesc, Name, Output, Param, Payload, Program, Span, SubModel, TensorData,
+    TensorType, ValueType,
 };
 use crate::limits;
 
@@ -167,10 +167,6 @@ fn lower_single(
             }),
         };
     };
-    let invalid = |message: String| ReadError::Program {
-        path: path.to_path_buf(),
-        message,
-    };
     let spec_version = i64::from(outline.specification_version);
     let attributes = lower_attributes(&program.attributes, 0)
         .map_err(|fault| fault.into_read_error(path, "program attributes"))?;
@@ -180,9 +176,8 @@ fn lower_single(
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(|(name, f)| {
-            let syntax = lower_function(&name, f)
-                .map_err(|fault| fault.into_read_error(path, &format!("function `{name}`")))?;
-            build_function(syntax).map_err(|e| invalid(format!("function `{name}`: {e}")))
+            lower_function(&name, f)
+                .map_err(|fault| fault.into_read_error(path, &format!("function `{name}`")))
         })
         .collect();
     // The first error in name order, whatever the scheduling.
@@ -314,7 +309,9 @@ impl<'a, E> Iterator for MapEntries<'a, E> {
 // Program structure
 // ---------------------------------------------------------------------------------------------
 
-fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<FunctionSyntax, Fault> {
+/// Lowers a function and builds its graph, one operation at a time: each is decoded, lowered and
+/// added to the graph before the next is read.
+fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fault> {
     let mut specs = f.block_specializations;
     let block = match specs.remove(&f.opset) {
         Some(b) => b,
@@ -337,42 +334,35 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<FunctionSynta
         }
     };
     check_ignored_attributes(&block.attributes)?;
-    let inputs = f
-        .inputs
-        .iter()
-        .chain(&block.inputs)
-        .map(|i| lower_input(i, 0))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut ops = Vec::with_capacity(block.operations.len());
+    let attributes =
+        lower_attributes(&f.attributes, 0).map_err(|fault| fault.at("function attributes"))?;
+    let mut graph = FunctionBuilder::new(
+        name.to_string(),
+        f.opset,
+        attributes,
+        Span::default(),
+        (f.inputs.len() + block.inputs.len(), block.operations.len()),
+    );
+    let built = |e: BuildError| Fault::invalid(e.to_string());
+    for input in f.inputs.iter().chain(&block.inputs) {
+        graph.input(lower_input(input, 0)?).map_err(built)?;
+    }
     for (i, raw) in block.operations.into_iter().enumerate() {
         let op =
             zc::Operation::decode(raw).map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
-        ops.push(lower_op_in_context(&op, 0).map_err(|fault| match fault {
+        let op = lower_op_in_context(&op, 0).map_err(|fault| match fault {
             Fault::Decode(m) => Fault::Decode(format!("operation {i}: {m}")),
             invalid => invalid,
-        })?);
+        })?;
+        graph.op(op).map_err(built)?;
     }
-    let attributes =
-        lower_attributes(&f.attributes, 0).map_err(|fault| fault.at("function attributes"))?;
-    Ok(FunctionSyntax {
-        name: name.to_string(),
-        opset: f.opset,
-        attributes,
-        body: BlockSyntax {
-            inputs,
-            ops,
-            outputs: block_outputs(&block.outputs)?,
-            outputs_span: Span::default(),
-        },
-        span: Span::default(),
-    })
+    graph
+        .finish(block_outputs(&block.outputs)?, Span::default())
+        .map_err(built)
 }
 
-fn block_outputs(outputs: &[Bytes]) -> Result<Vec<String>, Fault> {
-    outputs
-        .iter()
-        .map(|o| text(o).map(str::to_string))
-        .collect()
+fn block_outputs(outputs: &[Bytes]) -> Result<Vec<Name>, Fault> {
+    outputs.iter().map(|o| text(o).map(Name::from)).collect()
 }
 
 fn lower_block(b: &zc::Block, depth: usize) -> Result<BlockSyntax, Fault> {
@@ -427,7 +417,7 @@ fn op_label(op: &zc::Operation) -> String {
 }
 
 fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
-    let op_type = text(&op.r#type)?.to_string();
+    let op_type = Name::from(text(&op.r#type)?);
     let mut name = None;
     let mut attributes = Attributes::new();
     for entry in map_entries(&op.attributes) {
@@ -436,11 +426,11 @@ fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
             .map_err(|fault| fault.at(format_args!("attribute `{key}`")))?;
         if key == "name" {
             if let Some(s) = lit.as_str() {
-                name = Some(s.to_string());
+                name = Some(Name::from(s));
                 continue;
             }
         }
-        attributes.insert(key.to_string(), lit);
+        attributes.insert(key.into(), lit);
     }
     // Map order = parameters sorted by name, as the compiler prints them.
     let inputs = map_entries(&op.inputs)
@@ -453,9 +443,7 @@ fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
                 .enumerate()
                 .map(|(i, b)| {
                     match &b.binding {
-                        Some(zc::binding::Binding::Name(n)) => {
-                            text(n).map(|n| Arg::Name(n.to_string()))
-                        }
+                        Some(zc::binding::Binding::Name(n)) => text(n).map(|n| Arg::Name(n.into())),
                         Some(zc::binding::Binding::Value(v)) => {
                             lower_value(v, depth).map(|l| Arg::Value(Box::new(l)))
                         }
@@ -465,7 +453,7 @@ fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Param {
-                name: key.to_string(),
+                name: key.into(),
                 args,
             })
         })
@@ -482,7 +470,7 @@ fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
                 .and_then(|t| lower_value_type(t, depth))
                 .map_err(|fault| fault.at(format_args!("output `{name}`")))?;
             Ok(Output {
-                name: name.to_string(),
+                name: name.into(),
                 ty,
             })
         })
@@ -515,7 +503,7 @@ fn lower_input(i: &zc::NamedValueType, depth: usize) -> Result<InputSyntax, Faul
         .and_then(|t| lower_value_type(t, depth))
         .map_err(|fault| fault.at(format_args!("input `{name}`")))?;
     Ok(InputSyntax {
-        name: name.to_string(),
+        name: name.into(),
         ty,
         span: Span::default(),
     })
@@ -707,7 +695,7 @@ fn lower_payload(v: &zc::Value, ty: &ValueType, depth: usize) -> Result<Payload,
     let imm = match &v.value {
         Some(zc::value::Value::BlobFileValue(b)) => {
             return Ok(Payload::Blob(BlobRef {
-                path: text(&b.file_name)?.to_string(),
+                path: text(&b.file_name)?.into(),
                 offset: b.offset,
             }))
         }

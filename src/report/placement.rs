@@ -475,7 +475,7 @@ fn place_run(run: &CheckRun, t: &OpTable) -> Vec<FunctionPlacement> {
                             sub_model: model.sub_model.clone(),
                             function: f.name.clone(),
                             op: op.display_name().to_string(),
-                            op_type: op.op_type.clone(),
+                            op_type: op.op_type.to_string(),
                             placement,
                         }
                     })

@@ -320,7 +320,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         .and_then(|i| sw.state(i))
         .map(|s| s.name.clone())
         .or_else(|| match f.node(id) {
-            Some(Node::Input(i)) if i.ty.is_state() => Some(i.name.clone()),
+            Some(Node::Input(i)) if i.ty.is_state() => Some(i.name.to_string()),
             _ => None,
         });
     let primary = node_span(f, id);

@@ -589,7 +589,7 @@ impl Matcher {
         match self {
             Matcher::OpType { types, opset } => {
                 let Some(op) = f.op(node) else { return false };
-                types.contains(&op.op_type) && opset_ok(f, *opset)
+                types.iter().any(|t| *t == op.op_type) && opset_ok(f, *opset)
             }
             Matcher::Input(v) => match f.node(node) {
                 Some(Node::Input(i)) => {

@@ -105,7 +105,7 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 pub fn node_name(f: &Function, n: NodeId) -> Option<String> {
     match f.node(n)? {
         Node::Op(op) => Some(op.display_name().to_string()),
-        Node::Input(i) => Some(i.name.clone()),
+        Node::Input(i) => Some(i.name.to_string()),
     }
 }
 

@@ -385,9 +385,9 @@ fn node_accessor(cx: &Ctx<'_>, node: NodeId, acc: &str) -> Option<String> {
         Node::Op(op) => (
             op.display_name().to_string(),
             op.outputs.first().map(|o| o.ty.clone()),
-            op.op_type.clone(),
+            op.op_type.to_string(),
         ),
-        Node::Input(i) => (i.name.clone(), Some(i.ty.clone()), "input".to_string()),
+        Node::Input(i) => (i.name.to_string(), Some(i.ty.clone()), "input".to_string()),
     };
     let tensor = ty.as_ref().and_then(ValueType::tensor);
     match acc {

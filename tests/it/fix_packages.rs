@@ -58,7 +58,7 @@ fn types(p: &Program) -> BTreeMap<(String, String), ValueType> {
     for f in &p.functions {
         for (_, op) in f.ops() {
             for o in &op.outputs {
-                m.insert((f.name.clone(), o.name.clone()), o.ty.clone());
+                m.insert((f.name.clone(), o.name.to_string()), o.ty.clone());
             }
         }
     }

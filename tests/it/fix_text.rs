@@ -108,7 +108,7 @@ fn types(p: &Program) -> BTreeMap<(String, String), ValueType> {
     for f in &p.functions {
         for (_, op) in f.ops() {
             for o in &op.outputs {
-                m.insert((f.name.clone(), o.name.clone()), o.ty.clone());
+                m.insert((f.name.clone(), o.name.to_string()), o.ty.clone());
             }
         }
     }
@@ -136,7 +136,7 @@ fn windows(p: &Program, state: &str) -> BTreeMap<(String, String), Vec<(i64, i64
             let Some(ranges) = common::const_window(f, id, &dims) else {
                 continue;
             };
-            m.insert((f.name.clone(), op.outputs[0].name.clone()), ranges);
+            m.insert((f.name.clone(), op.outputs[0].name.to_string()), ranges);
         }
     }
     m

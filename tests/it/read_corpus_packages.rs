@@ -14,7 +14,7 @@ fn functions(m: &Model) -> Value {
     for f in &m.program.functions {
         let mut hist: BTreeMap<String, u64> = BTreeMap::new();
         for (_, op) in f.ops() {
-            *hist.entry(op.op_type.clone()).or_default() += 1;
+            *hist.entry(op.op_type.to_string()).or_default() += 1;
         }
         out.insert(
             f.name.clone(),
@@ -32,7 +32,7 @@ fn program_states(m: &Model) -> Value {
         for (_, input) in f.inputs().filter(|(_, i)| i.ty.is_state()) {
             let t = input.ty.tensor().expect("a state wraps a tensor");
             states.insert(
-                input.name.clone(),
+                input.name.to_string(),
                 json!({"dtype": t.dtype.text_name(), "shape": t.known_dims()}),
             );
         }

@@ -155,7 +155,7 @@ fn realworld_packages_read_with_the_right_functions_and_ops() {
             for f in &model.program.functions {
                 let mut got: BTreeMap<String, u64> = BTreeMap::new();
                 for (_, op) in f.ops() {
-                    *got.entry(op.op_type.clone()).or_default() += 1;
+                    *got.entry(op.op_type.to_string()).or_default() += 1;
                 }
                 assert_eq!(&got, &expected[&f.name], "{what} {}", f.name);
                 assert_eq!(f.op_count() as u64, got.values().sum::<u64>(), "{what}");
@@ -223,7 +223,7 @@ fn realworld_packages_match_their_compiled_histograms() {
         for f in &model.program.functions {
             for (_, op) in f.ops() {
                 if op.op_type != "const" {
-                    *ours.entry(op.op_type.clone()).or_default() += 1;
+                    *ours.entry(op.op_type.to_string()).or_default() += 1;
                 }
             }
         }

@@ -269,7 +269,7 @@ impl<'a> Parser<'a> {
             let ty = self.ty()?;
             let (name, end) = self.ident()?;
             out.push(InputSyntax {
-                name,
+                name: name.into(),
                 ty,
                 span: Span::new(start, end.end()),
             });
@@ -307,7 +307,7 @@ impl<'a> Parser<'a> {
         let mut outputs = Vec::new();
         if !self.eat(Tok::RParen) {
             loop {
-                outputs.push(self.ident()?.0);
+                outputs.push(self.ident()?.0.into());
                 if self.eat(Tok::Comma) {
                     continue;
                 }
@@ -351,7 +351,10 @@ impl<'a> Parser<'a> {
             loop {
                 let ty = self.ty()?;
                 let (name, _) = self.ident()?;
-                outputs.push(Output { name, ty });
+                outputs.push(Output {
+                    name: name.into(),
+                    ty,
+                });
                 if self.eat(Tok::Comma) {
                     continue;
                 }
@@ -370,11 +373,11 @@ impl<'a> Parser<'a> {
             for (k, v) in self.attrs()? {
                 if k == "name" {
                     if let Some(s) = v.as_str() {
-                        name = Some(s.to_string());
+                        name = Some(s.into());
                         continue;
                     }
                 }
-                attributes.insert(k, v);
+                attributes.insert(k.into(), v);
             }
         }
         let mut blocks = Vec::new();
@@ -390,7 +393,7 @@ impl<'a> Parser<'a> {
         }
         let end = self.expect(Tok::Semi)?.span.end();
         Ok(OpSyntax {
-            op_type,
+            op_type: op_type.into(),
             name,
             inputs,
             outputs,
@@ -429,7 +432,10 @@ impl<'a> Parser<'a> {
             } else {
                 vec![self.arg_value()?]
             };
-            out.push(Param { name, args });
+            out.push(Param {
+                name: name.into(),
+                args,
+            });
             if self.eat(Tok::Comma) {
                 continue;
             }
@@ -447,7 +453,7 @@ impl<'a> Parser<'a> {
             return Ok(Arg::Value(Box::new(self.literal()?)));
         }
         if t.kind == Tok::Ident {
-            return Ok(Arg::Name(self.ident()?.0));
+            return Ok(Arg::Name(self.ident()?.0.into()));
         }
         self.error(t, "a value name or a literal")
     }
@@ -729,7 +735,10 @@ impl<'a> Parser<'a> {
         }
         self.expect(Tok::RParen)?;
         match (path, offset) {
-            (Some(path), Some(offset)) => Ok(Raw::Blob(BlobRef { path, offset })),
+            (Some(path), Some(offset)) => Ok(Raw::Blob(BlobRef {
+                path: path.into(),
+                offset,
+            })),
             _ => Err(SyntaxError {
                 span: kw.span,
                 message: "BLOBFILE needs both path and offset".into(),

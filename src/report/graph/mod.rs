@@ -152,7 +152,7 @@ pub fn picture_of(
     for &id in ids {
         let (lines, kind) = match f.node(id) {
             Some(Node::Op(op)) => {
-                let mut lines = vec![op.op_type.clone(), op.display_name().to_string()];
+                let mut lines = vec![op.op_type.to_string(), op.display_name().to_string()];
                 let outs: Vec<&str> = op
                     .outputs
                     .iter()
@@ -167,7 +167,7 @@ pub fn picture_of(
             Some(Node::Input(i)) => (
                 vec![
                     if i.ty.is_state() { "state" } else { "input" }.to_string(),
-                    i.name.clone(),
+                    i.name.to_string(),
                     type_text(&i.ty),
                 ],
                 NodeKind::Input,

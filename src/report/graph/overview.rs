@@ -112,7 +112,7 @@ fn grouped(
             if let Some(op) = f.op(id) {
                 box_of.insert(op.display_name().to_string(), index);
                 for o in &op.outputs {
-                    box_of.entry(o.name.clone()).or_insert(index);
+                    box_of.entry(o.name.to_string()).or_insert(index);
                 }
                 *types.entry(op.op_type.as_str()).or_default() += 1;
             }

@@ -1,0 +1,182 @@
+//! Names in the IR (values, ops, parameters, op types, weight paths): shared strings, one allocation
+//! per distinct name of a function. A value name is written once where it is defined and once per
+//! use; with an [`Interner`] every use holds the definition's allocation.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
+/// An immutable name; cloning it copies a pointer.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name(Arc<str>);
+
+impl Name {
+    /// The name as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+// `Hash` and `Eq` are those of the `str`, so maps keyed by `Name` are searched with a `&str`.
+impl Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name(Arc::from(s))
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Name {
+        Name(Arc::from(s))
+    }
+}
+
+impl From<&String> for Name {
+    fn from(s: &String) -> Name {
+        Name(Arc::from(s.as_str()))
+    }
+}
+
+impl From<Name> for String {
+    fn from(n: Name) -> String {
+        n.0.to_string()
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        self == &*other.0
+    }
+}
+
+impl PartialEq<Name> for &str {
+    fn eq(&self, other: &Name) -> bool {
+        *self == &*other.0
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        **self == *other.0
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl serde::Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// The names a reader has made for one function: the same text always gives the same [`Name`].
+#[derive(Debug, Default)]
+pub struct Interner {
+    names: FxHashSet<Name>,
+}
+
+impl Interner {
+    /// An interner with room for about `capacity` names.
+    pub fn with_capacity(capacity: usize) -> Interner {
+        Interner {
+            names: FxHashSet::with_capacity_and_hasher(capacity, Default::default()),
+        }
+    }
+
+    /// The one [`Name`] for `text`.
+    pub fn intern(&mut self, text: &str) -> Name {
+        if let Some(name) = self.names.get(text) {
+            return name.clone();
+        }
+        let name = Name::from(text);
+        self.names.insert(name.clone());
+        name
+    }
+
+    /// `name` itself when the interner has none equal to it yet, else the one it has.
+    pub fn adopt(&mut self, name: Name) -> Name {
+        if let Some(known) = self.names.get(name.as_str()) {
+            return known.clone();
+        }
+        self.names.insert(name.clone());
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interned_names_share_one_allocation() {
+        let mut names = Interner::default();
+        let a = names.intern("var_12");
+        let b = names.intern("var_12");
+        assert!(Arc::ptr_eq(&a.0, &b.0));
+        let c = names.adopt(Name::from("var_12"));
+        assert!(Arc::ptr_eq(&a.0, &c.0));
+        assert!(!Arc::ptr_eq(&a.0, &names.intern("var_13").0));
+    }
+
+    #[test]
+    fn a_name_compares_and_hashes_as_its_text() {
+        let mut map: rustc_hash::FxHashMap<Name, u32> = Default::default();
+        map.insert(Name::from("x"), 1);
+        assert_eq!(map.get("x"), Some(&1));
+        assert_eq!(Name::from("x"), "x");
+        assert_eq!(
+            format!("{}/{:?}", Name::from("x"), Name::from("x")),
+            "x/\"x\""
+        );
+    }
+}
