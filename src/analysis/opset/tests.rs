@@ -39,7 +39,7 @@ fn kinds(opset: &str, sig: &str, body: &[&str]) -> Vec<String> {
     );
     let program = parse_program(&text, Path::new("t.mil")).expect("parses");
     let f = &program.functions[0];
-    check_function(OpTable::builtin(), f, true)
+    check_function(OpTable::builtin(), f, None, true)
         .into_iter()
         .map(|x| x.kind)
         .collect()
