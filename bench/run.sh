@@ -57,11 +57,11 @@ hf() {
         --export-json "$RES/$name.json" "$@" >/dev/null
 }
 
-# rss NAME CMD: peak RSS (KiB) of 3 runs, one per line.
+# rss NAME CMD: peak RSS (KiB) of 5 runs, one per line (the table prints their median).
 rss() {
     local name=$1
     shift
-    for _ in 1 2 3; do
+    for _ in 1 2 3 4 5; do
         /usr/bin/time -f "%M" -o "$RES/rss.tmp" "$@" >/dev/null 2>&1 || true
         tail -n 1 "$RES/rss.tmp" >>"$RES/rss-$name.txt"
     done

@@ -59,6 +59,9 @@ pub enum Rendering {
     /// source text. For reports that show no source of a protobuf program (JSON, SARIF, GitHub,
     /// concise, a summary line): rendering is about a tenth of a large model's check.
     Skip,
+    /// Rendered for line numbers only: findings carry spans and their model where the rendered
+    /// lines start, but not the text (JSON's `dump_line`; a large model's text is megabytes).
+    Lines,
 }
 
 /// Why a check could not start: the config or the rules did not load.
@@ -290,7 +293,8 @@ impl Checker {
             ModelOutcome::Checked { model, findings }
         };
         let read = ReadOptions {
-            render: self.rendering == Rendering::Text,
+            render: self.rendering != Rendering::Skip,
+            keep_text: self.rendering == Rendering::Text,
         };
         match read_model_with(d, read) {
             Ok(ReadOutcome::Model(model)) => vec![checked(model)],
@@ -576,6 +580,39 @@ mod tests {
             }
         }
         assert!(packages > 10, "the corpus has packages");
+    }
+
+    #[test]
+    fn json_from_the_line_index_is_json_from_the_text() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let run = |rendering: Rendering| {
+            let settings = Settings::resolve(None, Default::default()).expect("settings");
+            let checker = Checker::with_rules(settings, RuleSet::builtin().expect("rules"))
+                .rendering(rendering);
+            checker.run_discovered(
+                discover(std::slice::from_ref(&corpus)),
+                &|| {},
+                Keep::Reports,
+            )
+        };
+        let (text, mut lines) = (run(Rendering::Text), run(Rendering::Lines));
+        lines.elapsed = text.elapsed;
+        let json = crate::report::json::render(&text);
+        assert!(json.contains("\"dump_line\": "), "packages have dump lines");
+        assert_eq!(json, crate::report::json::render(&lines));
+        let mut indexed = 0;
+        for m in &lines.models {
+            if let ModelOutcome::Checked { model, .. } = &m.outcome {
+                if model.source.lines.is_some() {
+                    indexed += 1;
+                    assert!(model.source.text.is_empty(), "{}", model.path.display());
+                }
+            }
+        }
+        assert!(
+            indexed > 10,
+            "the corpus's packages are indexed, not rendered"
+        );
     }
 
     /// A folder with a user rule `no-relu` (renamed from `old-relu`) and a model with a relu.

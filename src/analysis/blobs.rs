@@ -831,6 +831,7 @@ mod tests {
                     file: self.root.join("model.mil"),
                     text: Arc::from(""),
                     is_file: true,
+                    lines: None,
                 },
                 model_path: self.root.clone(),
                 root: self.root.clone(),

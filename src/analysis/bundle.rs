@@ -74,6 +74,7 @@ mod tests {
                 file,
                 text: std::sync::Arc::from(mil),
                 is_file: true,
+                lines: None,
             },
             model_path: dir.to_path_buf(),
             root: dir.to_path_buf(),

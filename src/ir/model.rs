@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::graph::Program;
+use super::render::LineIndex;
 use super::types::DType;
 
 /// The container a model was read from.
@@ -33,6 +34,9 @@ pub struct SourceText {
     pub text: Arc<str>,
     /// False when `text` was rendered from a protobuf.
     pub is_file: bool,
+    /// The lines of a rendered text that was not kept (`text` is then empty): enough for line
+    /// numbers, not for excerpts.
+    pub lines: Option<Arc<LineIndex>>,
 }
 
 /// Type of a described feature (input, output or state).

@@ -29,8 +29,64 @@ pub(crate) fn text_opset(opset: &str) -> &str {
 /// Renders `program` as text MIL and records each op's, input's and function's span in the text.
 /// Functions are rendered in parallel, then joined.
 pub fn render_program(program: &mut Program) -> String {
+    render(program, Keep::Text).text
+}
+
+/// Where each line of `program`'s text MIL starts, and its length, without keeping the text; records
+/// the same spans as [`render_program`]. For reports that need line numbers but no source.
+pub fn index_program(program: &mut Program) -> LineIndex {
+    let rendered = render(program, Keep::LineStarts);
+    LineIndex {
+        starts: rendered.line_starts,
+        len: rendered.len,
+    }
+}
+
+/// The lines of a text that was not kept: where each starts, and the text's length.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineIndex {
+    /// Byte offset of every line but the first (which starts at 0), in order.
+    pub starts: Vec<usize>,
+    /// Length of the text in bytes.
+    pub len: usize,
+}
+
+impl LineIndex {
+    /// 1-based line and column (in bytes) of byte `offset`, as [`super::span::line_col`] on the text.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.len);
+        let line = self.starts.partition_point(|&start| start <= offset);
+        let start = line
+            .checked_sub(1)
+            .and_then(|i| self.starts.get(i))
+            .copied();
+        (line + 1, offset - start.unwrap_or(0) + 1)
+    }
+}
+
+/// How much text a render that keeps only line starts holds before it counts and drops it (every
+/// statement in unit tests, so that they cover the drops inside nested blocks).
+#[cfg(not(test))]
+const FLUSH_AT: usize = 1 << 16;
+#[cfg(test)]
+const FLUSH_AT: usize = 1;
+
+/// What a render keeps of the text it writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Text,
+    LineStarts,
+}
+
+struct Rendered {
+    text: String,
+    line_starts: Vec<usize>,
+    len: usize,
+}
+
+fn render(program: &mut Program, keep: Keep) -> Rendered {
     let bare_scalars = bare_scalars(&program.version);
-    let mut r = Renderer::new(bare_scalars);
+    let mut r = Renderer::new(bare_scalars, keep);
     let _ = writeln!(r.out, "program({})", program.version);
     if !program.attributes.is_empty() {
         r.out.push('[');
@@ -38,25 +94,41 @@ pub fn render_program(program: &mut Program) -> String {
         r.out.push_str("]\n");
     }
     r.out.push_str("{\n");
-    let parts: Vec<(String, SpanLog)> = program
+    r.flush();
+    let parts: Vec<Renderer> = program
         .functions
         .par_iter()
         .map(|f| {
-            let mut fr = Renderer::new(bare_scalars);
-            // About a line of 150 bytes per op: one or two reallocations, not twenty.
-            fr.out.reserve(f.op_count().saturating_mul(150));
+            let mut fr = Renderer::new(bare_scalars, keep);
+            if keep == Keep::Text {
+                // About a line of 150 bytes per op: one or two reallocations, not twenty.
+                fr.out.reserve(f.op_count().saturating_mul(150));
+            }
             fr.function(f);
-            (fr.out, fr.spans)
+            fr.flush();
+            fr
         })
         .collect();
+    let mut len = r.pos();
     let mut out = r.out;
-    out.reserve_exact(parts.iter().map(|(text, _)| text.len()).sum::<usize>() + 1);
-    for (f, (text, spans)) in program.functions.iter_mut().zip(parts) {
-        spans.apply(f, out.len());
-        out.push_str(&text);
+    let mut line_starts = r.line_starts;
+    if keep == Keep::Text {
+        out.reserve_exact(parts.iter().map(|p| p.out.len()).sum::<usize>() + 1);
+    }
+    for (f, part) in program.functions.iter_mut().zip(parts) {
+        let base = len;
+        len += part.pos();
+        part.spans.apply(f, base);
+        line_starts.extend(part.line_starts.iter().map(|&start| start + base));
+        out.push_str(&part.out);
     }
     out.push('}');
-    out
+    len += 1;
+    Rendered {
+        text: out,
+        line_starts,
+        len,
+    }
 }
 
 /// Renders without touching spans (for `dump` of a program whose spans must stay as read).
@@ -97,19 +169,43 @@ struct Renderer {
     out: String,
     bare_scalars: bool,
     spans: SpanLog,
+    keep: Keep,
+    /// Bytes written and dropped before `out` (only when keeping line starts).
+    flushed: usize,
+    /// Where each line after the first starts, relative to this renderer's text.
+    line_starts: Vec<usize>,
 }
 
 impl Renderer {
-    fn new(bare_scalars: bool) -> Renderer {
+    fn new(bare_scalars: bool, keep: Keep) -> Renderer {
         Renderer {
             out: String::new(),
             bare_scalars,
             spans: SpanLog::default(),
+            keep,
+            flushed: 0,
+            line_starts: Vec::new(),
+        }
+    }
+
+    /// Where the next byte goes in this renderer's text.
+    fn pos(&self) -> usize {
+        self.flushed + self.out.len()
+    }
+
+    /// When only line starts are kept: records those of the text written so far and drops it.
+    fn flush(&mut self) {
+        if self.keep == Keep::LineStarts {
+            let base = self.flushed + 1;
+            self.line_starts
+                .extend(memchr::memchr_iter(b'\n', self.out.as_bytes()).map(|i| base + i));
+            self.flushed += self.out.len();
+            self.out.clear();
         }
     }
 
     fn function(&mut self, f: &Function) {
-        let start = self.out.len() + 4;
+        let start = self.pos() + 4;
         let _ = write!(self.out, "    func {}<{}>(", f.name, text_opset(&f.opset));
         if let Some(body) = f.blocks.first() {
             self.params(f, &body.inputs);
@@ -121,7 +217,7 @@ impl Renderer {
             self.out.push(']');
         }
         self.out.push_str(" {");
-        self.spans.header = Span::new(start, self.out.len());
+        self.spans.header = Span::new(start, self.pos());
         self.out.push('\n');
         self.block_body(f, super::BODY, 3);
         self.out.push_str(";\n");
@@ -132,15 +228,13 @@ impl Renderer {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let start = self.out.len();
+            let start = self.pos();
             if let Some(inp) = f.input(id) {
                 self.ty(&inp.ty);
                 self.out.push(' ');
                 self.out.push_str(&inp.name);
             }
-            self.spans
-                .nodes
-                .push((id, Span::new(start, self.out.len())));
+            self.spans.nodes.push((id, Span::new(start, self.pos())));
         }
     }
 
@@ -153,6 +247,9 @@ impl Renderer {
             self.indent(depth);
             self.statement(f, id, depth);
             self.out.push('\n');
+            if self.out.len() >= FLUSH_AT {
+                self.flush();
+            }
         }
         self.indent(depth.saturating_sub(1));
         self.out.push_str("} -> (");
@@ -180,7 +277,7 @@ impl Renderer {
     }
 
     fn statement(&mut self, f: &Function, id: NodeId, depth: usize) {
-        let start = self.out.len();
+        let start = self.pos();
         let Some(op) = f.op(id) else { return };
         self.op_head(op);
         for &blk in &op.blocks {
@@ -198,9 +295,7 @@ impl Renderer {
             self.block_body(f, blk, depth + 2);
         }
         self.out.push(';');
-        self.spans
-            .nodes
-            .push((id, Span::new(start, self.out.len())));
+        self.spans.nodes.push((id, Span::new(start, self.pos())));
     }
 
     fn op_head(&mut self, op: &Op) {
@@ -612,4 +707,44 @@ fn quote(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+#[cfg(test)]
+mod line_index_tests {
+    use super::*;
+
+    const NESTED: &str = "program(1.3)\n{\n    func main<ios18>(tensor<int32, [1]> x, bool c) {\n            tensor<int32, [1]> y = cond(pred = c)[name = string(\"y\")] {\n                    tensor<int32, [1]> a = relu(x = x)[name = string(\"a\")];\n                } -> (a) {\n                    tensor<int32, [1]> b = abs(x = x)[name = string(\"b\")];\n                } -> (b);\n            tensor<int32, [1]> z = relu(x = y)[name = string(\"z\")];\n        } -> (z);\n    func other<ios18>(tensor<int32, [1]> x) {\n            tensor<int32, [1]> w = relu(x = x)[name = string(\"w\")];\n        } -> (w);\n}";
+
+    fn spans(p: &Program) -> Vec<Span> {
+        let mut out = Vec::new();
+        for f in &p.functions {
+            out.push(f.span);
+            for id in f.graph.node_indices() {
+                match &f.graph[id] {
+                    Node::Op(op) => out.push(op.span),
+                    Node::Input(i) => out.push(i.span),
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_index_has_the_lines_and_spans_of_the_text() {
+        let parsed = crate::read::miltext::parse_program(NESTED, std::path::Path::new("m.mil"))
+            .expect("parses");
+        let (mut rendered, mut indexed) = (parsed.clone(), parsed);
+        let text = render_program(&mut rendered);
+        let index = index_program(&mut indexed);
+        assert_eq!(spans(&rendered), spans(&indexed));
+        assert_eq!(index.len, text.len());
+        assert!(index.starts.len() > 10);
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(
+                index.line_col(offset),
+                crate::ir::span::line_col(&text, offset),
+                "offset {offset}"
+            );
+        }
+    }
 }

@@ -33,8 +33,8 @@ impl From<Span> for miette::SourceSpan {
 /// 1-based line and column of a byte offset in `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or("");
-    let line = before.matches('\n').count() + 1;
-    let col = before.rfind('\n').map_or(offset, |nl| offset - nl - 1) + 1;
+    let before = text.as_bytes().get(..offset).unwrap_or_default();
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let col = memchr::memrchr(b'\n', before).map_or(offset, |nl| offset - nl - 1) + 1;
     (line, col)
 }

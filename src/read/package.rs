@@ -67,11 +67,16 @@ pub struct ReadOptions {
     /// enough for reports that show no source (rendering is about a tenth of a large model's
     /// check).
     pub render: bool,
+    /// With `render`: keep the rendered text (else only where its lines start, for line numbers).
+    pub keep_text: bool,
 }
 
 impl Default for ReadOptions {
     fn default() -> ReadOptions {
-        ReadOptions { render: true }
+        ReadOptions {
+            render: true,
+            keep_text: true,
+        }
     }
 }
 
@@ -170,10 +175,13 @@ fn read_protobuf(
     let bytes = read_program_file(file)?;
     let program_model = |lowered: lower::LoweredProgram, sub_model: Option<SubModel>| {
         let mut program = lowered.program;
-        let text = if options.render {
-            render::render_program(&mut program)
-        } else {
-            String::new()
+        let (text, lines) = match (options.render, options.keep_text) {
+            (true, true) => (render::render_program(&mut program), None),
+            (true, false) => (
+                String::new(),
+                Some(Arc::new(render::index_program(&mut program))),
+            ),
+            (false, _) => (String::new(), None),
         };
         let name = match &sub_model {
             Some(sub) => format!("{} (rendered, {sub})", root_path.display()),
@@ -190,6 +198,7 @@ fn read_protobuf(
                 file: file.to_path_buf(),
                 text: Arc::from(text),
                 is_file: false,
+                lines,
             },
             model_path: model_path.clone(),
             root: root.clone(),
@@ -501,6 +510,7 @@ fn read_text(
             file: file.to_path_buf(),
             text: Arc::from(text),
             is_file: true,
+            lines: None,
         },
         model_path,
         root,

@@ -22,7 +22,10 @@ pub struct Place<'a> {
 
 /// Where `f` is in `model`.
 pub fn place<'a>(model: &'a Model, f: &Finding) -> Place<'a> {
-    place_with(model, f, |offset| line_col(&model.source.text, offset))
+    match &model.source.lines {
+        Some(lines) => place_with(model, f, |offset| lines.line_col(offset)),
+        None => place_with(model, f, |offset| line_col(&model.source.text, offset)),
+    }
 }
 
 /// [`place`], with the line and column of a byte offset computed by `line_col`.
@@ -35,7 +38,7 @@ pub(crate) fn place_with<'a>(
     // A protobuf program the run did not render has no text its spans could point into.
     let at = f
         .span
-        .filter(|_| !source.text.is_empty())
+        .filter(|_| !source.text.is_empty() || source.lines.is_some())
         .map(|span| line_col(span.start));
     Place {
         file: &source.file,
@@ -73,6 +76,7 @@ mod tests {
                 file: "x.mlmodelc/model.mil".into(),
                 text: text.into(),
                 is_file: true,
+                lines: None,
             },
             model_path: ".".into(),
             root: ".".into(),

@@ -83,6 +83,7 @@ mod tests {
                 file: "m.mil".into(),
                 text: "".into(),
                 is_file: true,
+                lines: None,
             },
             model_path: ".".into(),
             root: ".".into(),

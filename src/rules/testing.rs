@@ -147,8 +147,8 @@ pub fn run_rule_tests_with(rules: &RuleSet, facts: &dyn Fn(&Model) -> Vec<Fact>)
             continue;
         };
         for (kind, list) in [
-            (CaseKind::Valid, &rule.tests.valid),
-            (CaseKind::Invalid, &rule.tests.invalid),
+            (CaseKind::Valid, &rule.tests().valid),
+            (CaseKind::Invalid, &rule.tests().invalid),
         ] {
             for (index, case) in list.iter().enumerate() {
                 report
@@ -181,6 +181,7 @@ pub fn snippet_model(name: &str, mil: &str) -> Result<Model, String> {
             file: path.clone(),
             text: Arc::from(mil),
             is_file: true,
+            lines: None,
         },
         model_path: Path::new(".").to_path_buf(),
         root: Path::new(".").to_path_buf(),

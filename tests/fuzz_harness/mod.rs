@@ -200,6 +200,7 @@ pub fn model_proto(data: &[u8]) {
                 file: path.to_path_buf(),
                 text: std::sync::Arc::from(text),
                 is_file: false,
+                lines: None,
             },
             model_path: PathBuf::from("/nonexistent"),
             root: PathBuf::from("/nonexistent"),

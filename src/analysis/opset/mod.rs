@@ -8,6 +8,7 @@
 mod check;
 pub(crate) mod infer;
 pub mod table;
+mod table_file;
 mod values;
 
 use rayon::prelude::*;

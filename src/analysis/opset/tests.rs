@@ -240,3 +240,10 @@ fn float_gather_indices_are_left_to_their_rule() {
         ["mil-param-dtype"]
     );
 }
+
+#[test]
+fn the_built_in_binary_form_builds_the_table_the_yaml_does() {
+    let parsed = OpTable::parse(OPS_YAML, INFERENCE_YAML).expect("tables parse");
+    assert!(parsed.op_names().count() > 100);
+    assert_eq!(format!("{:?}", OpTable::builtin()), format!("{parsed:?}"));
+}

@@ -46,6 +46,7 @@ pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> 
             file: dir.join(PROGRAM),
             text: Arc::from(text),
             is_file: false,
+            lines: None,
         },
         model_path: dir.to_path_buf(),
         root: dir.to_path_buf(),
