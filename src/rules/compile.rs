@@ -729,7 +729,7 @@ impl Compiler {
                 self.error("any", "is empty");
             }
             self.merge("any", &mut vars, common.unwrap_or_default());
-            composite.push(Matcher::Any(ms));
+            composite.push(any_of(ms));
         }
         if let Some(n) = &r.not {
             let (m, _) = self.nested("not", |c| c.rule(n, false));
@@ -808,6 +808,25 @@ impl Compiler {
             Matcher::All(all)
         };
         (m, vars)
+    }
+}
+
+/// `any:` whose alternatives are all op types (with no opset range) is one op-type test: every
+/// node skips a test per alternative (`weight-op` is such a fragment).
+fn any_of(alternatives: Vec<Matcher>) -> Matcher {
+    let mut all_types = Vec::new();
+    for m in &alternatives {
+        match m {
+            Matcher::OpType { types, opset: None } => all_types.extend(types.iter().cloned()),
+            _ => return Matcher::Any(alternatives),
+        }
+    }
+    if all_types.is_empty() {
+        return Matcher::Any(alternatives);
+    }
+    Matcher::OpType {
+        types: all_types,
+        opset: None,
     }
 }
 
