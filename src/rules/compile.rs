@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use regex::Regex;
 
+use super::cost::cheapest_first;
 use super::matcher::{
     Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
     RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
@@ -800,6 +801,7 @@ impl Compiler {
         let mut all = atomic;
         all.extend(composite);
         all.extend(relational);
+        let mut all = cheapest_first(all);
         let m = if all.len() == 1 {
             all.pop().unwrap_or(Matcher::All(Vec::new()))
         } else {
