@@ -590,7 +590,7 @@ fn named_numbers_are_distinct_within_each_message() {
     for &message in Message::ALL {
         for &(n, kind) in message.fields() {
             assert!(
-                n >= 1 && n <= fields::MAX_FIELD_NUMBER,
+                (1..=fields::MAX_FIELD_NUMBER).contains(&n),
                 "{}",
                 message.name()
             );
