@@ -194,8 +194,7 @@ fn op_label(op: &Msg<'_>) -> String {
 }
 
 fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
-    let mut v = op.unread(Message::Operation);
-    v.read()?;
+    let v = op.view(Message::Operation)?;
     let op_type = ir_name(text(v.bytes(operation::TYPE))?);
     let mut name = None;
     let mut attributes = Attributes::new();
@@ -232,8 +231,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
     }
     let mut outputs = Vec::with_capacity(1);
     v.each_message(operation::OUTPUTS, |o| {
-        let mut o = o.unread(Message::NamedValueType);
-        o.read()?;
+        let o = o.view(Message::NamedValueType)?;
         let name = text(o.bytes(named_value_type::NAME))?;
         let ty = o
             .message(named_value_type::TYPE)?
@@ -267,8 +265,7 @@ fn lower_op(op: &Msg<'_>, depth: usize) -> Result<OpSyntax, Fault> {
 
 /// An `Argument.Binding`: a value name or an inline value (oneof, the last member set wins).
 pub(super) fn lower_binding(b: &Msg<'_>, depth: usize) -> Result<Arg, Fault> {
-    let mut v = b.unread(Message::Binding);
-    v.read()?;
+    let v = b.view(Message::Binding)?;
     let name = (binding::NAME, v.count(binding::NAME));
     let value = (binding::VALUE, v.count(binding::VALUE));
     let member = match (name, value) {
@@ -312,8 +309,7 @@ fn lower_block(b: &Msg<'_>, depth: usize) -> Result<BlockSyntax, Fault> {
             limits::MAX_BLOCK_NESTING
         )));
     }
-    let mut v = b.unread(Message::Block);
-    v.read()?;
+    let v = b.view(Message::Block)?;
     check_ignored_attributes(&v, block::ATTRIBUTES)?;
     let mut inputs = Vec::new();
     v.each_message(block::INPUTS, |i| {
@@ -340,8 +336,7 @@ fn lower_block(b: &Msg<'_>, depth: usize) -> Result<BlockSyntax, Fault> {
 
 /// Lowers a `NamedValueType` that is a function's or block's parameter.
 pub(crate) fn lower_input(i: &Msg<'_>, depth: usize) -> Result<InputSyntax, Fault> {
-    let mut v = i.unread(Message::NamedValueType);
-    v.read()?;
+    let v = i.view(Message::NamedValueType)?;
     let name = text(v.bytes(named_value_type::NAME))?;
     let ty = v
         .message(named_value_type::TYPE)?
@@ -394,24 +389,21 @@ pub(crate) fn check_ignored_entry(e: &Entry<'_>) -> Result<(), Fault> {
 }
 
 fn check_value_strings(v: &Msg<'_>) -> Result<(), Fault> {
-    let mut v = v.unread(Message::Value);
-    v.read()?;
+    let v = v.view(Message::Value)?;
     text(v.bytes(value::DOC_STRING))?;
     if let Some(t) = v.message(value::TYPE)? {
         check_type_strings(&t)?;
     }
     let imm = match v.oneof(&[value::IMMEDIATE_VALUE, value::BLOB_FILE_VALUE])? {
         Some((value::BLOB_FILE_VALUE, b)) => {
-            let mut b = b.unread(Message::BlobFileValue);
-            b.read()?;
+            let b = b.view(Message::BlobFileValue)?;
             return text(b.bytes(blob_file_value::FILE_NAME)).map(drop);
         }
         Some((_, imm)) => imm,
         None => return Ok(()),
     };
     use immediate_value as iv;
-    let mut imm = imm.unread(Message::ImmediateValue);
-    imm.read()?;
+    let imm = imm.view(Message::ImmediateValue)?;
     match imm.oneof(&[iv::TENSOR, iv::TUPLE, iv::LIST, iv::DICTIONARY])? {
         Some((iv::TENSOR, t)) => match tensor_value_oneof(&t.view(Message::TensorValue)?)? {
             Some((tensor_value::STRINGS, s)) => {
@@ -429,8 +421,7 @@ fn check_value_strings(v: &Msg<'_>) -> Result<(), Fault> {
         }
         Some((_, d)) => {
             d.each_message_of(Message::DictionaryValue, dictionary_value::VALUES, |kv| {
-                let mut kv = kv.unread(Message::KeyValuePair);
-                kv.read()?;
+                let kv = kv.view(Message::KeyValuePair)?;
                 if let Some(k) = kv.message(key_value_pair::KEY)? {
                     check_value_strings(&k)?;
                 }
@@ -460,8 +451,7 @@ fn check_type_strings(t: &Msg<'_>) -> Result<(), Fault> {
             })
         }
         Some((vt::DICTIONARY_TYPE, d)) => {
-            let mut d = d.unread(Message::DictionaryType);
-            d.read()?;
+            let d = d.view(Message::DictionaryType)?;
             for number in [dictionary_type::KEY_TYPE, dictionary_type::VALUE_TYPE] {
                 if let Some(e) = d.message(number)? {
                     check_type_strings(&e)?;
@@ -529,13 +519,10 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
         let t = t.ok_or_else(|| Fault::invalid(format!("{what} is missing")))?;
         Ok(Box::new(lower_value_type(&t, depth + 1)?))
     };
-    let mut v = vt.unread(Message::ValueType);
-    v.read()?;
-    match value_type_oneof(&v)? {
+    match value_type_oneof(&vt.view(Message::ValueType)?)? {
         Some((v::TENSOR_TYPE, t)) => lower_tensor_type(&t).map(ValueType::Tensor),
         Some((v::LIST_TYPE, l)) => {
-            let mut l = l.unread(Message::ListType);
-            l.read()?;
+            let l = l.view(Message::ListType)?;
             Ok(ValueType::List {
                 elem: boxed(l.message(list_type::TYPE)?, "list element type")?,
                 len: match l.message(list_type::LENGTH)? {
@@ -553,8 +540,7 @@ pub(crate) fn lower_value_type(vt: &Msg<'_>, depth: usize) -> Result<ValueType, 
             Ok(ValueType::Tuple(types))
         }
         Some((v::DICTIONARY_TYPE, d)) => {
-            let mut d = d.unread(Message::DictionaryType);
-            d.read()?;
+            let d = d.view(Message::DictionaryType)?;
             Ok(ValueType::Dict {
                 key: boxed(d.message(dictionary_type::KEY_TYPE)?, "dictionary key type")?,
                 value: boxed(
@@ -638,8 +624,7 @@ fn plain_dim(bytes: &[u8], budget: u32) -> Option<Result<Option<Dim>, Fault>> {
 
 /// Lowers a `TensorType`.
 pub(crate) fn lower_tensor_type(t: &Msg<'_>) -> Result<TensorType, Fault> {
-    let mut t = t.unread(Message::TensorType);
-    t.read()?;
+    let t = t.view(Message::TensorType)?;
     check_ignored_attributes(&t, tensor_type::ATTRIBUTES)?;
     let dtype = DType::from_proto(t.varint(tensor_type::DATA_TYPE) as i32);
     let rank = t.varint(tensor_type::RANK) as i64;
@@ -682,8 +667,7 @@ pub(crate) fn lower_tensor_type(t: &Msg<'_>) -> Result<TensorType, Fault> {
 
 /// Lowers a `Value`.
 pub(crate) fn lower_value(v: &Msg<'_>, depth: usize) -> Result<Literal, Fault> {
-    let mut v = v.unread(Message::Value);
-    v.read()?;
+    let v = v.view(Message::Value)?;
     let ty = v
         .message(value::TYPE)?
         .ok_or_else(|| Fault::invalid("a value has no type"))
@@ -699,8 +683,7 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
     text(v.bytes(value::DOC_STRING))?;
     let imm = match v.oneof(&[value::IMMEDIATE_VALUE, value::BLOB_FILE_VALUE])? {
         Some((value::BLOB_FILE_VALUE, b)) => {
-            let mut b = b.unread(Message::BlobFileValue);
-            b.read()?;
+            let b = b.view(Message::BlobFileValue)?;
             return Ok(Payload::Blob(BlobRef {
                 path: ir_name(text(b.bytes(blob_file_value::FILE_NAME))?),
                 offset: b.varint(blob_file_value::OFFSET),
@@ -715,8 +698,7 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
     };
     // Elements of containers carry their own type; fall back to the container's declaration.
     let element = |e: &Msg<'_>, declared: Option<&ValueType>| -> Result<Payload, Fault> {
-        let mut e = e.unread(Message::Value);
-        e.read()?;
+        let e = e.view(Message::Value)?;
         let own = e
             .message(value::TYPE)?
             .map(|t| lower_value_type(&t, depth + 1))
@@ -727,8 +709,7 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
             .ok_or_else(|| Fault::invalid("a container element has no type"))?;
         lower_payload(&e, ty, depth + 1)
     };
-    let mut imm = imm.unread(Message::ImmediateValue);
-    imm.read()?;
+    let imm = imm.view(Message::ImmediateValue)?;
     match imm.oneof(&[iv::TENSOR, iv::TUPLE, iv::LIST, iv::DICTIONARY])? {
         Some((iv::TENSOR, t)) => {
             let dtype = ty.tensor().map_or(DType::Unknown(0), |t| t.dtype);
@@ -769,8 +750,7 @@ fn lower_payload(v: &View<'_, '_>, ty: &ValueType, depth: usize) -> Result<Paylo
             };
             let mut out = Vec::new();
             d.each_message_of(Message::DictionaryValue, dictionary_value::VALUES, |kv| {
-                let mut kv = kv.unread(Message::KeyValuePair);
-                kv.read()?;
+                let kv = kv.view(Message::KeyValuePair)?;
                 let k = kv
                     .message(key_value_pair::KEY)?
                     .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
@@ -794,9 +774,7 @@ pub(super) fn tensor_data(
     max_elements: u64,
 ) -> Result<TensorData, Fault> {
     use tensor_value as tv;
-    let mut v = t.unread(Message::TensorValue);
-    v.read()?;
-    let Some((member, m)) = tensor_value_oneof(&v)? else {
+    let Some((member, m)) = tensor_value_oneof(&t.view(Message::TensorValue)?)? else {
         return Ok(empty_data(dtype));
     };
     Ok(match member {

@@ -250,23 +250,25 @@ fn check_wire_type(f: &Field<'_>, kind: Kind) -> Result<(), WireError> {
 impl<'a> Msg<'a> {
     /// Reads the message, a `message`, once: every field is checked as prost would (known fields
     /// of their declared wire type, unknown fields skipped within the recursion budget).
-    pub(crate) fn view(&self, message: Message) -> Result<View<'_, 'a>, Fault> {
-        let mut view = self.unread(message);
-        view.read()?;
-        Ok(view)
-    }
-
-    /// A view of the message not read yet; [`View::read`] reads it. (Where views are many: a view
-    /// built in place and then read is not copied, as one returned in a `Result` is.)
     #[inline(always)]
-    pub(crate) fn unread(&self, message: Message) -> View<'_, 'a> {
-        View {
+    pub(crate) fn view(&self, message: Message) -> Result<View<'_, 'a>, Fault> {
+        // Built in the caller's frame, then filled: a view is too large to return by copy cheaply.
+        let mut view = View {
             msg: self,
             message,
             counts: [0; SLOTS],
             last: [Value::Group; SLOTS],
-        }
+        };
+        view.scan()?;
+        Ok(view)
     }
+}
+
+/// One field number of a [`View`].
+#[derive(Clone, Copy)]
+struct Slot<'a> {
+    count: u32,
+    last: Value<'a>,
 }
 
 impl<'a> Msg<'a> {
@@ -307,16 +309,8 @@ impl<'a> Msg<'a> {
     }
 }
 
-/// One field number of a [`View`].
-#[derive(Clone, Copy)]
-struct Slot<'a> {
-    count: u32,
-    last: Value<'a>,
-}
-
 impl<'a> View<'_, 'a> {
-    /// Reads the message: see [`Msg::view`].
-    pub(crate) fn read(&mut self) -> Result<(), Fault> {
+    fn scan(&mut self) -> Result<(), Fault> {
         for part in self.msg.parts() {
             let mut c = Cursor::new(part, self.msg.budget);
             while let Some(f) = c.next_field()? {
