@@ -1,10 +1,17 @@
 //! Embeds every `rules/*.yaml` (and the optional `rules/redirects.yaml` and `rules/utils.yaml`) into
-//! the binary, so that adding a rule file needs no Rust change; and transcodes every YAML file under
-//! `rules/` (rule data included) to JSON, which `src/yaml.rs` parses instead of the YAML text: parsing
-//! YAML was a fifth of a large model's check and most of a small one's.
+//! the binary, so that adding a rule file needs no Rust change; and transcodes the YAML files under
+//! `rules/` to JSON, which is parsed instead of the YAML text: parsing YAML was a fifth of a large
+//! model's check and most of a small one's. A rule's JSON comes in two parts, the rule without its
+//! `tests:` and the `tests:` alone, which only `test-rules` reads (half of the rules' bytes); the
+//! other files' JSON goes to `src/yaml.rs`.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+// The op set tables' types: `opset_binary` fills them, `src/analysis/opset/table.rs` reads them.
+#[allow(dead_code)]
+#[path = "src/analysis/opset/table_file.rs"]
+mod opset_file;
 
 fn main() {
     mimalloc_purge_delay_option();
@@ -19,9 +26,9 @@ fn main() {
         })
         .unwrap_or_default();
     files.sort();
-    let mut out =
-        String::from("/// (file name, text) of every built-in rule, sorted by file name.\n");
-    out.push_str("pub(crate) static BUILTIN_RULES: &[(&str, &str)] = &[\n");
+    let mut out = String::from("/// Every built-in rule, sorted by file name.\n");
+    out.push_str("pub(super) static BUILTIN_RULES: &[super::BuiltinRule] = &[\n");
+    let mut rule_files = Vec::new();
     let mut redirects = None;
     let mut utils = None;
     for f in &files {
@@ -38,12 +45,17 @@ fn main() {
             utils = Some(f.clone());
             continue;
         }
+        let json = match split_tests(f) {
+            Some((body, tests)) => format!("Some(({body:?}, {tests:?}))"),
+            None => "None".to_string(),
+        };
         writeln!(
             out,
-            "    ({name:?}, include_str!({:?})),",
+            "    super::BuiltinRule {{ file: {name:?}, text: include_str!({:?}), json: {json} }},",
             f.display().to_string()
         )
         .expect("writing to a String");
+        rule_files.push(f.clone());
     }
     out.push_str("];\n");
     optional_file(
@@ -60,13 +72,50 @@ fn main() {
     );
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
     std::fs::write(out_dir.join("builtin_rules.rs"), out).expect("OUT_DIR is writable");
-    std::fs::write(out_dir.join("builtin_yaml.rs"), transcoded(&dir)).expect("OUT_DIR is writable");
+    std::fs::write(out_dir.join("opset.postcard"), opset_binary(&dir))
+        .expect("OUT_DIR is writable");
+    let opset_files = [dir.join("opset/ops.yaml"), dir.join("opset/inference.yaml")];
+    let own_form: Vec<PathBuf> = rule_files.into_iter().chain(opset_files).collect();
+    std::fs::write(out_dir.join("builtin_yaml.rs"), transcoded(&dir, &own_form))
+        .expect("OUT_DIR is writable");
+}
+
+/// A rule file's document as JSON without its `tests:` key, and the JSON of `tests:` (`null` when
+/// the rule has none); `None` when the file is not valid YAML: loaded at run time from its text, it
+/// gets the YAML parser's located error.
+fn split_tests(path: &Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut value: serde_json::Value = serde_yaml_bw::from_str(&text).ok()?;
+    let tests = match value.as_object_mut() {
+        Some(map) => map.shift_remove("tests"),
+        None => None,
+    };
+    Some((
+        value.to_string(),
+        tests.unwrap_or(serde_json::Value::Null).to_string(),
+    ))
+}
+
+/// `rules/opset/ops.yaml` and `inference.yaml` read into their types and encoded with postcard;
+/// `OpTable::builtin` decodes them at run time. A table that does not read fails the build.
+fn opset_binary(dir: &Path) -> Vec<u8> {
+    fn read<T: serde::de::DeserializeOwned>(path: &Path) -> T {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(path).expect("the op set table is readable");
+        serde_yaml_bw::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+    let files = opset_file::OpSetFiles {
+        ops: read(&dir.join("opset/ops.yaml")),
+        inference: read(&dir.join("opset/inference.yaml")),
+    };
+    postcard::to_allocvec(&files).expect("postcard encodes the op set")
 }
 
 /// `static TRANSCODED: &[(&str, &str)]`: (YAML text, the same document as JSON) of every YAML file
-/// under `dir`, sorted by the YAML text (looked up by binary search). A file that is not valid YAML
-/// is left out: read at run time, it gets the YAML parser's located error.
-fn transcoded(dir: &std::path::Path) -> String {
+/// under `dir` but those with a form of their own (`own_form`: the rules, which `split_tests`
+/// transcodes, and the op set), sorted by the YAML text (looked up by binary search). A file that
+/// is not valid YAML is left out: read at run time, it gets the YAML parser's located error.
+fn transcoded(dir: &Path, own_form: &[PathBuf]) -> String {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
@@ -75,7 +124,7 @@ fn transcoded(dir: &std::path::Path) -> String {
             if path.is_dir() {
                 println!("cargo:rerun-if-changed={}", path.display());
                 pending.push(path);
-            } else if path.extension().is_some_and(|x| x == "yaml") {
+            } else if path.extension().is_some_and(|x| x == "yaml") && !own_form.contains(&path) {
                 println!("cargo:rerun-if-changed={}", path.display());
                 files.push(path);
             }
@@ -91,7 +140,8 @@ fn transcoded(dir: &std::path::Path) -> String {
         .collect();
     pairs.sort();
     let mut out = String::from(
-        "/// (YAML text, JSON text) of every YAML file under `rules/`, sorted by the YAML text.\n\
+        "/// (YAML text, JSON text) of every YAML file under `rules/` but the rules, sorted by the YAML\n\
+         /// text.\n\
          pub(crate) static TRANSCODED: &[(&str, &str)] = &[\n",
     );
     for (_, path, json) in &pairs {

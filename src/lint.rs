@@ -3,11 +3,12 @@
 use crate::analysis::blobs::blob_facts;
 use crate::analysis::description::description_facts;
 use crate::analysis::facts::Fact;
-use crate::analysis::opset::opset_facts;
+use crate::analysis::opset::opset_facts_with;
+use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::Finding;
 use crate::ir::Model;
 use crate::rules::RuleInfo;
-use crate::rules::{match_model_for, DeployTarget, RuleSet};
+use crate::rules::{match_model_with, needs_function_analysis, DeployTarget, RuleSet};
 
 /// Runs a rule set over models.
 #[derive(Debug)]
@@ -60,22 +61,32 @@ impl Linter {
 
     /// Every finding of every rule in `model`.
     pub fn lint(&self, model: &Model) -> Vec<Finding> {
-        match_model_for(
+        // One constant / dependence pass per function, shared by the op-set check and the rules
+        // (when no rule needs it, the op-set check computes only what it asks for).
+        let analyses = needs_function_analysis(&self.rules).then(|| analyze_model(model));
+        match_model_with(
             model,
             &self.rules,
-            &model_facts(model),
+            &model_facts_with(model, analyses.as_deref()),
             self.target.as_ref(),
+            analyses.as_deref(),
         )
     }
 }
 
 /// Facts about the whole model that `fact:` rules select.
 pub fn model_facts(model: &Model) -> Vec<Fact> {
+    model_facts_with(model, None)
+}
+
+/// [`model_facts`] with the analysis of every function of `model` (in order), when it was
+/// computed already.
+fn model_facts_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> Vec<Fact> {
     let mut facts = blob_facts(model);
     facts.extend(crate::analysis::bundle::bundle_facts(model));
     facts.extend(description_facts(model));
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
-    facts.extend(opset_facts(model));
+    facts.extend(opset_facts_with(model, analyses));
     facts.extend(crate::analysis::os_requirement::os_requirement_facts(model));
     facts.extend(crate::analysis::coreai::coreai_facts(model));
     facts

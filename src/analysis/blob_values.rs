@@ -68,14 +68,22 @@ impl NumberSummary {
             max: f64::NEG_INFINITY,
             max_abs: 0.0,
         };
-        for x in (0..s.count).filter_map(|i| data.number(i)) {
-            s.nonfinite |= !x.is_finite();
-            s.integral &= x.fract() == 0.0;
-            s.min = s.min.min(x);
-            s.max = s.max.max(x);
-            s.max_abs = s.max_abs.max(x.abs());
+        match data {
+            ConstData::Floats(v) => v.iter().for_each(|&x| s.add(x)),
+            _ => (0..s.count)
+                .filter_map(|i| data.number(i))
+                .for_each(|x| s.add(x)),
         }
         Some(s)
+    }
+
+    fn add(&mut self, x: f64) {
+        self.nonfinite |= !x.is_finite();
+        // Once an element is not whole the others need not be tested (`fract` is a library call).
+        self.integral = self.integral && x.fract() == 0.0;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+        self.max_abs = self.max_abs.max(x.abs());
     }
 }
 

@@ -20,7 +20,9 @@ pub mod state_writes;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-use crate::ir::Function;
+use rayon::prelude::*;
+
+use crate::ir::{Function, Model};
 
 pub use consteval::{ConstData, ConstEnv, ConstValue};
 pub use dependence::{Dependence, DependenceMap};
@@ -37,6 +39,12 @@ pub struct FunctionAnalysis {
     pub deps: DependenceMap,
     /// States and their write chains.
     pub states: StateWrites,
+}
+
+/// The analysis of every function of `model`, in order (functions in parallel). The rules and the
+/// op-set check share it.
+pub fn analyze_model(model: &Model) -> Vec<FunctionAnalysis> {
+    model.program.functions.par_iter().map(analyze).collect()
 }
 
 /// Runs every pass over `f` once.

@@ -86,41 +86,58 @@ struct Rendered {
 
 fn render(program: &mut Program, keep: Keep) -> Rendered {
     let bare_scalars = bare_scalars(&program.version);
-    let mut r = Renderer::new(bare_scalars, keep);
-    let _ = writeln!(r.out, "program({})", program.version);
+    let mut header = Renderer::new(bare_scalars, Keep::Text);
+    let _ = writeln!(header.out, "program({})", program.version);
     if !program.attributes.is_empty() {
-        r.out.push('[');
-        r.attrs(program.attributes.iter().map(|(k, v)| (k.as_str(), v)));
-        r.out.push_str("]\n");
+        header.out.push('[');
+        header.attrs(program.attributes.iter().map(|(k, v)| (k.as_str(), v)));
+        header.out.push_str("]\n");
     }
-    r.out.push_str("{\n");
-    r.flush();
-    let parts: Vec<Renderer> = program
+    header.out.push_str("{\n");
+    // About a line of 150 bytes per op. The first function's text starts with the header and has
+    // room for the whole program, so that the others are appended to it without a second copy.
+    let estimate = |f: &Function| f.op_count().saturating_mul(150);
+    let whole = header.out.len() + program.functions.iter().map(estimate).sum::<usize>() + 1;
+    let mut parts: Vec<Renderer> = program
         .functions
         .par_iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let mut fr = Renderer::new(bare_scalars, keep);
             if keep == Keep::Text {
-                // About a line of 150 bytes per op: one or two reallocations, not twenty.
-                fr.out.reserve(f.op_count().saturating_mul(150));
+                fr.out.reserve(if i == 0 { whole } else { estimate(f) });
+            }
+            if i == 0 {
+                fr.out.push_str(&header.out);
             }
             fr.function(f);
             fr.flush();
             fr
         })
         .collect();
-    let mut len = r.pos();
-    let mut out = r.out;
-    let mut line_starts = r.line_starts;
-    if keep == Keep::Text {
-        out.reserve_exact(parts.iter().map(|p| p.out.len()).sum::<usize>() + 1);
+    if parts.is_empty() {
+        let mut only = Renderer::new(bare_scalars, keep);
+        only.out = header.out;
+        only.flush();
+        parts.push(only);
     }
-    for (f, part) in program.functions.iter_mut().zip(parts) {
+    let mut out = String::new();
+    let mut line_starts = Vec::new();
+    let mut len = 0;
+    let mut functions = program.functions.iter_mut();
+    for (i, part) in parts.into_iter().enumerate() {
         let base = len;
         len += part.pos();
-        part.spans.apply(f, base);
-        line_starts.extend(part.line_starts.iter().map(|&start| start + base));
-        out.push_str(&part.out);
+        if let Some(f) = functions.next() {
+            part.spans.apply(f, base);
+        }
+        if i == 0 {
+            out = part.out;
+            line_starts = part.line_starts;
+        } else {
+            line_starts.extend(part.line_starts.iter().map(|&start| start + base));
+            out.push_str(&part.out);
+        }
     }
     out.push('}');
     len += 1;

@@ -8,16 +8,18 @@
 use std::path::Path;
 
 use prost::bytes::Bytes;
+use prost::Message;
 use rayon::prelude::*;
 
-use super::proto;
-use super::wire::{self, Fault};
+use super::proto::{self, dimension, zero_copy as zc};
 use super::ReadError;
-use crate::ir::build::{BuildError, FunctionBuilder};
+use crate::ir::build::{BlockSyntax, BuildError, FunctionBuilder, InputSyntax, OpSyntax};
+use crate::ir::literal::f16_to_f64;
 use crate::ir::Function;
 use crate::ir::{
-    DType, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, ModelDesc, Name, Program, Span,
-    SubModel,
+    Arg, Attributes, BlobRef, DType, Dim, FeatureDesc, FeatureKind, Flexibility, FunctionDesc,
+    Literal, ModelDesc, Name, Output, Param, Payload, Program, Span, SubModel, TensorData,
+    TensorType, ValueType,
 };
 use crate::limits;
 
@@ -66,7 +68,7 @@ pub enum StageContent {
 /// and built in parallel; each top-level operation is decoded, lowered and dropped in turn, so the
 /// protobuf tree is never held whole. A pipeline's sub-models are lowered one after another.
 pub fn lower_bytes(bytes: Bytes, path: &Path) -> Result<Lowered, ReadError> {
-    let mut outline = decode_outline(bytes.clone(), path)?;
+    let mut outline = proto::decode_outline(bytes.clone(), path)?;
     if outline.ml_program.is_none() {
         if let Some(pipeline) = outline.take_pipeline() {
             return lower_pipeline(pipeline, path);
@@ -131,7 +133,7 @@ fn collect_stages(
             name: pipeline.names.get(i).filter(|n| !n.is_empty()).cloned(),
         };
         let mut outline =
-            decode_outline(bytes.clone(), path).map_err(|e| e.in_sub_model(&sub_model))?;
+            proto::decode_outline(bytes.clone(), path).map_err(|e| e.in_sub_model(&sub_model))?;
         let nested = match outline.ml_program {
             None => outline.take_pipeline(),
             Some(_) => None,
@@ -166,11 +168,8 @@ fn lower_single(
         };
     };
     let spec_version = i64::from(outline.specification_version);
-    let attributes = wire::attributes(
-        program.attributes.iter().map(|b| &b[..]),
-        budget::PROGRAM_ATTRIBUTE,
-    )
-    .map_err(|fault| fault.into_read_error(path, "program attributes"))?;
+    let attributes = lower_attributes(&program.attributes, 0)
+        .map_err(|fault| fault.into_read_error(path, "program attributes"))?;
     let built: Vec<Result<Function, ReadError>> = program
         .functions
         .into_iter()
@@ -195,58 +194,120 @@ fn lower_single(
     })))
 }
 
+/// Why a function could not be lowered.
+#[derive(Debug)]
+enum Fault {
+    /// The bytes are not protobuf of the expected message (an operation that does not decode, a
+    /// `string` field that is not UTF-8).
+    Decode(String),
+    /// The program is well-formed protobuf but not a valid program.
+    Invalid(String),
+}
+
+impl Fault {
+    fn invalid(message: impl Into<String>) -> Fault {
+        Fault::Invalid(message.into())
+    }
+
+    /// The same fault, its message prefixed with where it is.
+    fn at(self, place: impl std::fmt::Display) -> Fault {
+        match self {
+            Fault::Decode(m) => Fault::Decode(format!("{place}: {m}")),
+            Fault::Invalid(m) => Fault::Invalid(format!("{place}: {m}")),
+        }
+    }
+
+    fn into_read_error(self, path: &Path, place: &str) -> ReadError {
+        match self {
+            Fault::Decode(m) => ReadError::Protobuf {
+                path: path.to_path_buf(),
+                message: format!("{place}: {m}"),
+            },
+            Fault::Invalid(m) => ReadError::Program {
+                path: path.to_path_buf(),
+                message: format!("{place}: {m}"),
+            },
+        }
+    }
+}
+
+impl From<String> for Fault {
+    fn from(message: String) -> Fault {
+        Fault::Invalid(message)
+    }
+}
+
+/// A `string` field, which protobuf requires to be UTF-8 (an owned decode would refuse it).
+fn text(bytes: &[u8]) -> Result<&str, Fault> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        Fault::Decode(format!(
+            "a string is not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
+    })
+}
+
+/// An entry of a protobuf `map<string, …>`.
+trait MapEntry {
+    fn key(&self) -> &[u8];
+}
+
+impl MapEntry for zc::ArgumentEntry {
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
+impl MapEntry for zc::ValueEntry {
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
+/// The entries of a map as the decoded map holds them: sorted by key (byte order, which is
+/// `String` order), the last of equal keys winning.
+fn map_entries<E: MapEntry>(entries: &[E]) -> MapEntries<'_, E> {
+    let in_order = entries.windows(2).all(|w| match w {
+        [a, b] => a.key() < b.key(),
+        _ => true,
+    });
+    if in_order {
+        return MapEntries::InOrder(entries.iter());
+    }
+    let mut sorted: Vec<&E> = entries.iter().collect();
+    // Stable: equal keys stay in file order, so the last of each run is the last in the file.
+    sorted.sort_by(|a, b| a.key().cmp(b.key()));
+    let mut unique: Vec<&E> = Vec::with_capacity(sorted.len());
+    for e in sorted {
+        match unique.last_mut() {
+            Some(last) if last.key() == e.key() => *last = e,
+            _ => unique.push(e),
+        }
+    }
+    MapEntries::Sorted(unique.into_iter())
+}
+
+/// What [`map_entries`] gives: the entries themselves when the file has them in key order
+/// without repeats (what converters write), else a sorted copy of the references.
+enum MapEntries<'a, E> {
+    InOrder(std::slice::Iter<'a, E>),
+    Sorted(std::vec::IntoIter<&'a E>),
+}
+
+impl<'a, E> Iterator for MapEntries<'a, E> {
+    type Item = &'a E;
+
+    fn next(&mut self) -> Option<&'a E> {
+        match self {
+            MapEntries::InOrder(entries) => entries.next(),
+            MapEntries::Sorted(entries) => entries.next(),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Program structure
 // ---------------------------------------------------------------------------------------------
-
-/// Budgets (protobuf recursion levels left, see [`wire::RECURSION_LIMIT`]) of the fields of the
-/// outline's undecoded parts, as prost counted them when it decoded the whole outline: a message
-/// `d` levels below the `Model` has `RECURSION_LIMIT - d`.
-mod budget {
-    use super::wire::RECURSION_LIMIT;
-    /// An entry of `Program.attributes` (Model → Program → entry).
-    pub(super) const PROGRAM_ATTRIBUTE: u32 = RECURSION_LIMIT - 2;
-    /// A `Function.inputs` item or `Function.attributes` entry (… → functions entry → Function →).
-    pub(super) const FUNCTION_PART: u32 = RECURSION_LIMIT - 4;
-    /// A `Block.inputs` item or `Block.attributes` entry (… → Function → blocks entry → Block →).
-    pub(super) const BLOCK_PART: u32 = RECURSION_LIMIT - 6;
-}
-
-/// Decodes a `Model` outline and checks its undecoded MIL parts (parameters, attributes; not the
-/// operations) as prost did when it decoded them with the outline.
-fn decode_outline(bytes: Bytes, path: &Path) -> Result<proto::ModelOutline, ReadError> {
-    let outline = proto::decode_outline(bytes, path)?;
-    if let Some(program) = &outline.ml_program {
-        check_outline(program).map_err(|e| ReadError::Protobuf {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-    }
-    Ok(outline)
-}
-
-fn check_outline(program: &proto::ProgramOutline) -> Result<(), wire::WireError> {
-    use wire::Message;
-    let all = |parts: &[Bytes], message: Message, budget: u32| {
-        parts
-            .iter()
-            .try_for_each(|p| wire::validate(p, message, budget))
-    };
-    all(
-        &program.attributes,
-        Message::ValueEntry,
-        budget::PROGRAM_ATTRIBUTE,
-    )?;
-    for f in program.functions.values() {
-        all(&f.inputs, Message::NamedValueType, budget::FUNCTION_PART)?;
-        for b in f.block_specializations.values() {
-            all(&b.inputs, Message::NamedValueType, budget::BLOCK_PART)?;
-            all(&b.attributes, Message::ValueEntry, budget::BLOCK_PART)?;
-        }
-        all(&f.attributes, Message::ValueEntry, budget::FUNCTION_PART)?;
-    }
-    Ok(())
-}
 
 /// Lowers a function and builds its graph, one operation at a time: each is decoded, lowered and
 /// added to the graph before the next is read.
@@ -272,9 +333,9 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fau
             )))
         }
     };
-    wire::check_attributes(block.attributes.iter().map(|b| &b[..]), budget::BLOCK_PART)?;
-    let attributes = wire::attributes(f.attributes.iter().map(|b| &b[..]), budget::FUNCTION_PART)
-        .map_err(|fault| fault.at("function attributes"))?;
+    check_ignored_attributes(&block.attributes)?;
+    let attributes =
+        lower_attributes(&f.attributes, 0).map_err(|fault| fault.at("function attributes"))?;
     let mut graph = FunctionBuilder::new(
         name.to_string(),
         f.opset,
@@ -283,16 +344,13 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fau
         (f.inputs.len() + block.inputs.len(), block.operations.len()),
     );
     let built = |e: BuildError| Fault::invalid(e.to_string());
-    let inputs = f
-        .inputs
-        .iter()
-        .map(|i| (i, budget::FUNCTION_PART))
-        .chain(block.inputs.iter().map(|i| (i, budget::BLOCK_PART)));
-    for (input, budget) in inputs {
-        graph.input(wire::input(input, budget)?).map_err(built)?;
+    for input in f.inputs.iter().chain(&block.inputs) {
+        graph.input(lower_input(input, 0)?).map_err(built)?;
     }
-    for (i, raw) in block.operations.iter().enumerate() {
-        let op = wire::operation(raw).map_err(|fault| match fault {
+    for (i, raw) in block.operations.into_iter().enumerate() {
+        let op =
+            zc::Operation::decode(raw).map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
+        let op = lower_op_in_context(&op, 0).map_err(|fault| match fault {
             Fault::Decode(m) => Fault::Decode(format!("operation {i}: {m}")),
             invalid => invalid,
         })?;
@@ -304,10 +362,503 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fau
 }
 
 fn block_outputs(outputs: &[Bytes]) -> Result<Vec<Name>, Fault> {
-    outputs
+    outputs.iter().map(|o| text(o).map(Name::from)).collect()
+}
+
+fn lower_block(b: &zc::Block, depth: usize) -> Result<BlockSyntax, Fault> {
+    if depth > limits::MAX_BLOCK_NESTING {
+        return Err(Fault::invalid(format!(
+            "blocks are nested deeper than {} levels",
+            limits::MAX_BLOCK_NESTING
+        )));
+    }
+    check_ignored_attributes(&b.attributes)?;
+    let inputs = b
+        .inputs
         .iter()
-        .map(|o| wire::string(o).map(wire::ir_name))
+        .map(|i| lower_input(i, depth))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ops = b
+        .operations
+        .iter()
+        .map(|op| lower_op_in_context(op, depth))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(BlockSyntax {
+        inputs,
+        ops,
+        outputs: block_outputs(&b.outputs)?,
+        outputs_span: Span::default(),
+    })
+}
+
+/// [`lower_op`], with the op named in its error.
+fn lower_op_in_context(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
+    lower_op(op, depth).map_err(|fault| {
+        fault.at(format_args!(
+            "op `{}` ({})",
+            op_label(op),
+            String::from_utf8_lossy(&op.r#type)
+        ))
+    })
+}
+
+/// The op's `name` attribute, else its first output, else its type (for messages only).
+fn op_label(op: &zc::Operation) -> String {
+    map_entries(&op.attributes)
+        .find(|e| e.key() == b"name")
+        .and_then(|e| lower_value(&e.value, 0).ok())
+        .and_then(|l| l.as_str().map(str::to_string))
+        .or_else(|| {
+            op.outputs
+                .first()
+                .map(|o| String::from_utf8_lossy(&o.name).into_owned())
+        })
+        .unwrap_or_else(|| String::from_utf8_lossy(&op.r#type).into_owned())
+}
+
+fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
+    let op_type = Name::from(text(&op.r#type)?);
+    let mut name = None;
+    let mut attributes = Attributes::new();
+    for entry in map_entries(&op.attributes) {
+        let key = text(&entry.key)?;
+        let lit = lower_value(&entry.value, depth)
+            .map_err(|fault| fault.at(format_args!("attribute `{key}`")))?;
+        if key == "name" {
+            if let Some(s) = lit.as_str() {
+                name = Some(Name::from(s));
+                continue;
+            }
+        }
+        attributes.insert(key.into(), lit);
+    }
+    // Map order = parameters sorted by name, as the compiler prints them.
+    let inputs = map_entries(&op.inputs)
+        .map(|entry| {
+            let key = text(&entry.key)?;
+            let args = entry
+                .value
+                .arguments
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    match &b.binding {
+                        Some(zc::binding::Binding::Name(n)) => text(n).map(|n| Arg::Name(n.into())),
+                        Some(zc::binding::Binding::Value(v)) => {
+                            lower_value(v, depth).map(|l| Arg::Value(Box::new(l)))
+                        }
+                        None => Err(Fault::invalid("binding is empty")),
+                    }
+                    .map_err(|fault| fault.at(format_args!("input `{key}` binding {i}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Param {
+                name: key.into(),
+                args,
+            })
+        })
+        .collect::<Result<Vec<_>, Fault>>()?;
+    let outputs = op
+        .outputs
+        .iter()
+        .map(|o| {
+            let name = text(&o.name)?;
+            let ty = o
+                .r#type
+                .as_ref()
+                .ok_or_else(|| Fault::invalid(format!("output `{name}` has no type")))
+                .and_then(|t| lower_value_type(t, depth))
+                .map_err(|fault| fault.at(format_args!("output `{name}`")))?;
+            Ok(Output {
+                name: name.into(),
+                ty,
+            })
+        })
+        .collect::<Result<Vec<_>, Fault>>()?;
+    let blocks = op
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            lower_block(b, depth + 1).map_err(|fault| fault.at(format_args!("block {i}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(OpSyntax {
+        op_type,
+        name,
+        inputs,
+        outputs,
+        attributes,
+        blocks,
+        span: Span::default(),
+    })
+}
+
+fn lower_input(i: &zc::NamedValueType, depth: usize) -> Result<InputSyntax, Fault> {
+    let name = text(&i.name)?;
+    let ty = i
+        .r#type
+        .as_ref()
+        .ok_or_else(|| Fault::invalid("has no type"))
+        .and_then(|t| lower_value_type(t, depth))
+        .map_err(|fault| fault.at(format_args!("input `{name}`")))?;
+    Ok(InputSyntax {
+        name: name.into(),
+        ty,
+        span: Span::default(),
+    })
+}
+
+/// Attributes in key order.
+fn lower_attributes(
+    entries: &[zc::ValueEntry],
+    depth: usize,
+) -> Result<Vec<(String, Literal)>, Fault> {
+    map_entries(entries)
+        .map(|e| {
+            let key = text(&e.key)?;
+            lower_value(&e.value, depth)
+                .map(|l| (key.to_string(), l))
+                .map_err(|fault| fault.at(format_args!("`{key}`")))
+        })
         .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fields the IR does not keep: still protobuf, so their strings must be UTF-8
+// ---------------------------------------------------------------------------------------------
+
+fn check_ignored_attributes(entries: &[zc::ValueEntry]) -> Result<(), Fault> {
+    entries.iter().try_for_each(|e| {
+        text(&e.key)?;
+        check_value_strings(&e.value)
+    })
+}
+
+fn check_value_strings(v: &zc::Value) -> Result<(), Fault> {
+    text(&v.doc_string)?;
+    if let Some(t) = &v.r#type {
+        check_type_strings(t)?;
+    }
+    let imm = match &v.value {
+        Some(zc::value::Value::BlobFileValue(b)) => return text(&b.file_name).map(drop),
+        Some(zc::value::Value::ImmediateValue(imm)) => imm,
+        None => return Ok(()),
+    };
+    match &imm.value {
+        Some(zc::immediate_value::Value::Tensor(zc::TensorValue {
+            value: Some(zc::tensor_value::Value::Strings(s)),
+        })) => s.values.iter().try_for_each(|s| text(s).map(drop)),
+        Some(zc::immediate_value::Value::Tuple(t)) => {
+            t.values.iter().try_for_each(check_value_strings)
+        }
+        Some(zc::immediate_value::Value::List(l)) => {
+            l.values.iter().try_for_each(check_value_strings)
+        }
+        Some(zc::immediate_value::Value::Dictionary(d)) => d.values.iter().try_for_each(|kv| {
+            kv.key
+                .iter()
+                .chain(&kv.value)
+                .try_for_each(check_value_strings)
+        }),
+        Some(zc::immediate_value::Value::Tensor(_)) | None => Ok(()),
+    }
+}
+
+fn check_type_strings(t: &zc::ValueType) -> Result<(), Fault> {
+    use zc::value_type::Type;
+    match &t.r#type {
+        Some(Type::TensorType(t)) => check_ignored_attributes(&t.attributes),
+        Some(Type::ListType(l)) => l.r#type.as_deref().map_or(Ok(()), check_type_strings),
+        Some(Type::TupleType(t)) => t.types.iter().try_for_each(check_type_strings),
+        Some(Type::DictionaryType(d)) => d
+            .key_type
+            .iter()
+            .chain(&d.value_type)
+            .try_for_each(|t| check_type_strings(t)),
+        Some(Type::StateType(s)) => s.wrapped_type.as_deref().map_or(Ok(()), check_type_strings),
+        None => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------------
+
+fn check_depth(depth: usize) -> Result<(), Fault> {
+    if depth > limits::MAX_NESTING {
+        Err(Fault::invalid(format!(
+            "types or values are nested deeper than {} levels",
+            limits::MAX_NESTING
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+fn lower_value_type(vt: &zc::ValueType, depth: usize) -> Result<ValueType, Fault> {
+    use zc::value_type::Type;
+    check_depth(depth)?;
+    let boxed = |t: Option<&zc::ValueType>, what: &str| -> Result<Box<ValueType>, Fault> {
+        let t = t.ok_or_else(|| Fault::invalid(format!("{what} is missing")))?;
+        Ok(Box::new(lower_value_type(t, depth + 1)?))
+    };
+    match &vt.r#type {
+        Some(Type::TensorType(t)) => lower_tensor_type(t).map(ValueType::Tensor),
+        Some(Type::ListType(l)) => Ok(ValueType::List {
+            elem: boxed(l.r#type.as_deref(), "list element type")?,
+            len: match l.length.as_ref().map(lower_dim).transpose()? {
+                Some(Some(d)) => d,
+                _ => Dim::Unknown,
+            },
+        }),
+        Some(Type::TupleType(t)) => t
+            .types
+            .iter()
+            .map(|e| lower_value_type(e, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(ValueType::Tuple),
+        Some(Type::DictionaryType(d)) => Ok(ValueType::Dict {
+            key: boxed(d.key_type.as_deref(), "dictionary key type")?,
+            value: boxed(d.value_type.as_deref(), "dictionary value type")?,
+        }),
+        Some(Type::StateType(s)) => Ok(ValueType::State(boxed(
+            s.wrapped_type.as_deref(),
+            "state's wrapped type",
+        )?)),
+        None => Err(Fault::invalid("a value type is empty")),
+    }
+}
+
+/// One dimension; `Ok(None)` for a variadic unknown (an unknown number of dimensions).
+fn lower_dim(d: &zc::Dimension) -> Result<Option<Dim>, Fault> {
+    match &d.dimension {
+        Some(dimension::Dimension::Constant(c)) => {
+            if c.size > limits::MAX_DIM {
+                Err(Fault::invalid(format!(
+                    "dimension {} is larger than the 2^40 limit",
+                    c.size
+                )))
+            } else {
+                Ok(Some(Dim::Known(c.size)))
+            }
+        }
+        Some(dimension::Dimension::Unknown(u)) if u.variadic => Ok(None),
+        Some(dimension::Dimension::Unknown(_)) | None => Ok(Some(Dim::Unknown)),
+    }
+}
+
+fn lower_tensor_type(t: &zc::TensorType) -> Result<TensorType, Fault> {
+    check_ignored_attributes(&t.attributes)?;
+    let dtype = DType::from_proto(t.data_type);
+    if t.rank < 0 {
+        return Ok(TensorType { dtype, shape: None });
+    }
+    let mut dims = Vec::with_capacity(t.dimensions.len());
+    for d in &t.dimensions {
+        match lower_dim(d)? {
+            Some(dim) => dims.push(dim),
+            None => return Ok(TensorType { dtype, shape: None }),
+        }
+    }
+    if i64::try_from(dims.len()).ok() != Some(t.rank) {
+        return Err(Fault::invalid(format!(
+            "tensor type declares rank {} but lists {} dimensions",
+            t.rank,
+            dims.len()
+        )));
+    }
+    Ok(TensorType {
+        dtype,
+        shape: Some(dims),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values
+// ---------------------------------------------------------------------------------------------
+
+fn lower_value(v: &zc::Value, depth: usize) -> Result<Literal, Fault> {
+    let ty = v
+        .r#type
+        .as_ref()
+        .ok_or_else(|| Fault::invalid("a value has no type"))
+        .and_then(|t| lower_value_type(t, depth))?;
+    let payload = lower_payload(v, &ty, depth)?;
+    Ok(Literal { ty, payload })
+}
+
+/// The payload of `v`, whose type is `ty` (its own type when it has one).
+fn lower_payload(v: &zc::Value, ty: &ValueType, depth: usize) -> Result<Payload, Fault> {
+    check_depth(depth)?;
+    text(&v.doc_string)?;
+    let imm = match &v.value {
+        Some(zc::value::Value::BlobFileValue(b)) => {
+            return Ok(Payload::Blob(BlobRef {
+                path: text(&b.file_name)?.into(),
+                offset: b.offset,
+            }))
+        }
+        Some(zc::value::Value::ImmediateValue(imm)) => imm,
+        None => {
+            return Err(Fault::invalid(
+                "a value has neither an immediate value nor a blob reference",
+            ))
+        }
+    };
+    // Elements of containers carry their own type; fall back to the container's declaration.
+    let element = |e: &zc::Value, declared: Option<&ValueType>| -> Result<Payload, Fault> {
+        let own = e
+            .r#type
+            .as_ref()
+            .map(|t| lower_value_type(t, depth + 1))
+            .transpose()?;
+        let ty = own
+            .as_ref()
+            .or(declared)
+            .ok_or_else(|| Fault::invalid("a container element has no type"))?;
+        lower_payload(e, ty, depth + 1)
+    };
+    match &imm.value {
+        Some(zc::immediate_value::Value::Tensor(t)) => {
+            let dtype = ty.tensor().map_or(DType::Unknown(0), |t| t.dtype);
+            Ok(Payload::Tensor(tensor_data(
+                t,
+                dtype,
+                limits::MAX_IMMEDIATE_ELEMENTS,
+            )?))
+        }
+        Some(zc::immediate_value::Value::Tuple(t)) => {
+            let declared = match ty {
+                ValueType::Tuple(types) => types.as_slice(),
+                _ => &[],
+            };
+            t.values
+                .iter()
+                .enumerate()
+                .map(|(i, e)| element(e, declared.get(i)))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Payload::Tuple)
+        }
+        Some(zc::immediate_value::Value::List(l)) => {
+            let declared = match ty {
+                ValueType::List { elem, .. } => Some(elem.as_ref()),
+                _ => None,
+            };
+            l.values
+                .iter()
+                .map(|e| element(e, declared))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Payload::List)
+        }
+        Some(zc::immediate_value::Value::Dictionary(d)) => {
+            let (kt, vt) = match ty {
+                ValueType::Dict { key, value } => (Some(key.as_ref()), Some(value.as_ref())),
+                _ => (None, None),
+            };
+            d.values
+                .iter()
+                .map(|kv| {
+                    let k = kv
+                        .key
+                        .as_ref()
+                        .ok_or_else(|| Fault::invalid("a dictionary entry has no key"))?;
+                    let v = kv
+                        .value
+                        .as_ref()
+                        .ok_or_else(|| Fault::invalid("a dictionary entry has no value"))?;
+                    Ok((element(k, kt)?, element(v, vt)?))
+                })
+                .collect::<Result<Vec<_>, Fault>>()
+                .map(Payload::Dict)
+        }
+        None => Err(Fault::invalid("an immediate value is empty")),
+    }
+}
+
+/// Decodes the elements of a `TensorValue` of element type `dtype`. Raw `bytes` are decoded for
+/// byte-aligned numeric types when there are at most `max_elements` of them, else kept raw.
+fn tensor_data(t: &zc::TensorValue, dtype: DType, max_elements: u64) -> Result<TensorData, Fault> {
+    use zc::tensor_value::Value as V;
+    Ok(match &t.value {
+        Some(V::Floats(f)) => TensorData::Floats(f.values.iter().map(|&x| f64::from(x)).collect()),
+        Some(V::Doubles(d)) => TensorData::Floats(d.values.clone()),
+        Some(V::Ints(i)) => TensorData::Ints(i.values.iter().map(|&x| i64::from(x)).collect()),
+        Some(V::LongInts(l)) => TensorData::Ints(l.values.clone()),
+        Some(V::Bools(b)) => TensorData::Bools(b.values.clone()),
+        Some(V::Strings(s)) => TensorData::Strings(
+            s.values
+                .iter()
+                .map(|s| text(s).map(str::to_string))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(V::Bytes(b)) => decode_bytes(&b.values, dtype, max_elements),
+        None => empty_data(dtype),
+    })
+}
+
+/// An empty element list of the kind `dtype` decodes to.
+fn empty_data(dtype: DType) -> TensorData {
+    match dtype {
+        DType::Bool => TensorData::Bools(Vec::new()),
+        DType::String => TensorData::Strings(Vec::new()),
+        d if d.is_float() => TensorData::Floats(Vec::new()),
+        d if d.is_int() => TensorData::Ints(Vec::new()),
+        _ => TensorData::Bytes(Vec::new()),
+    }
+}
+
+fn decode_bytes(bytes: &[u8], dtype: DType, max_elements: u64) -> TensorData {
+    let width = match dtype {
+        DType::Int8 | DType::UInt8 => 1,
+        DType::Fp16 | DType::Bf16 | DType::Int16 | DType::UInt16 => 2,
+        DType::Int32 | DType::UInt32 => 4,
+        // Sub-byte, fp8, bool, 64-bit and unknown types stay raw.
+        _ => return TensorData::Bytes(bytes.to_vec()),
+    };
+    let count = bytes.len() / width;
+    if bytes.len() % width != 0 || count as u64 > max_elements {
+        return TensorData::Bytes(bytes.to_vec());
+    }
+    let chunks = bytes.chunks_exact(width);
+    let u16s = || {
+        bytes.chunks_exact(2).map(|c| {
+            u16::from_le_bytes([
+                c.first().copied().unwrap_or(0),
+                c.get(1).copied().unwrap_or(0),
+            ])
+        })
+    };
+    match dtype {
+        DType::Fp16 => TensorData::Floats(u16s().map(f16_to_f64).collect()),
+        DType::Bf16 => TensorData::Floats(
+            u16s()
+                .map(|b| f64::from(f32::from_bits(u32::from(b) << 16)))
+                .collect(),
+        ),
+        DType::Int8 => TensorData::Ints(bytes.iter().map(|&b| i64::from(b as i8)).collect()),
+        DType::UInt8 => TensorData::Ints(bytes.iter().map(|&b| i64::from(b)).collect()),
+        DType::Int16 => TensorData::Ints(u16s().map(|b| i64::from(b as i16)).collect()),
+        DType::UInt16 => TensorData::Ints(u16s().map(i64::from).collect()),
+        DType::Int32 | DType::UInt32 => {
+            let signed = dtype == DType::Int32;
+            TensorData::Ints(
+                chunks
+                    .map(|c| {
+                        let mut four = [0u8; 4];
+                        four.copy_from_slice(c);
+                        let bits = u32::from_le_bytes(four);
+                        if signed {
+                            i64::from(bits as i32)
+                        } else {
+                            i64::from(bits)
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        _ => TensorData::Bytes(bytes.to_vec()),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,14 +966,11 @@ fn lower_feature(f: &proto::FeatureDescription) -> FeatureDesc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::literal::f16_to_f64;
-    use crate::ir::{Arg, Op, Payload, TensorData};
-    use prost::Message;
+    use crate::ir::Op;
     use proto::fixtures::*;
     use proto::{argument::binding, immediate_value, value};
     use proto::{tensor_value as tv, DataType as D};
     use std::collections::BTreeMap;
-    use wire::decode_bytes;
 
     fn path() -> &'static Path {
         Path::new("m.mlpackage/Data/com.apple.CoreML/model.mlmodel")
@@ -865,6 +1413,46 @@ mod tests {
     }
 
     #[test]
+    fn dynamic_shapes_and_rank_checks() {
+        let t = |rank: i64, dims: Vec<proto::Dimension>| zc::TensorType {
+            data_type: D::Float32 as i32,
+            rank,
+            dimensions: dims,
+            attributes: vec![],
+        };
+        let unknown = |variadic| proto::Dimension {
+            dimension: Some(dimension::Dimension::Unknown(dimension::UnknownDimension {
+                variadic,
+            })),
+        };
+        assert_eq!(lower_tensor_type(&t(-1, vec![])).unwrap().shape, None);
+        assert_eq!(
+            lower_tensor_type(&t(1, vec![unknown(true)])).unwrap().shape,
+            None
+        );
+        assert_eq!(
+            lower_tensor_type(&t(1, vec![unknown(false)]))
+                .unwrap()
+                .shape,
+            Some(vec![Dim::Unknown])
+        );
+        assert_eq!(
+            lower_tensor_type(&t(0, vec![])).unwrap().shape,
+            Some(vec![])
+        );
+        assert!(matches!(
+            lower_tensor_type(&t(3, vec![unknown(false)])),
+            Err(Fault::Invalid(m)) if m.contains("rank 3")
+        ));
+        // An unknown dtype number is kept.
+        let odd = zc::TensorType {
+            data_type: 77,
+            ..t(0, vec![])
+        };
+        assert_eq!(lower_tensor_type(&odd).unwrap().dtype, DType::Unknown(77));
+    }
+
+    #[test]
     fn nested_blocks_lower_and_excess_nesting_is_refused() {
         let scalar = tensor_type(D::Bool, &[]);
         let branch = |name: &str| proto::Block {
@@ -1024,13 +1612,16 @@ mod tests {
         }
     }
 
-    /// A model whose function `main` has inputs `a` and `b` and the operations `ops`, each given
-    /// as its encoded bytes: they can hold what an owned map or `String` cannot.
-    fn model_with_ops(ops: &[Vec<u8>], outputs: &[&str]) -> Bytes {
-        let input = |n: &str| -> Bytes {
-            named(n, tensor_type(D::Float32, &[2]))
-                .encode_to_vec()
-                .into()
+    /// A model whose function `main` has inputs `a` and `b` and the operations `ops`, written as
+    /// zero-copy messages: they can hold what an owned map or `String` cannot.
+    fn model_with_ops(ops: &[zc::Operation], outputs: &[&str]) -> Bytes {
+        let input = |n: &str| {
+            zc::NamedValueType::decode(
+                named(n, tensor_type(D::Float32, &[2]))
+                    .encode_to_vec()
+                    .as_slice(),
+            )
+            .unwrap()
         };
         let block = proto::BlockOutline {
             inputs: vec![],
@@ -1038,7 +1629,7 @@ mod tests {
                 .iter()
                 .map(|o| Bytes::copy_from_slice(o.as_bytes()))
                 .collect(),
-            operations: ops.iter().map(|o| o.clone().into()).collect(),
+            operations: ops.iter().map(|o| o.encode_to_vec().into()).collect(),
             attributes: vec![],
         };
         let function = proto::FunctionOutline {
@@ -1060,16 +1651,18 @@ mod tests {
         .into()
     }
 
+    fn zero_copy(op: &proto::Operation) -> zc::Operation {
+        zc::Operation::decode(op.encode_to_vec().as_slice()).unwrap()
+    }
+
     #[test]
     fn map_entries_lower_in_key_order_and_the_last_of_equal_keys_wins() {
         let out = || vec![named("s", tensor_type(D::Float32, &[2]))];
-        // Two encodings one after the other are one message, merged: in file order, inputs
-        // x = a, y = a, x = b; attributes name = first, name = second; one output.
-        let add = [
-            op("add", "first", &[("x", "a"), ("y", "a")], out()).encode_to_vec(),
-            op("add", "second", &[("x", "b")], vec![]).encode_to_vec(),
-        ]
-        .concat();
+        // In file order: inputs x = a, y = a, x = b; attributes name = first, name = second.
+        let mut add = zero_copy(&op("add", "first", &[("x", "a"), ("y", "a")], out()));
+        let later = zero_copy(&op("add", "second", &[("x", "b")], out()));
+        add.inputs.extend(later.inputs);
+        add.attributes.extend(later.attributes);
         let p = match lower_bytes(model_with_ops(&[add], &["s"]), path()) {
             Ok(Lowered::Program(p)) => p,
             other => panic!("expected a program, got {other:?}"),
@@ -1081,26 +1674,26 @@ mod tests {
         assert_eq!(op.arg_name("y"), Some("a"));
     }
 
-    /// `op`'s encoding with its one `r~` made `r` and a byte that is not UTF-8.
-    fn with_bad_utf8(op: &proto::Operation) -> Vec<u8> {
-        let mut bytes = op.encode_to_vec();
-        let at = bytes.windows(2).position(|w| w == b"r~").expect("a marker");
-        assert!(!bytes[at + 2..].windows(2).any(|w| w == b"r~"));
-        bytes[at + 1] = 0xff;
-        bytes
-    }
-
     #[test]
     fn a_string_that_is_not_utf8_is_a_protobuf_error_naming_the_operation() {
-        let t = || tensor_type(D::Float32, &[2]);
-        let relu = op("relu", "r", &[("x", "a")], vec![named("r", t())]);
-        let bad_type = op("r~", "s", &[("x", "a")], vec![named("s", t())]);
-        let bad_output = op("relu", "s", &[("x", "a")], vec![named("r~", t())]);
-        let bad_binding = op("relu", "s", &[("x", "r~")], vec![named("s", t())]);
-        let bad_key = op("relu", "s", &[("r~", "a")], vec![named("s", t())]);
-        for bad in [bad_type, bad_output, bad_binding, bad_key] {
-            let ops = [relu.encode_to_vec(), with_bad_utf8(&bad)];
-            match lower_bytes(model_with_ops(&ops, &["r"]), path()) {
+        let relu = zero_copy(&op(
+            "relu",
+            "r",
+            &[("x", "a")],
+            vec![named("r", tensor_type(D::Float32, &[2]))],
+        ));
+        let bad = Bytes::from_static(&[b'r', 0xff]);
+        let mut bad_type = relu.clone();
+        bad_type.r#type = bad.clone();
+        let mut bad_output = relu.clone();
+        bad_output.outputs[0].name = bad.clone();
+        let mut bad_binding = relu.clone();
+        bad_binding.inputs[0].value.arguments[0].binding =
+            Some(zc::binding::Binding::Name(bad.clone()));
+        let mut bad_key = relu.clone();
+        bad_key.inputs[0].key = bad;
+        for op in [bad_type, bad_output, bad_binding, bad_key] {
+            match lower_bytes(model_with_ops(&[relu.clone(), op], &["r"]), path()) {
                 Err(e @ ReadError::Protobuf { .. }) => {
                     let msg = e.to_string();
                     assert!(

@@ -1,7 +1,7 @@
 //! Readers: package discovery results in, [`Model`](crate::ir::Model) out.
 //!
 //! One module per source: `manifest` (Manifest.json), `proto` (hand-written prost structs),
-//! `lower` (protobuf → IR), `wire` (MIL operations from the wire bytes), `miltext` (text MIL lexer + parser), `metadata` (metadata.json),
+//! `lower` (protobuf → IR), `miltext` (text MIL lexer + parser), `metadata` (metadata.json),
 //! `blob` (memory-mapped weight files), `limits` (caps on what input may make us allocate).
 
 pub mod aimodel;
@@ -16,7 +16,6 @@ pub mod metadata;
 pub mod miltext;
 pub mod package;
 pub mod proto;
-pub(crate) mod wire;
 
 pub use error::{MilSyntax, ReadError};
 pub use package::{read_model, read_model_with, ReadOptions, ReadOutcome, Stage};

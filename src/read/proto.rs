@@ -1204,47 +1204,413 @@ pub struct ProgramOutline {
     /// Function name → function.
     #[prost(btree_map = "string, message", tag = "2")]
     pub functions: BTreeMap<String, FunctionOutline>,
-    /// Program attributes (`buildInfo`, …): each `map<string, Value>` entry's undecoded bytes,
-    /// in file order.
-    #[prost(bytes = "bytes", repeated, tag = "4")]
-    pub attributes: Vec<prost::bytes::Bytes>,
+    /// Program attributes (`buildInfo`, …) in file order.
+    #[prost(message, repeated, tag = "4")]
+    pub attributes: Vec<zero_copy::ValueEntry>,
 }
 
-/// [`Function`] with [`BlockOutline`]s, its other parts undecoded (`read::wire` reads them).
+/// [`Function`] with [`BlockOutline`]s, its other parts as [`zero_copy`] messages.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct FunctionOutline {
-    /// Function parameters in declaration order, state inputs included: each `NamedValueType`'s
-    /// undecoded bytes.
-    #[prost(bytes = "bytes", repeated, tag = "1")]
-    pub inputs: Vec<prost::bytes::Bytes>,
+    /// Function parameters in declaration order, state inputs included.
+    #[prost(message, repeated, tag = "1")]
+    pub inputs: Vec<zero_copy::NamedValueType>,
     /// Opset name, e.g. `CoreML8`.
     #[prost(string, tag = "2")]
     pub opset: String,
     /// Opset name → body.
     #[prost(btree_map = "string, message", tag = "3")]
     pub block_specializations: BTreeMap<String, BlockOutline>,
-    /// Function attributes: each map entry's undecoded bytes, in file order.
-    #[prost(bytes = "bytes", repeated, tag = "4")]
-    pub attributes: Vec<prost::bytes::Bytes>,
+    /// Function attributes in file order.
+    #[prost(message, repeated, tag = "4")]
+    pub attributes: Vec<zero_copy::ValueEntry>,
 }
 
-/// [`Block`] whose operations are each one undecoded `Operation` message, its other parts
-/// undecoded too (`read::wire` reads them).
+/// [`Block`] whose operations are each one undecoded `Operation` message, its other parts as
+/// [`zero_copy`] messages.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct BlockOutline {
-    /// Block-local parameters (each `NamedValueType`'s undecoded bytes); empty for a function's
-    /// body.
-    #[prost(bytes = "bytes", repeated, tag = "1")]
-    pub inputs: Vec<prost::bytes::Bytes>,
+    /// Block-local parameters; empty for a function's body.
+    #[prost(message, repeated, tag = "1")]
+    pub inputs: Vec<zero_copy::NamedValueType>,
     /// Names of the returned values, as raw (unchecked UTF-8) bytes.
     #[prost(bytes = "bytes", repeated, tag = "2")]
     pub outputs: Vec<prost::bytes::Bytes>,
     /// Each operation's undecoded bytes, in program order.
     #[prost(bytes = "bytes", repeated, tag = "3")]
     pub operations: Vec<prost::bytes::Bytes>,
-    /// Block attributes: each map entry's undecoded bytes, in file order.
-    #[prost(bytes = "bytes", repeated, tag = "4")]
-    pub attributes: Vec<prost::bytes::Bytes>,
+    /// Block attributes in file order.
+    #[prost(message, repeated, tag = "4")]
+    pub attributes: Vec<zero_copy::ValueEntry>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The MIL messages of operations, decoded without copying
+// ---------------------------------------------------------------------------------------------
+
+/// The MIL messages an operation is made of, as the reader decodes them: wire-identical to the
+/// messages above, but every `string` and `bytes` field is a slice of the file's buffer (UTF-8 is
+/// checked where the reader uses a string) and every `map<string, …>` is its list of entries in
+/// file order (the reader sorts them and lets the last of equal keys win, as a map would). The
+/// fixer keeps using the owned messages above.
+pub mod zero_copy {
+    use prost::bytes::Bytes;
+
+    pub use super::Dimension;
+
+    /// `MILSpec.Operation`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Operation {
+        /// Op name, e.g. `slice_update`, `const`.
+        #[prost(bytes = "bytes", tag = "1")]
+        pub r#type: Bytes,
+        /// Parameter name → bindings, as entries in file order.
+        #[prost(message, repeated, tag = "2")]
+        pub inputs: Vec<ArgumentEntry>,
+        /// Results in order; empty for ops such as `write_state`.
+        #[prost(message, repeated, tag = "3")]
+        pub outputs: Vec<NamedValueType>,
+        /// Nested blocks: `cond` has [true, false], `while_loop` [cond, body]; empty otherwise.
+        #[prost(message, repeated, tag = "4")]
+        pub blocks: Vec<Block>,
+        /// Attributes as entries in file order: always `name`; `val` for a `const`.
+        #[prost(message, repeated, tag = "5")]
+        pub attributes: Vec<ValueEntry>,
+    }
+
+    /// One entry of a `map<string, Argument>` (an operation's inputs).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ArgumentEntry {
+        /// Parameter name, as raw bytes.
+        #[prost(bytes = "bytes", tag = "1")]
+        pub key: Bytes,
+        /// Its bindings.
+        #[prost(message, required, tag = "2")]
+        pub value: Argument,
+    }
+
+    /// One entry of a `map<string, Value>` (attributes).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ValueEntry {
+        /// Attribute name, as raw bytes.
+        #[prost(bytes = "bytes", tag = "1")]
+        pub key: Bytes,
+        /// Attribute value.
+        #[prost(message, required, tag = "2")]
+        pub value: Value,
+    }
+
+    /// `MILSpec.Block`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Block {
+        /// Block-local parameters (`while_loop` bodies); empty for a function's body.
+        #[prost(message, repeated, tag = "1")]
+        pub inputs: Vec<NamedValueType>,
+        /// Names of the returned values, as raw bytes.
+        #[prost(bytes = "bytes", repeated, tag = "2")]
+        pub outputs: Vec<Bytes>,
+        /// Operations in topological (program) order.
+        #[prost(message, repeated, tag = "3")]
+        pub operations: Vec<Operation>,
+        /// Block attributes, in file order.
+        #[prost(message, repeated, tag = "4")]
+        pub attributes: Vec<ValueEntry>,
+    }
+
+    /// `MILSpec.Argument`: the bindings of one parameter.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Argument {
+        /// Bindings in order; one normally, several for a tuple parameter.
+        #[prost(message, repeated, tag = "1")]
+        pub arguments: Vec<Binding>,
+    }
+
+    /// `Argument.Binding`: a value name or an inline value.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Binding {
+        /// What is bound; `None` when unset (invalid).
+        #[prost(oneof = "binding::Binding", tags = "1, 2")]
+        pub binding: Option<binding::Binding>,
+    }
+
+    /// Nested types of [`Binding`].
+    pub mod binding {
+        use super::{Bytes, Value};
+
+        /// `Argument.Binding.binding`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Binding {
+            /// Name of a previously defined value.
+            #[prost(bytes = "bytes", tag = "1")]
+            Name(Bytes),
+            /// An inline constant.
+            #[prost(message, tag = "2")]
+            Value(Value),
+        }
+    }
+
+    /// `MILSpec.NamedValueType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct NamedValueType {
+        /// Value name, unique within the function.
+        #[prost(bytes = "bytes", tag = "1")]
+        pub name: Bytes,
+        /// Its type; `None` when unset (invalid).
+        #[prost(message, optional, tag = "2")]
+        pub r#type: Option<ValueType>,
+    }
+
+    /// `MILSpec.ValueType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ValueType {
+        /// Which kind of type; `None` when unset (invalid).
+        #[prost(oneof = "value_type::Type", tags = "1, 2, 3, 4, 5")]
+        pub r#type: Option<value_type::Type>,
+    }
+
+    /// Nested types of [`ValueType`].
+    pub mod value_type {
+        use super::{DictionaryType, ListType, StateType, TensorType, TupleType};
+
+        /// `ValueType.type`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Type {
+            /// A tensor (scalars are rank-0 tensors).
+            #[prost(message, tag = "1")]
+            TensorType(TensorType),
+            /// A list of values of one type.
+            #[prost(message, tag = "2")]
+            ListType(ListType),
+            /// A tuple of values of given types.
+            #[prost(message, tag = "3")]
+            TupleType(TupleType),
+            /// A dictionary.
+            #[prost(message, tag = "4")]
+            DictionaryType(DictionaryType),
+            /// A state wrapping a value (a tensor in practice; iOS18 or later).
+            #[prost(message, tag = "5")]
+            StateType(StateType),
+        }
+    }
+
+    /// `MILSpec.TensorType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TensorType {
+        /// A [`DataType`](super::DataType) number; unknown numbers are kept.
+        #[prost(int32, tag = "1")]
+        pub data_type: i32,
+        /// −1 = unknown rank, 0 = scalar.
+        #[prost(int64, tag = "2")]
+        pub rank: i64,
+        /// One entry per dim, outermost first; length = `rank` (empty for scalars and unknown rank).
+        #[prost(message, repeated, tag = "3")]
+        pub dimensions: Vec<Dimension>,
+        /// Tensor type attributes, in file order; usually empty.
+        #[prost(message, repeated, tag = "4")]
+        pub attributes: Vec<ValueEntry>,
+    }
+
+    /// `MILSpec.TupleType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TupleType {
+        /// Element types, in order.
+        #[prost(message, repeated, tag = "1")]
+        pub types: Vec<ValueType>,
+    }
+
+    /// `MILSpec.ListType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ListType {
+        /// Element type; `None` when unset.
+        #[prost(message, optional, boxed, tag = "1")]
+        pub r#type: Option<Box<ValueType>>,
+        /// Length of the list; `None` when unset.
+        #[prost(message, optional, tag = "2")]
+        pub length: Option<Dimension>,
+    }
+
+    /// `MILSpec.DictionaryType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct DictionaryType {
+        /// Type of the keys; `None` when unset.
+        #[prost(message, optional, boxed, tag = "1")]
+        pub key_type: Option<Box<ValueType>>,
+        /// Type of the values; `None` when unset.
+        #[prost(message, optional, boxed, tag = "2")]
+        pub value_type: Option<Box<ValueType>>,
+    }
+
+    /// `MILSpec.StateType`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct StateType {
+        /// The type the state holds (a tensor in practice); `None` when unset (invalid).
+        #[prost(message, optional, boxed, tag = "1")]
+        pub wrapped_type: Option<Box<ValueType>>,
+    }
+
+    /// `MILSpec.Value`: a typed constant, immediate or file-backed.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Value {
+        /// Free-text documentation; empty when none.
+        #[prost(bytes = "bytes", tag = "1")]
+        pub doc_string: Bytes,
+        /// The value's type (for blobs: dtype and dims); `None` when unset.
+        #[prost(message, optional, tag = "2")]
+        pub r#type: Option<ValueType>,
+        /// Where the data is; `None` when unset (invalid).
+        #[prost(oneof = "value::Value", tags = "3, 5")]
+        pub value: Option<value::Value>,
+    }
+
+    /// Nested types of [`Value`].
+    pub mod value {
+        use super::{BlobFileValue, ImmediateValue};
+
+        /// `Value.value` (tag 4 is unused).
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Value {
+            /// Data inline in the protobuf (tag 3).
+            #[prost(message, tag = "3")]
+            ImmediateValue(ImmediateValue),
+            /// Data in a weight file (tag 5).
+            #[prost(message, tag = "5")]
+            BlobFileValue(BlobFileValue),
+        }
+    }
+
+    /// `MILSpec.Value.ImmediateValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ImmediateValue {
+        /// The data; `None` when unset (invalid).
+        #[prost(oneof = "immediate_value::Value", tags = "1, 2, 3, 4")]
+        pub value: Option<immediate_value::Value>,
+    }
+
+    /// Nested types of [`ImmediateValue`].
+    pub mod immediate_value {
+        use super::{DictionaryValue, ListValue, TensorValue, TupleValue};
+
+        /// `ImmediateValue.value`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Value {
+            /// A tensor (or scalar).
+            #[prost(message, tag = "1")]
+            Tensor(TensorValue),
+            /// A tuple of values.
+            #[prost(message, tag = "2")]
+            Tuple(TupleValue),
+            /// A list of values.
+            #[prost(message, tag = "3")]
+            List(ListValue),
+            /// A dictionary of key/value pairs.
+            #[prost(message, tag = "4")]
+            Dictionary(DictionaryValue),
+        }
+    }
+
+    /// `MILSpec.Value.BlobFileValue`: `offset` is that of the blob's metadata record.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct BlobFileValue {
+        /// Weight file path, e.g. `@model_path/weights/weight.bin`.
+        #[prost(bytes = "bytes", tag = "1")]
+        pub file_name: Bytes,
+        /// Byte offset in the file of the blob's metadata record (not of the payload).
+        #[prost(uint64, tag = "2")]
+        pub offset: u64,
+    }
+
+    /// `MILSpec.TensorValue`: row-major elements in one of seven encodings.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TensorValue {
+        /// The elements; `None` when unset (invalid).
+        #[prost(oneof = "tensor_value::Value", tags = "1, 2, 3, 4, 5, 6, 7")]
+        pub value: Option<tensor_value::Value>,
+    }
+
+    /// Nested types of [`TensorValue`].
+    pub mod tensor_value {
+        use super::Bytes;
+        pub use crate::read::proto::tensor_value::{
+            RepeatedBools, RepeatedDoubles, RepeatedFloats, RepeatedInts, RepeatedLongInts,
+        };
+
+        /// `TensorValue.RepeatedStrings`.
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct RepeatedStrings {
+            /// Elements, row-major, UTF-8 each.
+            #[prost(bytes = "bytes", repeated, tag = "1")]
+            pub values: Vec<Bytes>,
+        }
+
+        /// `TensorValue.RepeatedBytes`: a single byte string of little-endian elements.
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct RepeatedBytes {
+            /// Little-endian element bytes, row-major; sub-byte types packed LSB first.
+            #[prost(bytes = "bytes", tag = "1")]
+            pub values: Bytes,
+        }
+
+        /// `TensorValue.value`.
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Value {
+            /// fp32 elements.
+            #[prost(message, tag = "1")]
+            Floats(RepeatedFloats),
+            /// int16, uint16 or int32 elements (int8/uint8 from coremltools before 7.0).
+            #[prost(message, tag = "2")]
+            Ints(RepeatedInts),
+            /// bool elements.
+            #[prost(message, tag = "3")]
+            Bools(RepeatedBools),
+            /// string elements.
+            #[prost(message, tag = "4")]
+            Strings(RepeatedStrings),
+            /// int64 or uint64 elements.
+            #[prost(message, tag = "5")]
+            LongInts(RepeatedLongInts),
+            /// fp64 elements.
+            #[prost(message, tag = "6")]
+            Doubles(RepeatedDoubles),
+            /// fp16, 8-bit, uint32 and sub-byte elements as raw bytes.
+            #[prost(message, tag = "7")]
+            Bytes(RepeatedBytes),
+        }
+    }
+
+    /// `MILSpec.TupleValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TupleValue {
+        /// Elements, in order.
+        #[prost(message, repeated, tag = "1")]
+        pub values: Vec<Value>,
+    }
+
+    /// `MILSpec.ListValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ListValue {
+        /// Elements, in order.
+        #[prost(message, repeated, tag = "1")]
+        pub values: Vec<Value>,
+    }
+
+    /// `MILSpec.DictionaryValue`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct DictionaryValue {
+        /// Entries, in file order.
+        #[prost(message, repeated, tag = "1")]
+        pub values: Vec<KeyValuePair>,
+    }
+
+    /// `DictionaryValue.KeyValuePair`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct KeyValuePair {
+        /// The key; `None` when unset.
+        #[prost(message, optional, tag = "1")]
+        pub key: Option<Value>,
+        /// The value; `None` when unset.
+        #[prost(message, optional, tag = "2")]
+        pub value: Option<Value>,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

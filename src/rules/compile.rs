@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use regex::Regex;
 
+use super::cost::cheapest_first;
 use super::matcher::{
     Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
     RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
@@ -728,7 +729,7 @@ impl Compiler {
                 self.error("any", "is empty");
             }
             self.merge("any", &mut vars, common.unwrap_or_default());
-            composite.push(Matcher::Any(ms));
+            composite.push(any_of(ms));
         }
         if let Some(n) = &r.not {
             let (m, _) = self.nested("not", |c| c.rule(n, false));
@@ -800,12 +801,32 @@ impl Compiler {
         let mut all = atomic;
         all.extend(composite);
         all.extend(relational);
+        let mut all = cheapest_first(all);
         let m = if all.len() == 1 {
             all.pop().unwrap_or(Matcher::All(Vec::new()))
         } else {
             Matcher::All(all)
         };
         (m, vars)
+    }
+}
+
+/// `any:` whose alternatives are all op types (with no opset range) is one op-type test: every
+/// node skips a test per alternative (`weight-op` is such a fragment).
+fn any_of(alternatives: Vec<Matcher>) -> Matcher {
+    let mut all_types = Vec::new();
+    for m in &alternatives {
+        match m {
+            Matcher::OpType { types, opset: None } => all_types.extend(types.iter().cloned()),
+            _ => return Matcher::Any(alternatives),
+        }
+    }
+    if all_types.is_empty() {
+        return Matcher::Any(alternatives);
+    }
+    Matcher::OpType {
+        types: all_types,
+        opset: None,
     }
 }
 

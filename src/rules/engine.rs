@@ -19,7 +19,7 @@ use super::template::FactTarget;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::facts::Fact;
 use crate::analysis::fix_plan::{plan_model, ModelPlans};
-use crate::analysis::{analyze, FunctionAnalysis};
+use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 use crate::rules::fixes::PAD_STATE;
@@ -37,18 +37,45 @@ pub fn match_model_for(
     model_facts: &[Fact],
     target: Option<&DeployTarget>,
 ) -> Vec<Finding> {
-    let node_rules: Vec<&Rule> = rules
+    match_model_with(model, rules, model_facts, target, None)
+}
+
+/// The rules that run on nodes (not `fact:` rules, not removed ones).
+fn node_rules(rules: &RuleSet) -> impl Iterator<Item = &Rule> {
+    rules
         .rules()
         .iter()
         .filter(|r| r.status != Status::Removed && matches!(r.target, Target::Nodes(_)))
-        .collect();
+}
+
+/// True when matching `rules` needs the analysis of every function ([`analyze_model`]).
+pub fn needs_function_analysis(rules: &RuleSet) -> bool {
+    node_rules(rules).next().is_some()
+}
+
+/// [`match_model_for`] with the analysis of every function of `model` (in order), when it was
+/// computed already; otherwise it is computed here if a rule needs it.
+pub fn match_model_with(
+    model: &Model,
+    rules: &RuleSet,
+    model_facts: &[Fact],
+    target: Option<&DeployTarget>,
+    analyses: Option<&[FunctionAnalysis]>,
+) -> Vec<Finding> {
+    let node_rules: Vec<&Rule> = node_rules(rules).collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;
         // then functions are matched in parallel, each with its own reader of weight values.
-        let facts: Vec<FunctionAnalysis> =
-            model.program.functions.par_iter().map(analyze).collect();
-        let plans = plan_model(model, &facts);
+        let computed;
+        let facts = match analyses {
+            Some(a) => a,
+            None => {
+                computed = analyze_model(model);
+                computed.as_slice()
+            }
+        };
+        let plans = plan_model(model, facts);
         let per_function: Vec<Vec<Finding>> = model
             .program
             .functions

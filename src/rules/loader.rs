@@ -1,6 +1,7 @@
 //! Loading rules: the built-ins embedded at build time, user folders (`--rules DIR`), redirects.
 //! Every error names the rule file and labels the YAML key it is about.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -21,6 +22,16 @@ use crate::yaml;
 
 mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
+}
+
+/// A rule file compiled into the binary (`build.rs` lists them in `builtin::BUILTIN_RULES`).
+struct BuiltinRule {
+    /// The file name, `<id>.yaml`.
+    file: &'static str,
+    /// The file's text.
+    text: &'static str,
+    /// Its JSON without `tests:`, and the JSON of `tests:`; `None` when the text is not valid YAML.
+    json: Option<(&'static str, &'static str)>,
 }
 
 /// What a rule runs on.
@@ -50,8 +61,8 @@ pub struct RuleFix {
 pub struct RuleSource {
     /// `rules/<id>.yaml` for built-ins, the path as found for user rules.
     pub path: PathBuf,
-    /// The rule file's full text, as loaded.
-    pub text: Arc<str>,
+    /// The rule file's full text, as loaded (a built-in rule's is the embedded text, not a copy).
+    pub text: Cow<'static, str>,
     /// True for a rule compiled into the binary from `rules/`.
     pub builtin: bool,
 }
@@ -91,8 +102,8 @@ pub struct Rule {
     pub help_text: Option<String>,
     /// The fix the rule offers, if any.
     pub fix: Option<RuleFix>,
-    /// The `valid:` / `invalid:` cases `coreml-lint test-rules` runs.
-    pub tests: SerTests,
+    /// The `valid:` / `invalid:` cases `coreml-lint test-rules` runs ([`Rule::tests`]).
+    tests: RuleTests,
     /// Where the rule was loaded from.
     pub source: RuleSource,
     pub(crate) target: Target,
@@ -107,7 +118,47 @@ pub struct Rule {
     pub(crate) severity_when: Vec<(Severity, Matcher)>,
 }
 
+/// A rule's `tests:`. A rule folder's are parsed and checked at load; a built-in rule's stay JSON
+/// until asked for, since `check` never reads them (half of the rules' bytes). A unit test loads
+/// every built-in rule whole, with its tests checked.
+#[derive(Clone, Debug)]
+struct RuleTests {
+    /// The JSON of a built-in rule's `tests:`, from `build.rs`.
+    json: Option<&'static str>,
+    parsed: OnceLock<SerTests>,
+}
+
+impl RuleTests {
+    fn parsed(tests: SerTests) -> RuleTests {
+        RuleTests {
+            json: None,
+            parsed: OnceLock::from(tests),
+        }
+    }
+
+    fn deferred(json: &'static str) -> RuleTests {
+        RuleTests {
+            json: Some(json),
+            parsed: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> &SerTests {
+        self.parsed.get_or_init(|| {
+            self.json
+                .and_then(yaml::from_transcoding::<Option<SerTests>>)
+                .flatten()
+                .unwrap_or_default()
+        })
+    }
+}
+
 impl Rule {
+    /// The `valid:` / `invalid:` cases `coreml-lint test-rules` runs.
+    pub fn tests(&self) -> &SerTests {
+        self.tests.get()
+    }
+
     /// The rule's metadata for reporters and `coreml-lint rule ID`.
     pub fn info(&self) -> RuleInfo {
         let mut fix_text = String::new();
@@ -266,7 +317,45 @@ fn load_rule_with_utils(
     builtin: bool,
     shared: &Arc<Utils>,
 ) -> Result<Rule, LoadError> {
-    let parsed: RuleFile = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
+    let mut parsed: RuleFile = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
+    let tests = RuleTests::parsed(parsed.tests.take().unwrap_or_default());
+    let text = Cow::Owned(text.to_string());
+    compile_rule(file, text, expected_id, builtin, shared, parsed, tests)
+}
+
+/// Loads one built-in rule from its build-time JSON, its tests left unparsed; from its text when it
+/// has no JSON (not valid YAML) or the JSON does not deserialize, for the located error.
+fn load_builtin_rule(builtin: &BuiltinRule, shared: &Arc<Utils>) -> Result<Rule, LoadError> {
+    let &BuiltinRule { file, text, json } = builtin;
+    let id = file.trim_end_matches(".yaml");
+    let file = format!("rules/{file}");
+    let parsed =
+        json.and_then(|(body, tests)| Some((yaml::from_transcoding::<RuleFile>(body)?, tests)));
+    match parsed {
+        Some((parsed, tests)) => compile_rule(
+            &file,
+            Cow::Borrowed(text),
+            Some(id),
+            true,
+            shared,
+            parsed,
+            RuleTests::deferred(tests),
+        ),
+        None => load_rule_with_utils(&file, text, Some(id), true, shared),
+    }
+}
+
+/// Checks and compiles a parsed rule file (`text` is its text, for error labels and the rule's
+/// source). Test cases are checked when `tests` are parsed already.
+fn compile_rule(
+    file: &str,
+    text: Cow<'static, str>,
+    expected_id: Option<&str>,
+    builtin: bool,
+    shared: &Arc<Utils>,
+    parsed: RuleFile,
+    tests: RuleTests,
+) -> Result<Rule, LoadError> {
     let utils = if parsed.utils.is_empty() {
         shared.clone()
     } else {
@@ -477,33 +566,19 @@ fn load_rule_with_utils(
         errors.extend(c.errors);
         severity_when.push((sw.severity, m));
     }
-    let tests = parsed.tests.clone().unwrap_or_default();
-    for (list, cases) in [("valid", &tests.valid), ("invalid", &tests.invalid)] {
-        for (i, case) in cases.iter().enumerate() {
-            if case.mil.is_some() == case.model.is_some() {
-                errors.push(CompileError {
-                    path: vec!["tests".into(), list.into(), i.to_string()],
-                    message: "a test case gives either `mil:` or `model:`".into(),
-                });
-            }
-        }
-    }
-    if builtin && (tests.valid.is_empty() || tests.invalid.is_empty()) && !fact_rule {
-        errors.push(CompileError {
-            path: vec!["tests".into()],
-            message: "built-in rules need at least one valid and one invalid test".into(),
-        });
+    if let Some(cases) = tests.parsed.get() {
+        errors.extend(test_case_errors(cases, builtin && !fact_rule));
     }
     if !errors.is_empty() {
         let labels = errors
             .iter()
-            .map(|e| label_at(text, &e.path, &e.message))
+            .map(|e| label_at(&text, &e.path, &e.message))
             .collect();
         let message = match errors.as_slice() {
             [one] => format!("`{}`: {}", one.path.join("."), one.message),
             many => format!("{} problems in rule `{}`", many.len(), parsed.id),
         };
-        return Err(invalid(file, text, message, labels));
+        return Err(invalid(file, &text, message, labels));
     }
     let (potential, inputs_only, node_matchers) = match &target {
         Target::Nodes(m) => (m.potential_ops(), m.inputs_only(), Some(m.for_node_kinds())),
@@ -529,7 +604,7 @@ fn load_rule_with_utils(
         tests,
         source: RuleSource {
             path: PathBuf::from(file),
-            text: Arc::from(text),
+            text,
             builtin,
         },
         target,
@@ -540,6 +615,28 @@ fn load_rule_with_utils(
         node_matchers,
         severity_when,
     })
+}
+
+/// What is wrong with a rule's test cases; `need_both` when the rule needs a valid and an invalid one.
+fn test_case_errors(tests: &SerTests, need_both: bool) -> Vec<CompileError> {
+    let mut errors = Vec::new();
+    for (list, cases) in [("valid", &tests.valid), ("invalid", &tests.invalid)] {
+        for (i, case) in cases.iter().enumerate() {
+            if case.mil.is_some() == case.model.is_some() {
+                errors.push(CompileError {
+                    path: vec!["tests".into(), list.into(), i.to_string()],
+                    message: "a test case gives either `mil:` or `model:`".into(),
+                });
+            }
+        }
+    }
+    if need_both && (tests.valid.is_empty() || tests.invalid.is_empty()) {
+        errors.push(CompileError {
+            path: vec!["tests".into()],
+            message: "built-in rules need at least one valid and one invalid test".into(),
+        });
+    }
+    errors
 }
 
 /// The rules in effect, sorted by id, with the id redirects.
@@ -564,13 +661,10 @@ impl RuleSet {
             }
         }
         let utils = set.utils.clone();
-        // Parsed in parallel: YAML parsing is most of a small model's check.
+        // Parsed in parallel: parsing is most of a small model's check.
         let loaded: Vec<_> = builtin::BUILTIN_RULES
             .par_iter()
-            .map(|(file, text)| {
-                let id = file.trim_end_matches(".yaml");
-                load_rule_with_utils(&format!("rules/{file}"), text, Some(id), true, &utils)
-            })
+            .map(|rule| load_builtin_rule(rule, &utils))
             .collect();
         for result in loaded {
             match result {
@@ -743,5 +837,43 @@ fn finish(mut set: RuleSet, mut errors: Vec<LoadError>) -> Result<RuleSet, LoadE
         0 => Ok(set),
         1 => Err(errors.remove(0)),
         _ => Err(LoadError::Many { errors }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_built_in_rule_loads_whole_from_its_text_as_from_its_json() {
+        let utils = builtin_utils();
+        assert!(builtin::BUILTIN_RULES.len() >= 40);
+        for rule in builtin::BUILTIN_RULES {
+            let &BuiltinRule { file, text, json } = rule;
+            let id = file.trim_end_matches(".yaml");
+            // From the YAML text, with the test cases checked as for a rule folder's rule.
+            let whole =
+                load_rule_with_utils(&format!("rules/{file}"), text, Some(id), true, &utils)
+                    .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+            let (body, tests) = json.unwrap_or_else(|| panic!("{file}: transcoded"));
+            let mut recombined: serde_json::Value = serde_json::from_str(body).expect("JSON");
+            let tests: serde_json::Value = serde_json::from_str(tests).expect("JSON");
+            if !tests.is_null() {
+                recombined
+                    .as_object_mut()
+                    .expect("a mapping")
+                    .insert("tests".into(), tests);
+            }
+            assert_eq!(
+                recombined,
+                yaml::from_str::<serde_json::Value>(text).expect("YAML")
+            );
+            let from_json = load_builtin_rule(rule, &utils).expect("loads");
+            assert_eq!(
+                format!("{:?}", from_json.tests()),
+                format!("{:?}", whole.tests()),
+                "{file}"
+            );
+        }
     }
 }

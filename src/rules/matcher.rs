@@ -311,15 +311,13 @@ impl TargetM {
         required: Option<u32>,
     ) -> Option<BTreeSet<Family>> {
         let named = run.map(|r| &r.families).filter(|f| !f.is_empty());
-        let mut applies = named.cloned().unwrap_or_default();
-        if let Some(want) = &self.families {
-            applies = match named {
-                Some(have) => have.intersection(want).copied().collect(),
-                None => want.clone(),
-            };
-            if applies.is_empty() {
-                return None;
-            }
+        let applies = match (&self.families, named) {
+            (Some(want), Some(have)) => have.intersection(want).copied().collect(),
+            (Some(want), None) => want.clone(),
+            (None, have) => have.cloned().unwrap_or_default(),
+        };
+        if self.families.is_some() && applies.is_empty() {
+            return None;
         }
         if let Some(only) = &self.only {
             if !named.is_some_and(|have| have.is_subset(only)) {
@@ -464,11 +462,17 @@ pub struct NodeMatchers {
 
 /// The opset number of `ios15`…`ios18` / `CoreML5`…`CoreML9` (`ios18` = 18 = `CoreML8`).
 pub fn opset_number(opset: &str) -> Option<u32> {
-    let lower = opset.to_ascii_lowercase();
-    if let Some(n) = lower.strip_prefix("ios") {
+    // Case-insensitive prefixes, without a lower-case copy: `target:` asks once per node.
+    let after = |prefix: &str| {
+        opset
+            .get(..prefix.len())
+            .filter(|p| p.eq_ignore_ascii_case(prefix))
+            .map(|_| &opset[prefix.len()..])
+    };
+    if let Some(n) = after("ios") {
         return n.parse().ok();
     }
-    if let Some(n) = lower.strip_prefix("coreml") {
+    if let Some(n) = after("coreml") {
         return n.parse::<u32>().ok().map(|n| n + 10);
     }
     None

@@ -5,6 +5,7 @@
 //! No rule has Rust code of its own.
 
 pub(crate) mod compile;
+pub(crate) mod cost;
 pub mod engine;
 pub(crate) mod fixes;
 pub mod info;
@@ -18,7 +19,9 @@ pub mod target;
 pub(crate) mod template;
 pub mod testing;
 
-pub use engine::{match_function, match_model, match_model_for};
+pub use engine::{
+    match_function, match_model, match_model_for, match_model_with, needs_function_analysis,
+};
 pub use info::RuleInfo;
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
 pub use target::{DeployTarget, TargetError};

@@ -209,53 +209,49 @@ impl Template {
     pub fn parse(text: &str) -> Result<Template, String> {
         let mut parts = Vec::new();
         let mut buf = String::new();
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '{' if chars.peek() == Some(&'{') => {
-                    chars.next();
-                    buf.push('{');
-                }
-                '}' if chars.peek() == Some(&'}') => {
-                    chars.next();
-                    buf.push('}');
-                }
-                '{' => {
-                    let mut inner = String::new();
-                    let mut closed = false;
-                    for c in chars.by_ref() {
-                        if c == '}' {
-                            closed = true;
-                            break;
-                        }
-                        inner.push(c);
-                    }
-                    if !closed {
-                        return Err(format!("unclosed placeholder `{{{inner}`"));
-                    }
-                    let (name, acc) = match inner.split_once('.') {
-                        Some((n, a)) => (n.to_string(), a.to_string()),
-                        None => (inner.clone(), String::new()),
-                    };
-                    let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-                        && name
-                            .chars()
-                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-                    if !ok_name {
-                        return Err(format!(
-                            "`{{{inner}}}` is not a placeholder (`{{X}}` or `{{X.accessor}}`; \
-                             write `{{{{` for a brace)"
-                        ));
-                    }
-                    if !buf.is_empty() {
-                        parts.push(Part::Text(std::mem::take(&mut buf)));
-                    }
-                    parts.push(Part::Var { name, acc });
-                }
-                '}' => return Err("single `}` (write `}}` for a brace)".to_string()),
-                other => buf.push(other),
+        let mut rest = text;
+        // The text up to the next brace is copied as one slice.
+        while let Some(at) = rest.find(['{', '}']) {
+            buf.push_str(&rest[..at]);
+            let brace = &rest[at..];
+            if let Some(after) = brace.strip_prefix("{{") {
+                buf.push('{');
+                rest = after;
+                continue;
             }
+            if let Some(after) = brace.strip_prefix("}}") {
+                buf.push('}');
+                rest = after;
+                continue;
+            }
+            let Some(body) = brace.strip_prefix('{') else {
+                return Err("single `}` (write `}}` for a brace)".to_string());
+            };
+            let Some(end) = body.find('}') else {
+                return Err(format!("unclosed placeholder `{{{body}`"));
+            };
+            let inner = &body[..end];
+            let (name, acc) = inner.split_once('.').unwrap_or((inner, ""));
+            let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            if !ok_name {
+                return Err(format!(
+                    "`{{{inner}}}` is not a placeholder (`{{X}}` or `{{X.accessor}}`; \
+                     write `{{{{` for a brace)"
+                ));
+            }
+            if !buf.is_empty() {
+                parts.push(Part::Text(std::mem::take(&mut buf)));
+            }
+            parts.push(Part::Var {
+                name: name.to_string(),
+                acc: acc.to_string(),
+            });
+            rest = &body[end + 1..];
         }
+        buf.push_str(rest);
         if !buf.is_empty() {
             parts.push(Part::Text(buf));
         }

@@ -147,8 +147,8 @@ pub fn run_rule_tests_with(rules: &RuleSet, facts: &dyn Fn(&Model) -> Vec<Fact>)
             continue;
         };
         for (kind, list) in [
-            (CaseKind::Valid, &rule.tests.valid),
-            (CaseKind::Invalid, &rule.tests.invalid),
+            (CaseKind::Valid, &rule.tests().valid),
+            (CaseKind::Invalid, &rule.tests().invalid),
         ] {
             for (index, case) in list.iter().enumerate() {
                 report

@@ -110,7 +110,7 @@ fn blend_fix_is_offered_only_for_a_whole_state_write() {
     let rules = only(&builtin(), "state-blend-rmw");
     let test = |i: usize| {
         let rule = rules.get("state-blend-rmw").expect("rule");
-        let case = rule.tests.invalid.get(i).expect("case");
+        let case = rule.tests().invalid.get(i).expect("case");
         check(case.mil.as_deref().expect("a mil case"), &rules)
     };
     let whole = test(0);
@@ -178,7 +178,7 @@ fn a_user_rule_in_yaml_only_works_end_to_end() {
     assert_eq!(report.count(CaseStatus::Reported), 1);
     let rule = user.get("no-lstm").expect("rule");
     let findings = check(
-        rule.tests.invalid[0].mil.as_deref().expect("a mil case"),
+        rule.tests().invalid[0].mil.as_deref().expect("a mil case"),
         &user,
     );
     assert_eq!(findings.len(), 1);
@@ -690,7 +690,7 @@ fn all_members_may_be_negative_when_one_is_positive() {
 fn wrapped_write_names_the_wrapper_and_offers_the_unwrap() {
     let rules = only(&builtin(), "state-full-extent-write");
     let rule = rules.get("state-full-extent-write").expect("rule");
-    let case = rule.tests.invalid.last().expect("the wrapper case");
+    let case = rule.tests().invalid.last().expect("the wrapper case");
     let findings = check(case.mil.as_deref().expect("a text case"), &rules);
     let [f] = findings.as_slice() else {
         panic!("one finding expected, got {findings:?}")

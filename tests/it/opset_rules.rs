@@ -95,8 +95,8 @@ fn mil_rule_snippets_are_clean_twins() {
         "one rule per fact kind"
     );
     for rule in mil {
-        assert!(!rule.tests.valid.is_empty() && !rule.tests.invalid.is_empty());
-        for case in &rule.tests.valid {
+        assert!(!rule.tests().valid.is_empty() && !rule.tests().invalid.is_empty());
+        for case in &rule.tests().valid {
             let m = snippet_model("valid.mil", case.mil.as_deref().expect("a text case"))
                 .expect("parses");
             let kinds: Vec<String> = opset_facts(&m).into_iter().map(|x| x.kind).collect();
@@ -107,7 +107,7 @@ fn mil_rule_snippets_are_clean_twins() {
                 case.note
             );
         }
-        for case in &rule.tests.invalid {
+        for case in &rule.tests().invalid {
             let m = snippet_model("invalid.mil", case.mil.as_deref().expect("a text case"))
                 .expect("parses");
             let kinds: BTreeSet<String> = opset_facts(&m).into_iter().map(|x| x.kind).collect();

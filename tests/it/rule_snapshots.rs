@@ -71,8 +71,8 @@ fn every_rule_renders_its_cases_as_snapshotted() {
         let single = RuleSet::from_rules(vec![rule.clone()]).expect("one rule");
         let mut out = String::new();
         for (list, cases) in [
-            ("valid", &rule.tests.valid),
-            ("invalid", &rule.tests.invalid),
+            ("valid", &rule.tests().valid),
+            ("invalid", &rule.tests().invalid),
         ] {
             for (i, case) in cases.iter().enumerate() {
                 let name = format!("rules/{}.yaml#{list}[{i}]", rule.id);

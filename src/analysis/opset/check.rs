@@ -8,6 +8,7 @@ use super::table::{
 };
 use super::values::FunctionValues;
 use crate::analysis::facts::Fact;
+use crate::analysis::FunctionAnalysis;
 use crate::ir::render::text_opset;
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, ValueType};
 
@@ -66,7 +67,13 @@ fn bindings(op: &Op) -> impl Iterator<Item = (&str, Bindings<'_>)> {
 }
 
 /// Every op-set fact of `f`. `text`: the program was read from text MIL.
-pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<Fact> {
+/// `analysis`: the function's analysis, when it was computed already.
+pub(super) fn check_function(
+    table: &OpTable,
+    f: &Function,
+    analysis: Option<&FunctionAnalysis>,
+    text: bool,
+) -> Vec<Fact> {
     let at = match opset_position(&f.opset) {
         OpsetPos::Known(i) => i,
         OpsetPos::NotDescribed => {
@@ -79,7 +86,7 @@ pub(super) fn check_function(table: &OpTable, f: &Function, text: bool) -> Vec<F
         }
     };
     let old_opset_with_states = at + 1 < OPSETS.len() && f.inputs().any(|(_, i)| i.ty.is_state());
-    let values = FunctionValues::new(f);
+    let values = FunctionValues::new(f, analysis);
     let cx = InferCx { f, values: &values };
     let mut out = Vec::new();
     for (_, op) in f.ops() {

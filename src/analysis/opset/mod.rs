@@ -8,11 +8,13 @@
 mod check;
 pub(crate) mod infer;
 pub mod table;
+mod table_file;
 mod values;
 
 use rayon::prelude::*;
 
 use super::facts::{Fact, FactKind};
+use super::FunctionAnalysis;
 use crate::ir::{Model, ModelKind};
 
 pub use table::{OpTable, OPSETS};
@@ -61,6 +63,12 @@ pub const FACT_KINDS: &[FactKind] = &[
 
 /// The op-set facts of every function of `model`.
 pub fn opset_facts(model: &Model) -> Vec<Fact> {
+    opset_facts_with(model, None)
+}
+
+/// The same, answering constants and run-time dependence from `analyses` (one per function, in
+/// order), when they were computed already.
+pub fn opset_facts_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> Vec<Fact> {
     let table = OpTable::builtin();
     // Spans of compiled and text models point into a real `model.mil`.
     let text = matches!(model.kind, ModelKind::MlModelc | ModelKind::MilText);
@@ -68,7 +76,11 @@ pub fn opset_facts(model: &Model) -> Vec<Fact> {
         .program
         .functions
         .par_iter()
-        .flat_map_iter(|f| check::check_function(table, f, text))
+        .enumerate()
+        .flat_map_iter(|(i, f)| {
+            let analysis = analyses.and_then(|a| a.get(i));
+            check::check_function(table, f, analysis, text)
+        })
         .collect()
 }
 

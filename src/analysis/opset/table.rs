@@ -1,19 +1,23 @@
 //! The MIL op set as data: `rules/opset/ops.yaml` (each op's parameters per opset, checked against
 //! coremltools' registry by `ci/opset-crosscheck.sh`) and `rules/opset/inference.yaml` (which ops'
-//! output types are inferred, and how). Both are embedded at build time.
+//! output types are inferred, and how). Both are read at build time (`table_file.rs` has their
+//! types) and embedded in postcard's binary form: the table builds from it without a parse.
 
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
-use serde::Deserialize;
 
+use super::table_file::{InferenceFile, OpSetFiles, OpsFile, VersionFile};
 use crate::ir::{render::text_opset, DType};
+
+pub use super::table_file::{Deferred, ParamKind};
 
 /// The embedded parameter table.
 pub const OPS_YAML: &str = include_str!("../../../rules/opset/ops.yaml");
 /// The embedded inference table.
 pub const INFERENCE_YAML: &str = include_str!("../../../rules/opset/inference.yaml");
+/// Both tables as `build.rs` read them, in postcard's binary form.
+static BUILTIN_BINARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/opset.postcard"));
 
 /// The opsets the table describes, oldest first.
 pub const OPSETS: [&str; 4] = ["ios15", "ios16", "ios17", "ios18"];
@@ -36,54 +40,10 @@ pub fn opset_position(opset: &str) -> OpsetPos {
         .map_or(OpsetPos::NotDescribed, OpsetPos::Known)
 }
 
-/// What a parameter binds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ParamKind {
-    /// A tensor (or scalar) value.
-    #[default]
-    Tensor,
-    /// A `state<…>` function input.
-    State,
-    /// A tuple of values (`concat.values`).
-    Tuple,
-    /// A list value.
-    List,
-    /// Anything (`const.val`, list-or-tensor parameters).
-    Any,
-}
-
 /// How many parameters one op version may have (its required ones are a bit mask).
 const MAX_PARAMS: usize = 64;
 /// How many element-type groups one op version may have.
 pub(super) const MAX_GROUPS: usize = 8;
-
-/// One parameter of one op version as `ops.yaml` writes it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ParamFile {
-    #[serde(default)]
-    kind: ParamKind,
-    #[serde(default, rename = "dtype")]
-    dtypes: Vec<String>,
-    #[serde(default)]
-    group: Option<String>,
-    #[serde(default)]
-    optional: bool,
-    #[serde(default, rename = "const")]
-    constant: bool,
-}
-
-/// One op version as `ops.yaml` writes it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct VersionFile {
-    since: String,
-    #[serde(default)]
-    until: Option<String>,
-    #[serde(default)]
-    params: BTreeMap<String, ParamFile>,
-}
 
 /// One parameter of one op version.
 #[derive(Clone, Debug)]
@@ -195,20 +155,6 @@ impl OpVersion {
     }
 }
 
-/// An element-type defect that a more specific rule reports (`defer:` in ops.yaml).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Deferred {
-    /// The rule that reports it.
-    pub rule: String,
-    /// The ops it covers.
-    pub ops: Vec<String>,
-    /// The parameter it covers.
-    pub param: String,
-    /// A dtype name, or `float` / `int` for the family.
-    pub dtype: String,
-}
-
 impl Deferred {
     fn covers(&self, op: &str, param: &str, dtype: DType) -> bool {
         self.param == param
@@ -219,20 +165,6 @@ impl Deferred {
                 name => dtype.known_name() == Some(name),
             }
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OpsFile {
-    #[serde(default)]
-    defer: Vec<Deferred>,
-    ops: BTreeMap<String, Vec<VersionFile>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct InferenceFile {
-    infer: BTreeMap<String, Vec<String>>,
 }
 
 /// How an op's first output type follows from its inputs (`rules/opset/inference.yaml`).
@@ -381,10 +313,16 @@ impl OpTable {
         Ok(table)
     }
 
-    /// The embedded tables (empty if they do not parse; a unit test makes sure they do).
+    /// The embedded tables (empty if they do not build; a unit test makes sure they do).
     pub fn builtin() -> &'static OpTable {
         static TABLE: OnceLock<OpTable> = OnceLock::new();
-        TABLE.get_or_init(|| OpTable::parse(OPS_YAML, INFERENCE_YAML).unwrap_or_default())
+        TABLE.get_or_init(|| OpTable::from_builtin_binary().unwrap_or_default())
+    }
+
+    /// The tables from their build-time binary form.
+    fn from_builtin_binary() -> Result<OpTable, String> {
+        let files: OpSetFiles = postcard::from_bytes(BUILTIN_BINARY).map_err(|e| e.to_string())?;
+        OpTable::build(files.ops, files.inference)
     }
 
     /// The op's entry, when the table knows the op in some opset.

@@ -39,7 +39,7 @@ fn kinds(opset: &str, sig: &str, body: &[&str]) -> Vec<String> {
     );
     let program = parse_program(&text, Path::new("t.mil")).expect("parses");
     let f = &program.functions[0];
-    check_function(OpTable::builtin(), f, true)
+    check_function(OpTable::builtin(), f, None, true)
         .into_iter()
         .map(|x| x.kind)
         .collect()
@@ -239,4 +239,11 @@ fn float_gather_indices_are_left_to_their_rule() {
         ),
         ["mil-param-dtype"]
     );
+}
+
+#[test]
+fn the_built_in_binary_form_builds_the_table_the_yaml_does() {
+    let parsed = OpTable::parse(OPS_YAML, INFERENCE_YAML).expect("tables parse");
+    assert!(parsed.op_names().count() > 100);
+    assert_eq!(format!("{:?}", OpTable::builtin()), format!("{parsed:?}"));
 }

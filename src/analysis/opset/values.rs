@@ -1,5 +1,7 @@
-//! Constant values and run-time dependence of one function, computed only as far as the op-set
-//! checks ask. The checks ask about constant parameters (`shape`, `perm`, `axis`, …), which are
+//! Constant values and run-time dependence of one function, as the op-set checks ask for them.
+//! When the function's [`FunctionAnalysis`] was computed already (the rules need it), every answer
+//! comes from it: one pass per function serves both. Otherwise they are computed only as far as
+//! the checks ask. The checks ask about constant parameters (`shape`, `perm`, `axis`, …), which are
 //! almost always bound to a `const` op: such a value is answered from the op itself, and anything
 //! else runs the whole-function pass ([`consteval::evaluate`], [`dependence::analyze`]) once. The
 //! shortcut is taken only in functions without nested blocks, where every name has one definition,
@@ -9,6 +11,7 @@ use std::cell::OnceCell;
 
 use crate::analysis::consteval::{self, ConstEnv, ConstLookup, ConstValue};
 use crate::analysis::dependence::{self, Dependence, DependenceMap};
+use crate::analysis::FunctionAnalysis;
 use crate::ir::{Arg, Function, Op};
 
 /// How many ops up a value is traced before the dependence pass is asked instead.
@@ -17,6 +20,8 @@ const TRACE_DEPTH: u32 = 4;
 /// The op-set checks' view of a function's constant values and run-time dependence.
 pub(crate) struct FunctionValues<'a> {
     f: &'a Function,
+    /// The function's analysis, when it was computed already.
+    shared: Option<&'a FunctionAnalysis>,
     /// No nested blocks: every name has one definition.
     flat: bool,
     consts: OnceCell<ConstEnv>,
@@ -24,10 +29,12 @@ pub(crate) struct FunctionValues<'a> {
 }
 
 impl<'a> FunctionValues<'a> {
-    /// Nothing is computed until it is asked for.
-    pub(crate) fn new(f: &'a Function) -> FunctionValues<'a> {
+    /// Answers from `shared`, the analysis of `f`, when given; otherwise nothing is computed until
+    /// it is asked for.
+    pub(crate) fn new(f: &'a Function, shared: Option<&'a FunctionAnalysis>) -> FunctionValues<'a> {
         FunctionValues {
             f,
+            shared,
             flat: f.blocks.len() <= 1,
             consts: OnceCell::new(),
             deps: OnceCell::new(),
@@ -60,6 +67,9 @@ impl<'a> FunctionValues<'a> {
 
     /// The run-time dependence of a named value, as [`DependenceMap::get`] (`None`: compile-time).
     pub(crate) fn dependence(&self, name: &str) -> Option<&Dependence> {
+        if let Some(a) = self.shared {
+            return a.deps.get(name);
+        }
         if self.compile_time(name, TRACE_DEPTH) {
             return None;
         }
@@ -91,6 +101,9 @@ impl ConstLookup for FunctionValues<'_> {
             Arg::Name(n) => n,
             Arg::Value(lit) => return ConstValue::from_literal(lit),
         };
+        if let Some(a) = self.shared {
+            return a.consts.get(name).cloned();
+        }
         match self.defining_op(name) {
             // What the pass stores for a `const` op's result.
             Some((op, output)) if op.op_type == "const" => (output == 0)
