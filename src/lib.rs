@@ -6,6 +6,7 @@
 //!
 //! Every public item is documented: `#![warn(missing_docs)]` applies to the whole crate.
 
+pub mod allocator;
 pub mod analysis;
 pub mod check;
 pub mod config;

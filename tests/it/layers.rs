@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// modules sharing a layer may use each other (discovery and reading hand each other paths and
 /// errors).
 const LAYERS: &[&[&str]] = &[
-    &["limits", "mil_number", "os_level", "yaml"],
+    &["allocator", "limits", "mil_number", "os_level", "yaml"],
     &["ir"],
     &["discover", "read"],
     &["analysis"],
