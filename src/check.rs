@@ -518,20 +518,22 @@ mod tests {
         assert_eq!(with_graphs, without);
     }
 
-    #[test]
-    fn skipping_the_rendering_leaves_every_report_that_shows_no_text_unchanged() {
+    /// corpus/ checked with the built-in rules, its graphs released, protobuf programs rendered as asked.
+    fn corpus_run(rendering: Rendering) -> CheckRun {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let run = |rendering: Rendering| {
-            let settings = Settings::resolve(None, Default::default()).expect("settings");
-            let checker = Checker::with_rules(settings, RuleSet::builtin().expect("rules"))
-                .rendering(rendering);
-            checker.run_discovered(
+        let settings = Settings::resolve(None, Default::default()).expect("settings");
+        Checker::with_rules(settings, RuleSet::builtin().expect("rules"))
+            .rendering(rendering)
+            .run_discovered(
                 discover(std::slice::from_ref(&corpus)),
                 &|| {},
                 Keep::Reports,
             )
-        };
-        let (rendered, mut skipped) = (run(Rendering::Text), run(Rendering::Skip));
+    }
+
+    #[test]
+    fn skipping_the_rendering_leaves_every_report_that_shows_no_text_unchanged() {
+        let (rendered, mut skipped) = (corpus_run(Rendering::Text), corpus_run(Rendering::Skip));
         skipped.elapsed = rendered.elapsed;
         assert!(rendered.findings().count() > 20);
         // JSON differs only in the lines of the rendered text (`dump_line`, `dump_column`).
@@ -584,18 +586,7 @@ mod tests {
 
     #[test]
     fn json_from_the_line_index_is_json_from_the_text() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let run = |rendering: Rendering| {
-            let settings = Settings::resolve(None, Default::default()).expect("settings");
-            let checker = Checker::with_rules(settings, RuleSet::builtin().expect("rules"))
-                .rendering(rendering);
-            checker.run_discovered(
-                discover(std::slice::from_ref(&corpus)),
-                &|| {},
-                Keep::Reports,
-            )
-        };
-        let (text, mut lines) = (run(Rendering::Text), run(Rendering::Lines));
+        let (text, mut lines) = (corpus_run(Rendering::Text), corpus_run(Rendering::Lines));
         lines.elapsed = text.elapsed;
         let json = crate::report::json::render(&text);
         assert!(json.contains("\"dump_line\": "), "packages have dump lines");
