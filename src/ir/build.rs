@@ -142,7 +142,7 @@ impl FunctionBuilder {
             values: FxHashMap::with_capacity_and_hasher(ops, Default::default()),
             visible: FxHashMap::with_capacity_and_hasher(ops, Default::default()),
             scopes: Vec::new(),
-            names: Interner::with_capacity(ops),
+            names: Interner::with_capacity(64),
             order: 0,
         };
         builder.open_block(None);
