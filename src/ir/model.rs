@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::graph::Program;
-use super::render::LineIndex;
+use super::span::LineIndex;
 use super::types::DType;
 
 /// The container a model was read from.

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::graph::{Arg, BlockId, Function, Node, NodeId, Op};
 use super::literal::{Literal, Payload, TensorData};
 use super::name::Name;
-use super::span::Span;
+use super::span::{LineIndex, Span};
 use super::types::{DType, Dim, TensorType, ValueType};
 use super::Program;
 use crate::limits::MAX_NESTING;
@@ -36,32 +36,7 @@ pub fn render_program(program: &mut Program) -> String {
 /// the same spans as [`render_program`]. For reports that need line numbers but no source.
 pub fn index_program(program: &mut Program) -> LineIndex {
     let rendered = render(program, Keep::LineStarts);
-    LineIndex {
-        starts: rendered.line_starts,
-        len: rendered.len,
-    }
-}
-
-/// The lines of a text that was not kept: where each starts, and the text's length.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LineIndex {
-    /// Byte offset of every line but the first (which starts at 0), in order.
-    pub starts: Vec<usize>,
-    /// Length of the text in bytes.
-    pub len: usize,
-}
-
-impl LineIndex {
-    /// 1-based line and column (in bytes) of byte `offset`, as [`super::span::line_col`] on the text.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.len);
-        let line = self.starts.partition_point(|&start| start <= offset);
-        let start = line
-            .checked_sub(1)
-            .and_then(|i| self.starts.get(i))
-            .copied();
-        (line + 1, offset - start.unwrap_or(0) + 1)
-    }
+    LineIndex::from_breaks(rendered.line_starts, rendered.len)
 }
 
 /// How much text a render that keeps only line starts holds before it counts and drops it (every
@@ -189,7 +164,8 @@ struct Renderer {
     keep: Keep,
     /// Bytes written and dropped before `out` (only when keeping line starts).
     flushed: usize,
-    /// Where each line after the first starts, relative to this renderer's text.
+    /// Where each line after the first starts, relative to this renderer's text (only when
+    /// keeping line starts).
     line_starts: Vec<usize>,
 }
 
@@ -754,8 +730,8 @@ mod line_index_tests {
         let text = render_program(&mut rendered);
         let index = index_program(&mut indexed);
         assert_eq!(spans(&rendered), spans(&indexed));
-        assert_eq!(index.len, text.len());
-        assert!(index.starts.len() > 10);
+        assert_eq!(index, LineIndex::of(&text));
+        assert!(index.count() > 10);
         for offset in 0..=text.len() + 2 {
             assert_eq!(
                 index.line_col(offset),

@@ -10,34 +10,29 @@ use std::sync::Arc;
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
+use crate::ir::span::LineIndex;
+
 /// Source text plus the byte offset where each line starts.
 #[derive(Clone, Debug)]
 pub(crate) struct IndexedSource {
     text: Arc<str>,
-    /// `line_starts[0] == 0`, then one entry after each `\n`.
-    line_starts: Arc<[usize]>,
+    lines: Arc<LineIndex>,
     has_cr: bool,
 }
 
 impl IndexedSource {
     /// Indexes the line starts of `text`.
     pub(crate) fn new(text: Arc<str>) -> IndexedSource {
-        let bytes = text.as_bytes();
-        let line_starts: Vec<usize> = std::iter::once(0)
-            .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
-            .collect();
         IndexedSource {
-            has_cr: memchr::memchr(b'\r', bytes).is_some(),
+            has_cr: memchr::memchr(b'\r', text.as_bytes()).is_some(),
+            lines: Arc::new(LineIndex::of(&text)),
             text,
-            line_starts: line_starts.into(),
         }
     }
 
     /// 1-based line and column (in bytes) of byte `offset`, as [`crate::ir::span::line_col`].
     pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let line = self.line_of(offset);
-        (line + 1, offset - self.start_of(line) + 1)
+        self.lines.line_col(offset)
     }
 
     /// The whole text.
@@ -63,17 +58,12 @@ impl IndexedSource {
 
     /// The 0-based line holding byte `offset`.
     fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1)
+        self.lines.line_of(offset)
     }
 
     /// Where line `line` starts, or the end of the text past the last line.
     fn start_of(&self, line: usize) -> usize {
-        self.line_starts
-            .get(line)
-            .copied()
-            .unwrap_or(self.text.len())
+        self.lines.start_of(line)
     }
 }
 
@@ -95,8 +85,7 @@ impl SourceCode for IndexedSource {
         }
         let first_line = self.line_of(offset).saturating_sub(context_lines_before);
         // miette resets the column at any line break it reads after the span.
-        let break_after =
-            context_lines_after > 0 && self.line_of(last) + 1 < self.line_starts.len();
+        let break_after = context_lines_after > 0 && self.line_of(last) + 1 < self.lines.count();
         let (data_start, column) = if context_lines_before == 0 {
             let column = offset - self.start_of(self.line_of(offset));
             (offset, if break_after { 0 } else { column })
@@ -110,10 +99,7 @@ impl SourceCode for IndexedSource {
             self.start_of(self.line_of(last) + context_lines_after + 1)
         };
         // miette counts every line break from the start of the text to the end of the snippet.
-        let line_count = self
-            .line_starts
-            .partition_point(|&s| s <= data_end)
-            .saturating_sub(1);
+        let line_count = self.lines.line_of(data_end);
         let data = bytes
             .get(data_start..data_end)
             .ok_or(MietteError::OutOfBounds)?;
