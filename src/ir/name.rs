@@ -53,18 +53,6 @@ impl From<String> for Name {
     }
 }
 
-impl From<&String> for Name {
-    fn from(s: &String) -> Name {
-        Name(Arc::from(s.as_str()))
-    }
-}
-
-impl From<Name> for String {
-    fn from(n: Name) -> String {
-        n.0.to_string()
-    }
-}
-
 impl PartialEq<str> for Name {
     fn eq(&self, other: &str) -> bool {
         &*self.0 == other
@@ -80,18 +68,6 @@ impl PartialEq<&str> for Name {
 impl PartialEq<String> for Name {
     fn eq(&self, other: &String) -> bool {
         *self.0 == **other
-    }
-}
-
-impl PartialEq<Name> for str {
-    fn eq(&self, other: &Name) -> bool {
-        self == &*other.0
-    }
-}
-
-impl PartialEq<Name> for &str {
-    fn eq(&self, other: &Name) -> bool {
-        *self == &*other.0
     }
 }
 
@@ -113,13 +89,7 @@ impl fmt::Debug for Name {
     }
 }
 
-impl serde::Serialize for Name {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-/// The names a reader has made for one function: the same text always gives the same [`Name`].
+/// The names of one function: the same text always gives the same [`Name`].
 #[derive(Debug, Default)]
 pub struct Interner {
     names: FxHashSet<Name>,
@@ -131,16 +101,6 @@ impl Interner {
         Interner {
             names: FxHashSet::with_capacity_and_hasher(capacity, Default::default()),
         }
-    }
-
-    /// The one [`Name`] for `text`.
-    pub fn intern(&mut self, text: &str) -> Name {
-        if let Some(name) = self.names.get(text) {
-            return name.clone();
-        }
-        let name = Name::from(text);
-        self.names.insert(name.clone());
-        name
     }
 
     /// `name` itself when the interner has none equal to it yet, else the one it has.
@@ -160,12 +120,10 @@ mod tests {
     #[test]
     fn interned_names_share_one_allocation() {
         let mut names = Interner::default();
-        let a = names.intern("var_12");
-        let b = names.intern("var_12");
+        let a = names.adopt(Name::from("var_12"));
+        let b = names.adopt(Name::from("var_12"));
         assert!(Arc::ptr_eq(&a.0, &b.0));
-        let c = names.adopt(Name::from("var_12"));
-        assert!(Arc::ptr_eq(&a.0, &c.0));
-        assert!(!Arc::ptr_eq(&a.0, &names.intern("var_13").0));
+        assert!(!Arc::ptr_eq(&a.0, &names.adopt(Name::from("var_13")).0));
     }
 
     #[test]
