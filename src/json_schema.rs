@@ -52,15 +52,47 @@ pub(crate) fn config_schema() -> Value {
 
 /// The schema of a rule file (`rules/<id>.yaml`).
 pub(crate) fn rule_schema() -> Value {
-    schema_for::<RuleFile>(RULE_SCHEMA_FILE, "coreml-lint rule file")
+    with_property_names(schema_for::<RuleFile>(
+        RULE_SCHEMA_FILE,
+        "coreml-lint rule file",
+    ))
 }
 
 /// The schema of a rule folder's `utils.yaml` (named match fragments for `matches:`).
 pub(crate) fn utils_schema() -> Value {
-    schema_for::<Utils>(
+    with_property_names(schema_for::<Utils>(
         UTILS_SCHEMA_FILE,
         "coreml-lint match fragments (utils.yaml)",
-    )
+    ))
+}
+
+/// A rule object's keys are the language's own (the schema's `properties`) or properties of
+/// entities, which the loader checks per kind; the schema lists both as the names a rule object
+/// may use, so that an editor still flags `opp:`.
+fn with_property_names(mut schema: Value) -> Value {
+    let Some(rule) = schema
+        .get_mut("definitions")
+        .and_then(|d| d.get_mut("SerRule"))
+        .and_then(Value::as_object_mut)
+    else {
+        return schema;
+    };
+    let mut names: std::collections::BTreeSet<String> = rule
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    names.extend(property_names().map(str::to_string));
+    rule.insert(
+        "propertyNames".into(),
+        serde_json::json!({ "enum": names.into_iter().collect::<Vec<_>>() }),
+    );
+    schema
+}
+
+/// Every property name of every entity kind.
+fn property_names() -> impl Iterator<Item = &'static str> {
+    crate::analysis::registry::entity_kinds().flat_map(|k| k.properties.iter().map(|p| p.name))
 }
 
 /// Every schema with its file name, rendered as committed (pretty JSON, final newline).

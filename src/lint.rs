@@ -1,9 +1,10 @@
-//! Linting one model: model-level facts (blobs, …) plus every rule, over every function.
+//! Linting one model: its model-level entities (weights, bundle items, …) plus every rule, over
+//! every function.
 
 use crate::analysis::blobs::blob_facts;
 use crate::analysis::description::description_facts;
-use crate::analysis::facts::Fact;
 use crate::analysis::opset::opset_facts_with;
+use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::Finding;
 use crate::ir::Model;
@@ -67,27 +68,41 @@ impl Linter {
         match_model_with(
             model,
             &self.rules,
-            &model_facts_with(model, analyses.as_deref()),
+            &model_entities_with(model, analyses.as_deref()),
             self.target.as_ref(),
             analyses.as_deref(),
         )
     }
 }
 
-/// Facts about the whole model that `fact:` rules select.
-pub fn model_facts(model: &Model) -> Vec<Fact> {
-    model_facts_with(model, None)
+/// The model-level entities (weights, bundle items, …) that entity rules select.
+pub fn model_entities(model: &Model) -> ModelEntities {
+    model_entities_with(model, None)
 }
 
-/// [`model_facts`] with the analysis of every function of `model` (in order), when it was
+/// [`model_entities`] with the analysis of every function of `model` (in order), when it was
 /// computed already.
-fn model_facts_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> Vec<Fact> {
-    let mut facts = blob_facts(model);
-    facts.extend(crate::analysis::bundle::bundle_facts(model));
+fn model_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> ModelEntities {
+    let mut entities = crate::analysis::bundle::bundle_entities(model);
+    let mut facts = Vec::new();
+    for f in blob_facts(model) {
+        if f.kind == "bundle-lfs-pointer" {
+            let what = f.captures.get("WHAT").cloned().unwrap_or_default();
+            let file = f.captures.get("FILE").cloned().unwrap_or_default();
+            let mut e = crate::analysis::bundle::lfs_pointer(std::path::Path::new(&file), what);
+            e.function = f.function;
+            e.op = f.op;
+            e.op_order = f.op_order;
+            e.span = f.span;
+            entities.push(e);
+        } else {
+            facts.push(f);
+        }
+    }
     facts.extend(description_facts(model));
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
     facts.extend(opset_facts_with(model, analyses));
     facts.extend(crate::analysis::os_requirement::os_requirement_facts(model));
     facts.extend(crate::analysis::coreai::coreai_facts(model));
-    facts
+    ModelEntities { entities, facts }
 }

@@ -560,7 +560,8 @@ fn test_rules(dirs: &[PathBuf]) -> u8 {
             return 2;
         }
     };
-    let report = coreml_lint::rules::run_rule_tests_with(&rules, &coreml_lint::lint::model_facts);
+    let report =
+        coreml_lint::rules::run_rule_tests_with(&rules, &coreml_lint::lint::model_entities);
     emit(&report.to_string());
     if report.passed() {
         0

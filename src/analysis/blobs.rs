@@ -257,14 +257,17 @@ fn check_file(
     };
     if file.is_lfs_pointer() {
         // Nothing else in the file means anything: one finding, says what to do.
-        let mut fact = super::bundle::lfs_pointer(
-            path,
-            format!(
-                "weight file ({} constants use it, first `{}`)",
-                group.len(),
-                first.op.display_name()
-            ),
-        );
+        // Read as a bundle item by `lint::model_entities` (the blob entities are next).
+        let mut fact = Fact::new("bundle-lfs-pointer")
+            .with("FILE", path.display())
+            .with(
+                "WHAT",
+                format!(
+                    "weight file ({} constants use it, first `{}`)",
+                    group.len(),
+                    first.op.display_name()
+                ),
+            );
         fact.function = Some(first.function.to_string());
         fact.op = Some(first.op.display_name().to_string());
         fact.op_order = Some(first.op.order);

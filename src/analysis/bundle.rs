@@ -1,48 +1,75 @@
-//! Bundle-completeness facts (FIELD-HAZARDS A7): files of the package the reader found replaced by
-//! Git LFS pointers, and `Manifest.json` items with nothing on disk. A weight file that is a
-//! pointer is found by the blob checks (`analysis::blobs`), which then judge nothing else in it.
+//! Bundle items (FIELD-HAZARDS A7): files of the package the reader found replaced by Git LFS
+//! pointers, and `Manifest.json` items with nothing on disk. A weight file that is a pointer is
+//! found by the blob checks (`analysis::blobs`), which describe it as a bundle item too and then
+//! judge nothing else in it.
 
 use std::path::{Path, PathBuf};
 
-use super::facts::{Fact, FactKind};
+use super::entity::{prop, Entity, EntityKind, PropType};
 use crate::ir::{BundleFaultKind, Model};
 
-/// Fact kinds produced here (each is also a rule id), with the captures each carries.
-pub const FACT_KINDS: &[FactKind] = &[
-    FactKind::new("bundle-lfs-pointer", &["FILE", "WHAT"]),
-    FactKind::new("bundle-manifest-missing-item", &["FILE", "ID", "ITEM"]),
-];
+/// The entity kind produced here.
+pub const ENTITY_KINDS: &[EntityKind] = &[EntityKind {
+    name: "bundle-item",
+    doc: "a file of the model's folder that the reader found wanting: a Git LFS pointer, or a \
+          `Manifest.json` item with nothing on disk",
+    located_at: "the model (a weight file: the first op that reads it)",
+    properties: &[
+        prop("file", PropType::Text, "the file's path"),
+        prop(
+            "what",
+            PropType::Text,
+            "what the model needs the file for, e.g. `model's metadata.json (its inputs, outputs and version)`",
+        ),
+        prop("lfs-pointer", PropType::Bool, "the file is a Git LFS pointer"),
+        prop(
+            "missing",
+            PropType::Bool,
+            "`Manifest.json` lists the item and nothing is on disk",
+        ),
+        prop("id", PropType::Text, "the missing item's identifier in `Manifest.json`"),
+        prop("item", PropType::Text, "the missing item's path in `Manifest.json`"),
+        prop(
+            "holds-program-weights",
+            PropType::Bool,
+            "the item is (or holds) a weight file the program references",
+        ),
+    ],
+}];
 
-/// The bundle facts of `model`. A missing manifest item that holds a weight file the program
-/// references is left to `blob-missing-file`, which reports that file (one finding per cause).
-pub fn bundle_facts(model: &Model) -> Vec<Fact> {
+/// The bundle items of `model` the reader found wanting.
+pub fn bundle_entities(model: &Model) -> Vec<Entity> {
     let mut weight_files = None;
     model
         .bundle
         .iter()
-        .filter_map(|fault| match &fault.kind {
-            BundleFaultKind::LfsPointer => Some(lfs_pointer(&fault.file, what_file(&fault.file))),
+        .map(|fault| match &fault.kind {
+            BundleFaultKind::LfsPointer => lfs_pointer(&fault.file, what_file(&fault.file)),
             BundleFaultKind::ManifestItemMissing { id, item_path } => {
                 let referenced = weight_files
                     .get_or_insert_with(|| super::blobs::weight_files(model))
                     .iter()
                     .any(|w: &PathBuf| w.starts_with(&fault.file));
-                (!referenced).then(|| {
-                    Fact::new("bundle-manifest-missing-item")
-                        .with("FILE", fault.file.display())
-                        .with("ID", id)
-                        .with("ITEM", item_path)
-                })
+                Entity::new("bundle-item")
+                    .with("file", fault.file.display().to_string())
+                    .with("what", what_file(&fault.file))
+                    .with("lfs-pointer", false)
+                    .with("missing", true)
+                    .with("id", id.as_str())
+                    .with("item", item_path.as_str())
+                    .with("holds-program-weights", referenced)
             }
         })
         .collect()
 }
 
-/// A `bundle-lfs-pointer` fact about `file`, which the model needs as `what`.
-pub(crate) fn lfs_pointer(file: &Path, what: String) -> Fact {
-    Fact::new("bundle-lfs-pointer")
-        .with("FILE", file.display())
-        .with("WHAT", what)
+/// The bundle item `file`, a Git LFS pointer, which the model needs as `what`.
+pub(crate) fn lfs_pointer(file: &Path, what: String) -> Entity {
+    Entity::new("bundle-item")
+        .with("file", file.display().to_string())
+        .with("what", what)
+        .with("lfs-pointer", true)
+        .with("missing", false)
 }
 
 /// What a file of a bundle is, by its name.
@@ -58,7 +85,8 @@ fn what_file(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::facts::tests::assert_registered;
+    use crate::analysis::entity::tests::assert_registered;
+    use crate::analysis::entity::Prop;
     use crate::ir::BundleFault;
 
     fn model_with(faults: Vec<BundleFault>, mil: &str, dir: &Path) -> Model {
@@ -98,29 +126,40 @@ mod tests {
     }
 
     #[test]
-    fn missing_item_of_a_model_without_weights_is_a_fact() {
+    fn missing_item_of_a_model_without_weights_is_an_item() {
         let dir = tempfile::tempdir().unwrap();
         let m = model_with(
             vec![missing_weights_item(dir.path())],
             NO_WEIGHTS,
             dir.path(),
         );
-        let facts = bundle_facts(&m);
-        assert_registered(&facts, FACT_KINDS);
-        assert_eq!(facts.len(), 1);
-        assert_eq!(facts[0].kind, "bundle-manifest-missing-item");
-        assert_eq!(facts[0].captures["ITEM"], "com.apple.CoreML/weights");
+        let items = bundle_entities(&m);
+        assert_registered(&items, ENTITY_KINDS);
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].get("missing"), Some(&Prop::Bool(true)));
+        assert_eq!(
+            items[0].get("holds-program-weights"),
+            Some(&Prop::Bool(false))
+        );
+        assert_eq!(
+            items[0].get("item"),
+            Some(&Prop::from("com.apple.CoreML/weights"))
+        );
     }
 
     #[test]
-    fn missing_item_holding_referenced_weights_is_left_to_the_blob_rule() {
+    fn missing_item_holding_referenced_weights_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let m = model_with(vec![missing_weights_item(dir.path())], WEIGHTS, dir.path());
-        assert!(bundle_facts(&m).is_empty());
+        let items = bundle_entities(&m);
+        assert_eq!(
+            items[0].get("holds-program-weights"),
+            Some(&Prop::Bool(true))
+        );
     }
 
     #[test]
-    fn pointer_in_place_of_metadata_is_a_fact() {
+    fn pointer_in_place_of_metadata_is_an_item() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("metadata.json");
         let m = model_with(
@@ -131,10 +170,17 @@ mod tests {
             NO_WEIGHTS,
             dir.path(),
         );
-        let facts = bundle_facts(&m);
-        assert_registered(&facts, FACT_KINDS);
-        assert_eq!(facts[0].kind, "bundle-lfs-pointer");
-        assert!(facts[0].captures["WHAT"].contains("metadata.json"));
-        assert_eq!(facts[0].captures["FILE"], file.display().to_string());
+        let items = bundle_entities(&m);
+        assert_registered(&items, ENTITY_KINDS);
+        assert_eq!(items[0].get("lfs-pointer"), Some(&Prop::Bool(true)));
+        assert!(items[0]
+            .get("what")
+            .unwrap()
+            .to_string()
+            .contains("metadata.json"));
+        assert_eq!(
+            items[0].get("file"),
+            Some(&Prop::Text(file.display().to_string()))
+        );
     }
 }

@@ -10,11 +10,13 @@ pub(crate) mod consteval;
 pub mod coreai;
 pub(crate) mod dependence;
 pub mod description;
+pub mod entity;
 pub mod facts;
 pub mod fix_plan;
 pub mod implied_shape;
 pub mod opset;
 pub mod os_requirement;
+pub mod registry;
 pub mod state_writes;
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 use rayon::prelude::*;
 
 use super::compile::REGION_VAR;
+use super::entity_rule::EntityRule;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
 use super::region::regions;
@@ -17,27 +18,29 @@ use super::schema::Status;
 use super::target::DeployTarget;
 use super::template::FactTarget;
 use crate::analysis::blob_values::BlobValues;
+use crate::analysis::entity::Entity;
 use crate::analysis::facts::Fact;
 use crate::analysis::fix_plan::{plan_model, ModelPlans};
+use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 use crate::rules::fixes::PAD_STATE;
 
-/// Every finding of `rules` in `model`, with no deployment target. `model_facts` are the
+/// Every finding of `rules` in `model`, with no deployment target. `model_entities` are the
 /// model-level facts `fact:` rules select.
-pub fn match_model(model: &Model, rules: &RuleSet, model_facts: &[Fact]) -> Vec<Finding> {
-    match_model_for(model, rules, model_facts, None)
+pub fn match_model(model: &Model, rules: &RuleSet, model_entities: &ModelEntities) -> Vec<Finding> {
+    match_model_for(model, rules, model_entities, None)
 }
 
 /// Every finding of `rules` in `model` for a deployment target (`None`: every family, any OS).
 pub fn match_model_for(
     model: &Model,
     rules: &RuleSet,
-    model_facts: &[Fact],
+    model_entities: &ModelEntities,
     target: Option<&DeployTarget>,
 ) -> Vec<Finding> {
-    match_model_with(model, rules, model_facts, target, None)
+    match_model_with(model, rules, model_entities, target, None)
 }
 
 /// The rules that run on nodes (not `fact:` rules, not removed ones).
@@ -58,7 +61,7 @@ pub fn needs_function_analysis(rules: &RuleSet) -> bool {
 pub fn match_model_with(
     model: &Model,
     rules: &RuleSet,
-    model_facts: &[Fact],
+    model_entities: &ModelEntities,
     target: Option<&DeployTarget>,
     analyses: Option<&[FunctionAnalysis]>,
 ) -> Vec<Finding> {
@@ -96,10 +99,28 @@ pub fn match_model_with(
         out.extend(per_function.into_iter().flatten());
     }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
+        if let Target::Entity(er, on_target) = &rule.target {
+            for e in model_entities
+                .entities
+                .iter()
+                .filter(|e| e.kind == er.kind.name && er.test.matches(e))
+            {
+                let applies = match on_target {
+                    None => None,
+                    Some(t) => match t.holds(target, e.requires_os) {
+                        Some(families) => Some(families),
+                        None => continue,
+                    },
+                };
+                let on = applies.as_ref().map(|families| (families, target));
+                out.push(entity_finding(model, rule, er, e, on));
+            }
+            continue;
+        }
         let Target::Fact(kind, on_target) = &rule.target else {
             continue;
         };
-        for fact in model_facts.iter().filter(|x| &x.kind == kind) {
+        for fact in model_entities.facts.iter().filter(|x| &x.kind == kind) {
             let applies = match on_target {
                 None => None,
                 Some(t) => match t.holds(target, fact.requires_os) {
@@ -411,6 +432,36 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         span: primary,
         labels,
         order,
+        covered: None,
+    }
+}
+
+fn entity_finding(
+    model: &Model,
+    rule: &Rule,
+    er: &EntityRule,
+    e: &Entity,
+    on: Option<FactTarget<'_>>,
+) -> Finding {
+    Finding {
+        rule: rule.id.clone(),
+        severity: rule.severity,
+        path: model.path.clone(),
+        sub_model: model.sub_model.clone(),
+        function: e.function.clone(),
+        op: e.op.clone(),
+        state: e.state.clone(),
+        message: rule.message.render_entity(er, e, on),
+        help: rule.help.as_ref().map(|h| h.render_entity(er, e, on)),
+        fix: rule.fix.as_ref().map(|fx| FixOffer {
+            kind: fx.kind.clone(),
+            title: fx.title.render_entity(er, e, on),
+            applicability: fx.applicability,
+            plan: None,
+        }),
+        span: e.span,
+        labels: Vec::new(),
+        order: e.op_order,
         covered: None,
     }
 }

@@ -10,6 +10,7 @@ use miette::{Diagnostic, LabeledSpan, NamedSource};
 use rayon::prelude::*;
 
 use super::compile::{CompileError, Compiler, Vars};
+use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
@@ -42,6 +43,9 @@ pub(crate) enum Target {
     /// Model-level facts of this kind, on a deployment target that meets the condition (`target:`
     /// next to `fact:`).
     Fact(String, Option<TargetM>),
+    /// Model-level entities of a kind that match, on a deployment target that meets the
+    /// condition (`target:` at the top of `match`).
+    Entity(EntityRule, Option<TargetM>),
 }
 
 /// A fix a rule offers, resolved at load.
@@ -189,7 +193,7 @@ impl Rule {
 
     /// True for `fact:` rules.
     pub fn is_fact_rule(&self) -> bool {
-        matches!(self.target, Target::Fact(..))
+        matches!(self.target, Target::Fact(..) | Target::Entity(..))
     }
 }
 
@@ -402,8 +406,31 @@ fn compile_rule(
         }
     }
     // Target.
-    let (target, vars, fact) = match &parsed.matcher.fact {
-        Some(kind) => {
+    let entity_kind = parsed
+        .matcher
+        .kind
+        .as_deref()
+        .map(|k| entity_kind_named(k).map_err(|message| err(&["match", "kind"], message)));
+    let (target, vars, fact) = match (&parsed.matcher.fact, entity_kind) {
+        (_, Some(Err(()))) => (
+            Target::Nodes(Matcher::All(Vec::new())),
+            Vars::new(),
+            Some(None),
+        ),
+        (_, Some(Ok(kind))) => {
+            let mut c = EntityCompiler::new("match", kind);
+            let er = c.rule(&parsed.matcher);
+            errors.extend(c.errors);
+            let mut vars = Vars::new();
+            let on_target = parsed.matcher.target.as_ref().map(|t| {
+                let mut c = Compiler::at("match");
+                let tm = c.target(t, &mut vars);
+                errors.extend(c.errors);
+                tm
+            });
+            (Target::Entity(er, on_target), vars, Some(None))
+        }
+        (Some(kind), None) => {
             let m = &parsed.matcher;
             let only_fact = m.op.is_none()
                 && m.input.is_none()
@@ -461,7 +488,7 @@ fn compile_rule(
                 Some(registered),
             )
         }
-        None => {
+        (None, None) => {
             let mut c = Compiler::with_utils("match", utils.clone());
             let (m, vars) = c.rule(&parsed.matcher, false);
             errors.extend(c.errors);
@@ -474,10 +501,15 @@ fn compile_rule(
     let template = |key: &str, t: &str, errors: &mut Vec<CompileError>| -> Option<Template> {
         match Template::parse(t) {
             Ok(tpl) => {
-                let errs = match fact {
-                    Some(None) => Vec::new(),
-                    Some(Some(kind)) => tpl.check(&vars, Some(kind)),
-                    None => tpl.check(&vars, None),
+                let errs = match (&target, fact) {
+                    (Target::Entity(er, on_target), _) => super::entity_rule::check_placeholders(
+                        er,
+                        &tpl.placeholders(),
+                        on_target.is_some(),
+                    ),
+                    (_, Some(None)) => Vec::new(),
+                    (_, Some(Some(kind))) => tpl.check(&vars, Some(kind)),
+                    (_, None) => tpl.check(&vars, None),
                 };
                 for e in errs {
                     errors.push(CompileError {
@@ -582,7 +614,7 @@ fn compile_rule(
     }
     let (potential, inputs_only, node_matchers) = match &target {
         Target::Nodes(m) => (m.potential_ops(), m.inputs_only(), Some(m.for_node_kinds())),
-        Target::Fact(..) => (None, false, None),
+        Target::Fact(..) | Target::Entity(..) => (None, false, None),
     };
     Ok(Rule {
         id: parsed.id,

@@ -7,6 +7,7 @@
 pub(crate) mod compile;
 pub(crate) mod cost;
 pub mod engine;
+pub(crate) mod entity_rule;
 pub(crate) mod fixes;
 pub mod info;
 pub mod loader;

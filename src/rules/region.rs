@@ -121,6 +121,7 @@ impl Region {
 
 #[cfg(test)]
 mod tests {
+    use crate::analysis::registry::ModelEntities;
     use crate::finding::Severity;
     use crate::rules::testing::snippet_model;
     use crate::rules::{load_rule_text, match_model, RuleSet};
@@ -163,7 +164,7 @@ message: "{OP} {REGION} {REGION.count} [{REGION.ops}] [{REGION.exits}] {REGION.o
     fn one_finding_per_connected_region_at_its_first_origin() {
         let rules = rule(FP32_RULE).expect("loads");
         let model = snippet_model("t.mil", ISLANDS).expect("parses");
-        let findings = match_model(&model, &rules, &[]);
+        let findings = match_model(&model, &rules, &ModelEntities::default());
         let got: Vec<(&str, &str)> = findings
             .iter()
             .map(|f| (f.op.as_deref().unwrap_or("-"), f.message.as_str()))
@@ -220,7 +221,7 @@ message: "{REGION.count} downstream"
         } -> (y);
 }"#;
         let model = snippet_model("t.mil", mil).expect("parses");
-        let findings = match_model(&model, &rules, &[]);
+        let findings = match_model(&model, &rules, &ModelEntities::default());
         let [f] = findings.as_slice() else {
             panic!("one finding: {findings:?}")
         };

@@ -120,10 +120,21 @@ pub struct SerSeverityWhen {
 }
 
 /// A rule object (ast-grep style). Sibling keys must all hold.
+///
+/// Keys that are not the language's own are properties of the entity the object is tested on
+/// (`props`); the compiler checks them against the entity kind's registered properties.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 pub struct SerRule {
     // ---- atomic ----
+    /// The entity the rule is about, when it is not an op or input of a function: a model-level
+    /// entity such as `weight`, `weight-file`, `bundle-item` (top of `match` only).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Properties of the entity and what they must be (`aligned: false`, `size: { min: 1 }`).
+    #[serde(flatten)]
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")]
+    pub props: BTreeMap<String, serde_json::Value>,
     /// Op type(s), optionally with an opset range: `gather`, `[gather, gather_nd]`,
     /// `{ type: gather, opset: { min: ios16 } }`.
     #[serde(default)]

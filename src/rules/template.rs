@@ -4,9 +4,11 @@
 use super::compile::{Vars, BUILTIN_VARS};
 use std::collections::BTreeSet;
 
+use super::entity_rule::{placeholder_text, EntityRule};
 use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
 use super::suggest::did_you_mean;
 use super::target::{families_text, DeployTarget, Family};
+use crate::analysis::entity::Entity;
 use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
 use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
 
@@ -338,6 +340,41 @@ impl Template {
                         b.get(name).and_then(|bd| binding_accessor(cx, bd, acc))
                     };
                     out.push_str(value.as_deref().unwrap_or("?"));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every placeholder, as (name, accessor).
+    pub fn placeholders(&self) -> Vec<(String, String)> {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Var { name, acc } => Some((name.clone(), acc.clone())),
+                Part::Text(_) => None,
+            })
+            .collect()
+    }
+
+    /// Renders against a model-level entity matched by an entity rule.
+    pub fn render_entity(
+        &self,
+        rule: &EntityRule,
+        e: &Entity,
+        on: Option<FactTarget<'_>>,
+    ) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Var { name, acc } => {
+                    let v = if name == TARGET_VAR {
+                        on.map(|(families, run)| target_accessor(families, run, acc))
+                    } else {
+                        placeholder_text(rule, e, name, acc)
+                    };
+                    out.push_str(v.as_deref().unwrap_or("?"));
                 }
             }
         }

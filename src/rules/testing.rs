@@ -9,7 +9,7 @@ use super::engine::match_model_for;
 use super::loader::{Rule, RuleSet};
 use super::schema::{SerCase, SerExpect};
 use super::target::DeployTarget;
-use crate::analysis::facts::Fact;
+use crate::analysis::registry::ModelEntities;
 use crate::discover::discover;
 use crate::finding::Finding;
 use crate::ir::{Model, ModelDesc, ModelKind, SourceText};
@@ -136,11 +136,11 @@ impl fmt::Display for TestReport {
 
 /// Runs every rule's tests with no model-level facts.
 pub fn run_rule_tests(rules: &RuleSet) -> TestReport {
-    run_rule_tests_with(rules, &|_| Vec::new())
+    run_rule_tests_with(rules, &|_| ModelEntities::default())
 }
 
 /// Runs every rule's tests; `facts` computes the model-level facts of each snippet's model.
-pub fn run_rule_tests_with(rules: &RuleSet, facts: &dyn Fn(&Model) -> Vec<Fact>) -> TestReport {
+pub fn run_rule_tests_with(rules: &RuleSet, facts: &dyn Fn(&Model) -> ModelEntities) -> TestReport {
     let mut report = TestReport::default();
     for rule in rules.rules() {
         let Ok(single) = RuleSet::from_rules(vec![rule.clone()]) else {
@@ -253,7 +253,7 @@ fn run_case(
     kind: CaseKind,
     index: usize,
     case: &SerCase,
-    facts: &dyn Fn(&Model) -> Vec<Fact>,
+    facts: &dyn Fn(&Model) -> ModelEntities,
 ) -> CaseResult {
     let label = match kind {
         CaseKind::Valid => "valid",

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::testing::snippet_model;
 use super::*;
 use crate::analysis::facts::Fact;
+use crate::analysis::registry::ModelEntities;
 use crate::finding::{Applicability, Finding, Severity};
 
 /// A decode step over `kv_cache [4, 2, rows, 32]` writing `[0, 256)` on axis 2.
@@ -39,7 +40,7 @@ fn only(rules: &RuleSet, id: &str) -> RuleSet {
 
 fn check(mil: &str, rules: &RuleSet) -> Vec<Finding> {
     let model = snippet_model("test.mil", mil).expect("snippet parses");
-    match_model(&model, rules, &[])
+    match_model(&model, rules, &ModelEntities::default())
 }
 
 #[test]
@@ -376,7 +377,14 @@ fn fact_rules_render_fact_captures() {
     fact.function = Some("main".into());
     fact.op = Some("w".into());
     let other = Fact::new("something-else");
-    let findings = match_model(&model, &rules, &[fact, other]);
+    let findings = match_model(
+        &model,
+        &rules,
+        &ModelEntities {
+            facts: vec![fact, other],
+            ..Default::default()
+        },
+    );
     assert_eq!(findings.len(), 1);
     assert_eq!(
         findings[0].message,
@@ -618,19 +626,22 @@ fn model_spec_version_matches_known_versions_only() {
     let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { spec-version: { max: 8 } } }\nmessage: m\n");
     let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n            tensor<fp16, [2]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
     let mut model = snippet_model("t.mil", mil).unwrap();
-    assert!(match_model(&model, &r, &[]).is_empty(), "no spec version");
+    assert!(
+        match_model(&model, &r, &ModelEntities::default()).is_empty(),
+        "no spec version"
+    );
     model.spec_version = Some(8);
-    assert_eq!(match_model(&model, &r, &[]).len(), 1);
+    assert_eq!(match_model(&model, &r, &ModelEntities::default()).len(), 1);
     model.spec_version = Some(9);
-    assert!(match_model(&model, &r, &[]).is_empty());
+    assert!(match_model(&model, &r, &ModelEntities::default()).is_empty());
     // The built-in rule reads the spec version too.
     let rules = only(&builtin(), "opset-too-old-for-states");
     let mil = "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [1, 257, 32]>> kv) {\n            tensor<fp16, [1, 257, 32]> r = read_state(input = kv)[name = string(\"r\")];\n        } -> (r);\n}\n";
     let mut model = snippet_model("t.mil", mil).unwrap();
     model.spec_version = Some(9);
-    assert!(match_model(&model, &rules, &[]).is_empty());
+    assert!(match_model(&model, &rules, &ModelEntities::default()).is_empty());
     model.spec_version = Some(8);
-    let f = match_model(&model, &rules, &[]);
+    let f = match_model(&model, &rules, &ModelEntities::default());
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].state.as_deref(), Some("kv"));
 }
@@ -654,12 +665,12 @@ fn small_blob_constants_have_values_for_value_predicates() {
     let mut model = snippet_model("t.mil", mil).unwrap();
     let rules = only(&builtin(), "mask-nonfinite-const");
     assert!(
-        match_model(&model, &rules, &[]).is_empty(),
+        match_model(&model, &rules, &ModelEntities::default()).is_empty(),
         "the weight file is not found from `.`"
     );
     model.model_path = dir.path().to_path_buf();
     model.root = dir.path().to_path_buf();
-    let f = match_model(&model, &rules, &[]);
+    let f = match_model(&model, &rules, &ModelEntities::default());
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].op.as_deref(), Some("mask"));
 }
@@ -1075,7 +1086,7 @@ fn target_key_tests_families_and_the_minimum_os() {
     let model = snippet_model("t.mil", mil).unwrap();
     let on = |t: Option<&str>| {
         let t = t.map(|t| DeployTarget::parse(&[t]).unwrap());
-        match_model_for(&model, &r, &[], t.as_ref())
+        match_model_for(&model, &r, &ModelEntities::default(), t.as_ref())
             .into_iter()
             .map(|f| f.message)
             .collect::<Vec<_>>()
@@ -1097,7 +1108,7 @@ fn target_key_tests_families_and_the_minimum_os() {
     let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, target: { only-families: [mac], os-before: required } }\nmessage: \"{TARGET.os}\"\n");
     let on = |t: Option<&str>| {
         let t = t.map(|t| DeployTarget::parse(&[t]).unwrap());
-        match_model_for(&model, &r, &[], t.as_ref()).len()
+        match_model_for(&model, &r, &ModelEntities::default(), t.as_ref()).len()
     };
     assert_eq!(on(None), 0);
     assert_eq!(
@@ -1117,4 +1128,130 @@ fn target_key_tests_families_and_the_minimum_os() {
             "{bad}"
         );
     }
+}
+
+/// An entity rule over bundle items: properties select, captures fill the message, and every
+/// property, predicate and placeholder is checked at load.
+#[test]
+fn entity_rules_select_by_typed_properties() {
+    use crate::analysis::bundle::lfs_pointer;
+    let body = r#"
+id: pointer
+title: t
+severity: error
+match: { kind: bundle-item, capture: $B, lfs-pointer: true, file: { same-as: file } }
+message: "{B.file} is a pointer, not the {B.what} (at {OP})"
+"#;
+    let rule = load_rule_text("pointer.yaml", body, Some("pointer"), false).expect("loads");
+    let rules = RuleSet::from_rules(vec![rule]).expect("set");
+    let model = snippet_model("m.mil", &decode(257)).expect("parses");
+    let mut pointer = lfs_pointer(
+        std::path::Path::new("m/weights/weight.bin"),
+        "weight file".into(),
+    );
+    pointer.op = Some("w".into());
+    let missing = crate::analysis::entity::Entity::new("bundle-item")
+        .with("lfs-pointer", false)
+        .with("missing", true);
+    let entities = ModelEntities {
+        entities: vec![pointer, missing],
+        facts: Vec::new(),
+    };
+    let findings = match_model(&model, &rules, &entities);
+    assert_eq!(findings.len(), 1);
+    assert_eq!(
+        findings[0].message,
+        "m/weights/weight.bin is a pointer, not the weight file (at w)"
+    );
+    assert_eq!(findings[0].op.as_deref(), Some("w"));
+
+    let refused = |from: &str, to: &str, says: &str| {
+        let text = body.replace(from, to);
+        let err = load_rule_text("pointer.yaml", &text, Some("pointer"), false)
+            .expect_err(&format!("`{to}` loads"));
+        let all = format!("{err:?}");
+        assert!(all.contains(says), "{to}: {all}");
+    };
+    refused(
+        "kind: bundle-item",
+        "kind: bundle-itme",
+        "did you mean `bundle-item`?",
+    );
+    refused(
+        "lfs-pointer: true",
+        "lfs-pointr: true",
+        "did you mean `lfs-pointer`?",
+    );
+    refused("lfs-pointer: true", "lfs-pointer: 3", "boolean property");
+    refused("lfs-pointer: true", "what: 3", "text property");
+    refused(
+        "{ same-as: file }",
+        "{ same-as: lfs-pointer }",
+        "a boolean one",
+    );
+    refused("{B.what}", "{B.wht}", "did you mean `what`?");
+    refused("{B.what}", "{C.what}", "not bound");
+    refused(
+        "lfs-pointer: true",
+        "lfs-pointer: true, op: relu",
+        "applies to the ops",
+    );
+}
+
+/// Number properties take bounds that may name another number property of the entity.
+#[test]
+fn entity_number_predicates_compare_properties() {
+    use crate::analysis::entity::{prop, Entity, EntityKind, PropType};
+    use crate::rules::entity_rule::EntityCompiler;
+    static KIND: EntityKind = EntityKind {
+        name: "probe",
+        doc: "",
+        located_at: "",
+        properties: &[
+            prop("end", PropType::Int, ""),
+            prop("length", PropType::Int, ""),
+            prop("word", PropType::Text, ""),
+        ],
+    };
+    let test = |yaml: &str, e: &Entity| -> Result<bool, String> {
+        let r: crate::rules::schema::SerRule =
+            serde_yaml_bw::from_str(yaml).map_err(|e| e.to_string())?;
+        let mut c = EntityCompiler::new("match", &KIND);
+        let rule = c.rule(&r);
+        if !c.errors.is_empty() {
+            return Err(format!("{:?}", c.errors));
+        }
+        Ok(rule.test.matches(e))
+    };
+    let past = Entity::new("probe")
+        .with("end", 120u64)
+        .with("length", 100u64)
+        .with("word", "a");
+    let inside = Entity::new("probe")
+        .with("end", 100u64)
+        .with("length", 100u64);
+    assert_eq!(test("end: { above: length }", &past), Ok(true));
+    assert_eq!(test("end: { above: length }", &inside), Ok(false));
+    assert_eq!(
+        test("end: { max: length, multiple-of: 50 }", &inside),
+        Ok(true)
+    );
+    assert_eq!(test("end: { not-multiple-of: 64 }", &past), Ok(true));
+    assert_eq!(test("word: [b, a]", &past), Ok(true));
+    assert_eq!(
+        test("word: a", &inside),
+        Ok(false),
+        "a missing property is unknown"
+    );
+    assert_eq!(test("not: { word: a }", &inside), Ok(true));
+    assert_eq!(test("any: [{ end: 1 }, { end: 120 }]", &past), Ok(true));
+    assert!(test("end: { above: word }", &past)
+        .unwrap_err()
+        .contains("text property"));
+    assert!(test("end: { abov: 3 }", &past)
+        .unwrap_err()
+        .contains("did you mean `above`?"));
+    assert!(test("end: { multiple-of: 0 }", &past)
+        .unwrap_err()
+        .contains("must not be 0"));
 }

@@ -1,6 +1,6 @@
 //! Every built-in rule loads and passes its own `tests:` block.
 
-use coreml_lint::lint::model_facts;
+use coreml_lint::lint::model_entities;
 use coreml_lint::rules::{run_rule_tests_with, CaseStatus, RuleSet};
 
 /// `fact:` rules whose facts need a weight file over 2 GiB: no committed fixture (a sparse file
@@ -14,7 +14,7 @@ fn builtin_rules_pass_their_tests() {
         Err(e) => panic!("{:?}", miette::Report::new(e)),
     };
     assert!(!rules.rules().is_empty());
-    let report = run_rule_tests_with(&rules, &model_facts);
+    let report = run_rule_tests_with(&rules, &model_entities);
     println!("{report}");
     let failures: Vec<String> = report
         .failures()

@@ -1,4 +1,4 @@
-//! Every built-in rule on the hazard corpus, with the model-level facts (`lint::model_facts`): every
+//! Every built-in rule on the hazard corpus, with the model-level facts (`lint::model_entities`): every
 //! expected finding appears exactly once, and nothing else fires. Every model must read.
 
 use crate::common;
@@ -6,7 +6,7 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use coreml_lint::discover::discover;
-use coreml_lint::lint::model_facts;
+use coreml_lint::lint::model_entities;
 use coreml_lint::read::read_model;
 use coreml_lint::rules::{match_model_for, DeployTarget, RuleSet};
 
@@ -67,7 +67,9 @@ fn corpus_findings_of_every_builtin_rule() {
             .map(|t| DeployTarget::parse(&[t]).unwrap_or_else(|e| panic!("{rel}: {e}")));
         let got: Vec<Key> = models
             .iter()
-            .flat_map(|model| match_model_for(model, &rules, &model_facts(model), target.as_ref()))
+            .flat_map(|model| {
+                match_model_for(model, &rules, &model_entities(model), target.as_ref())
+            })
             .map(|f| {
                 (
                     f.rule.clone(),

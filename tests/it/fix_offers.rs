@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use coreml_lint::fix::{apply_plans, FixMode, PadPlan};
 use coreml_lint::ir::Model;
-use coreml_lint::lint::model_facts;
+use coreml_lint::lint::model_entities;
 use coreml_lint::rules::testing::snippet_model;
 use coreml_lint::rules::{match_model, RuleSet};
 
@@ -19,7 +19,7 @@ const FULL: &str = "state-full-extent-write";
 
 /// Checks the property on `model`; returns how many plans were applied.
 fn check_offers(rules: &RuleSet, model: &Model, label: &str) -> usize {
-    let findings = match_model(model, rules, &model_facts(model));
+    let findings = match_model(model, rules, &model_entities(model));
     let mut plans: BTreeMap<String, PadPlan> = BTreeMap::new();
     for f in &findings {
         let Some(fix) = &f.fix else {
@@ -73,7 +73,7 @@ fn check_offers(rules: &RuleSet, model: &Model, label: &str) -> usize {
             );
         }
     }
-    let left: Vec<_> = match_model(&fixed, rules, &model_facts(&fixed))
+    let left: Vec<_> = match_model(&fixed, rules, &model_entities(&fixed))
         .into_iter()
         .filter(|f| f.rule == FULL)
         .map(|f| f.message)
@@ -308,7 +308,7 @@ fn generated_variants_offer_only_fixes_that_apply() {
                     .unwrap_or_else(|e| panic!("{label}: {e}\n{mil}"));
                 let n = check_offers(&rules, &model, &label);
                 if let Window::WrappedRow = window {
-                    let rules_fired: Vec<String> = match_model(&model, &rules, &[])
+                    let rules_fired: Vec<String> = match_model(&model, &rules, &Default::default())
                         .into_iter()
                         .map(|f| f.rule)
                         .collect();

@@ -230,7 +230,7 @@ fn corpus_h1_packages_are_fixed() {
         }
         // Re-linting the fixed package shows no full-extent write of the state.
         let rules = RuleSet::builtin().unwrap();
-        let h1_before = match_model(&before, &rules, &[])
+        let h1_before = match_model(&before, &rules, &Default::default())
             .into_iter()
             .filter(|f| f.rule == "state-full-extent-write" && f.state.as_deref() == Some(&state))
             .count();
@@ -238,7 +238,7 @@ fn corpus_h1_packages_are_fixed() {
             h1_before > 0,
             "{name}: the rule did not fire before the fix"
         );
-        let left: Vec<_> = match_model(&after, &rules, &[])
+        let left: Vec<_> = match_model(&after, &rules, &Default::default())
             .into_iter()
             .filter(|f| f.rule == "state-full-extent-write")
             .collect();

@@ -486,10 +486,11 @@ fn corpus_compiled_fixtures() {
             assert_eq!(state_dims(fc, "kv_cache"), state_dims(ff, "kv_cache"));
         }
         let rules = coreml_lint::rules::loader::RuleSet::builtin().unwrap();
-        let left: Vec<_> = coreml_lint::rules::engine::match_model(&fixed, &rules, &[])
-            .into_iter()
-            .filter(|f| f.rule == "state-full-extent-write")
-            .collect();
+        let left: Vec<_> =
+            coreml_lint::rules::engine::match_model(&fixed, &rules, &Default::default())
+                .into_iter()
+                .filter(|f| f.rule == "state-full-extent-write")
+                .collect();
         assert!(left.is_empty(), "{name}: {left:?}");
         let again = apply(&fixed, &req("kv_cache"), false, FixMode::DiffOnly).unwrap();
         assert!(again.applied.is_empty() && again.diff.is_empty(), "{name}");

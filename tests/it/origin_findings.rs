@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use assert_cmd::Command;
 use coreml_lint::discover::discover;
-use coreml_lint::lint::model_facts;
+use coreml_lint::lint::model_entities;
 use coreml_lint::read::{read_model, ReadOutcome};
 use coreml_lint::rules::{match_model, RuleSet};
 
@@ -378,7 +378,7 @@ fn every_cause_found_before_is_reported_once_and_covers_the_same_ops() {
                 .unwrap_or(&model.path)
                 .display()
                 .to_string();
-            for f in match_model(&model, &rules, &model_facts(&model)) {
+            for f in match_model(&model, &rules, &model_entities(&model)) {
                 if !RULES.contains(&f.rule.as_str()) {
                     continue;
                 }

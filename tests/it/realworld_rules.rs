@@ -292,7 +292,14 @@ fn realworld_findings_are_exactly_the_pinned_ones() {
             .unwrap_or(&model.path)
             .display()
             .to_string();
-        for f in match_model(&model, &rules, &description_facts(&model)) {
+        for f in match_model(
+            &model,
+            &rules,
+            &coreml_lint::analysis::registry::ModelEntities {
+                facts: description_facts(&model),
+                ..Default::default()
+            },
+        ) {
             let sev = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",

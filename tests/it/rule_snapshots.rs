@@ -10,7 +10,7 @@ use std::path::Path;
 
 use coreml_lint::finding::Finding;
 use coreml_lint::ir::Model;
-use coreml_lint::lint::model_facts;
+use coreml_lint::lint::model_entities;
 use coreml_lint::rules::schema::SerCase;
 use coreml_lint::rules::testing::snippet_model;
 use coreml_lint::rules::{match_model_for, Rule, RuleSet};
@@ -81,7 +81,7 @@ fn every_rule_renders_its_cases_as_snapshotted() {
                     coreml_lint::rules::DeployTarget::parse(&[t]).expect("a known target")
                 });
                 let findings =
-                    match_model_for(&model, &single, &model_facts(&model), target.as_ref());
+                    match_model_for(&model, &single, &model_entities(&model), target.as_ref());
                 let _ = writeln!(
                     out,
                     "{list}[{i}]{}: {} finding(s)",

@@ -1,0 +1,59 @@
+//! Every model-level entity kind and its properties, as the producers register them. The rule
+//! loader checks `kind:` and property names against this list; docs/rule-language.md lists it
+//! (a test keeps the two equal).
+
+use super::entity::{Entity, EntityKind};
+use super::facts::Fact;
+
+/// A model's model-level entities, which entity rules (`kind:`) select, and the facts that
+/// `fact:` rules still select (producers not yet describing entities).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelEntities {
+    /// Every entity of every registered kind.
+    pub entities: Vec<Entity>,
+    /// Facts of the producers that emit facts.
+    pub facts: Vec<Fact>,
+}
+
+/// Every entity kind of every producer.
+pub fn entity_kinds() -> impl Iterator<Item = &'static EntityKind> + Clone {
+    super::bundle::ENTITY_KINDS.iter()
+}
+
+/// The registered kind called `name`.
+pub fn entity_kind(name: &str) -> Option<&'static EntityKind> {
+    entity_kinds().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn kinds_and_their_properties_are_unique() {
+        let mut kinds = BTreeSet::new();
+        for k in entity_kinds() {
+            assert!(kinds.insert(k.name), "{} registered twice", k.name);
+            let mut props = BTreeSet::new();
+            for p in k.properties {
+                assert!(
+                    props.insert(p.name),
+                    "{}.{} registered twice",
+                    k.name,
+                    p.name
+                );
+                assert!(
+                    p.name
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                    "{}.{} is not kebab-case",
+                    k.name,
+                    p.name
+                );
+            }
+        }
+        assert!(entity_kind("bundle-item").is_some());
+    }
+}

@@ -1,0 +1,515 @@
+//! Rule objects over model-level entities (`match: { kind: weight, aligned: false }`): compiled
+//! against the entity kind's registered properties, then tested on every entity of that kind.
+//!
+//! A property predicate depends on the property's type: a boolean takes `true`/`false`; a number
+//! takes a number or `{ min, max, above, below, multiple-of, not-multiple-of }`, where the bounds
+//! may name another number property of the same entity (`end: { above: file-length }`); a text
+//! takes a word, a list of words (any of them), or `{ same-as: <text property> }`. `all`, `any`
+//! and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
+
+use serde_json::Value;
+
+use super::compile::CompileError;
+use super::schema::SerRule;
+use super::suggest::did_you_mean;
+use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropertyDef};
+
+/// A number bound: a constant or another property of the entity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Operand {
+    Const(i128),
+    Prop(&'static str),
+}
+
+impl Operand {
+    fn value(&self, e: &Entity) -> Option<i128> {
+        match self {
+            Operand::Const(n) => Some(*n),
+            Operand::Prop(p) => match e.get(p) {
+                Some(Prop::Int(n)) => Some(*n),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// One predicate on one property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Pred {
+    Bool(bool),
+    Number {
+        min: Option<Operand>,
+        max: Option<Operand>,
+        above: Option<Operand>,
+        below: Option<Operand>,
+        multiple_of: Option<i128>,
+        not_multiple_of: Option<i128>,
+    },
+    /// Any of these words.
+    Words(Vec<String>),
+    /// Equal to another property of the entity.
+    SameAs(&'static str),
+}
+
+/// A compiled entity rule object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum EntityTest {
+    Prop(&'static str, Pred),
+    All(Vec<EntityTest>),
+    Any(Vec<EntityTest>),
+    Not(Box<EntityTest>),
+}
+
+impl EntityTest {
+    /// Whether `e` matches. A property the entity lacks is unknown: no predicate on it holds.
+    pub(crate) fn matches(&self, e: &Entity) -> bool {
+        match self {
+            EntityTest::All(ts) => ts.iter().all(|t| t.matches(e)),
+            EntityTest::Any(ts) => ts.iter().any(|t| t.matches(e)),
+            EntityTest::Not(t) => !t.matches(e),
+            EntityTest::Prop(name, pred) => e.get(name).is_some_and(|v| pred.holds(v, e)),
+        }
+    }
+}
+
+impl Pred {
+    fn holds(&self, v: &Prop, e: &Entity) -> bool {
+        match (self, v) {
+            (Pred::Bool(want), Prop::Bool(b)) => want == b,
+            (
+                Pred::Number {
+                    min,
+                    max,
+                    above,
+                    below,
+                    multiple_of,
+                    not_multiple_of,
+                },
+                Prop::Int(n),
+            ) => {
+                let cmp = |o: &Option<Operand>, ok: fn(i128, i128) -> bool| match o {
+                    None => true,
+                    Some(o) => o.value(e).is_some_and(|b| ok(*n, b)),
+                };
+                cmp(min, |n, b| n >= b)
+                    && cmp(max, |n, b| n <= b)
+                    && cmp(above, |n, b| n > b)
+                    && cmp(below, |n, b| n < b)
+                    && multiple_of.is_none_or(|m| n % m == 0)
+                    && not_multiple_of.is_none_or(|m| n % m != 0)
+            }
+            (Pred::Words(words), Prop::Text(t)) => words.iter().any(|w| w == t),
+            (Pred::SameAs(other), v) => e.get(other) == Some(v),
+            _ => false,
+        }
+    }
+}
+
+/// A compiled entity rule: the kind, the test and the capture naming the entity.
+#[derive(Clone, Debug)]
+pub(crate) struct EntityRule {
+    pub kind: &'static EntityKind,
+    pub test: EntityTest,
+    /// `capture: $X` at the top of `match` (without `$`).
+    pub capture: Option<String>,
+}
+
+/// Keys of a rule object that entity rule objects cannot use, with the reason.
+fn node_only_keys(r: &SerRule) -> Vec<&'static str> {
+    let mut keys = Vec::new();
+    let present = [
+        ("op", r.op.is_some()),
+        ("input", r.input.is_some()),
+        ("output", r.output.is_some()),
+        ("param", r.param.is_some()),
+        ("attr", r.attr.is_some()),
+        ("state-write", r.state_write.is_some()),
+        ("axis-dim", r.axis_dim.is_some()),
+        ("implied-shape", r.implied_shape.is_some()),
+        ("blocked-axes", r.blocked_axes.is_some()),
+        ("name", r.name.is_some()),
+        ("function", r.function.is_some()),
+        ("model", r.model.is_some()),
+        ("origin", r.origin.is_some()),
+        ("matches", r.matches.is_some()),
+        ("reasons", r.reasons.is_some()),
+        ("fed-by", r.fed_by.is_some()),
+        ("feeds", r.feeds.is_some()),
+        ("inside", r.inside.is_some()),
+        ("has", r.has.is_some()),
+        ("peers", r.peers.is_some()),
+        ("stop-by", r.stop_by.is_some()),
+        ("via", r.via.is_some()),
+        ("fact", r.fact.is_some()),
+    ];
+    for (key, is) in present {
+        if is {
+            keys.push(key);
+        }
+    }
+    keys
+}
+
+/// Compiles entity rule objects, collecting every error with its YAML path.
+pub(crate) struct EntityCompiler {
+    pub errors: Vec<CompileError>,
+    path: Vec<String>,
+    kind: &'static EntityKind,
+}
+
+impl EntityCompiler {
+    /// A compiler for rule objects over `kind`, whose error paths start at `root`.
+    pub(crate) fn new(root: &str, kind: &'static EntityKind) -> EntityCompiler {
+        EntityCompiler {
+            errors: Vec::new(),
+            path: vec![root.to_string()],
+            kind,
+        }
+    }
+
+    fn error(&mut self, key: &str, message: impl Into<String>) {
+        let mut path = self.path.clone();
+        if !key.is_empty() {
+            path.push(key.to_string());
+        }
+        self.errors.push(CompileError {
+            path,
+            message: message.into(),
+        });
+    }
+
+    fn nested<T>(&mut self, key: &str, f: impl FnOnce(&mut EntityCompiler) -> T) -> T {
+        self.path.push(key.to_string());
+        let out = f(self);
+        self.path.pop();
+        out
+    }
+
+    /// The top-level `match:` object (which carries `kind:` and may carry `capture:`).
+    pub(crate) fn rule(&mut self, r: &SerRule) -> EntityRule {
+        let capture = r.capture.as_deref().and_then(|raw| self.capture_name(raw));
+        let test = self.object(r, true);
+        EntityRule {
+            kind: self.kind,
+            test,
+            capture,
+        }
+    }
+
+    fn capture_name(&mut self, raw: &str) -> Option<String> {
+        let name = raw.strip_prefix('$');
+        let ok = name.is_some_and(|n| {
+            n.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && n.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        });
+        match name {
+            Some(n) if ok && !matches!(n, "OP" | "FUNCTION" | "STATE" | "TARGET") => {
+                Some(n.to_string())
+            }
+            Some(n) if ok => {
+                self.error("capture", format!("`${n}` is reserved"));
+                None
+            }
+            _ => {
+                self.error(
+                    "capture",
+                    format!("capture `{raw}`: use `$` and upper-case letters, digits or `_`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn object(&mut self, r: &SerRule, top: bool) -> EntityTest {
+        for key in node_only_keys(r) {
+            self.error(
+                key,
+                format!(
+                    "`{key}:` applies to the ops and inputs of a function, not to `{}` entities",
+                    self.kind.name
+                ),
+            );
+        }
+        if !top {
+            if r.kind.is_some() {
+                self.error("kind", "`kind:` is allowed only at the top of `match`");
+            }
+            if r.capture.is_some() {
+                self.error("capture", "an entity is captured at the top of `match`");
+            }
+            if r.target.is_some() {
+                self.error("target", "`target:` is allowed only at the top of `match`");
+            }
+        }
+        let mut tests = Vec::new();
+        for (name, value) in &r.props {
+            if let Some(t) = self.property(name, value) {
+                tests.push(t);
+            }
+        }
+        if let Some(all) = &r.all {
+            let ts = self.nested("all", |c| {
+                all.iter()
+                    .enumerate()
+                    .map(|(i, r)| c.nested(&i.to_string(), |c| c.object(r, false)))
+                    .collect()
+            });
+            tests.push(EntityTest::All(ts));
+        }
+        if let Some(any) = &r.any {
+            if any.is_empty() {
+                self.error("any", "lists no rule object");
+            }
+            let ts = self.nested("any", |c| {
+                any.iter()
+                    .enumerate()
+                    .map(|(i, r)| c.nested(&i.to_string(), |c| c.object(r, false)))
+                    .collect()
+            });
+            tests.push(EntityTest::Any(ts));
+        }
+        if let Some(not) = &r.not {
+            let t = self.nested("not", |c| c.object(not, false));
+            tests.push(EntityTest::Not(Box::new(t)));
+        }
+        if tests.len() == 1 {
+            tests.remove(0)
+        } else {
+            EntityTest::All(tests)
+        }
+    }
+
+    fn known_property(&mut self, key: &str, name: &str) -> Option<&'static PropertyDef> {
+        let kind = self.kind;
+        let def = kind.property(name);
+        if def.is_none() {
+            let names = kind.properties.iter().map(|p| p.name);
+            self.error(
+                key,
+                format!(
+                    "`{name}` is not a property of `{}` entities{} (properties: {})",
+                    kind.name,
+                    did_you_mean(name, names.clone()),
+                    names.collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+        def
+    }
+
+    fn property(&mut self, name: &str, value: &Value) -> Option<EntityTest> {
+        let def = self.known_property(name, name)?;
+        let pred = self.nested(name, |c| c.predicate(def, value))?;
+        Some(EntityTest::Prop(def.name, pred))
+    }
+
+    fn predicate(&mut self, def: &'static PropertyDef, value: &Value) -> Option<Pred> {
+        let wrong = |c: &mut EntityCompiler, form: &str| {
+            c.error(
+                "",
+                format!("`{}` is a {} property: {form}", def.name, def.ty.as_str()),
+            );
+            None
+        };
+        if let Value::Object(map) = value {
+            if let Some(other) = map.get("same-as") {
+                if map.len() != 1 {
+                    return wrong(self, "`same-as:` stands alone");
+                }
+                let other = other.as_str().unwrap_or_default();
+                let o = self.known_property("same-as", other)?;
+                if o.ty != def.ty {
+                    self.error(
+                        "same-as",
+                        format!(
+                            "`{}` is a {} property and `{}` a {} one",
+                            def.name,
+                            def.ty.as_str(),
+                            o.name,
+                            o.ty.as_str()
+                        ),
+                    );
+                    return None;
+                }
+                return Some(Pred::SameAs(o.name));
+            }
+        }
+        match (def.ty, value) {
+            (PropType::Bool, Value::Bool(b)) => Some(Pred::Bool(*b)),
+            (PropType::Bool, _) => wrong(self, "write `true` or `false`"),
+            (PropType::Text, Value::String(s)) => Some(Pred::Words(vec![s.clone()])),
+            (PropType::Text, Value::Array(items)) => {
+                let words: Option<Vec<String>> = items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_string))
+                    .collect();
+                match words {
+                    Some(w) if !w.is_empty() => Some(Pred::Words(w)),
+                    _ => wrong(self, "write a word or a list of words"),
+                }
+            }
+            (PropType::Text, _) => wrong(self, "write a word, a list of words or `{ same-as: … }`"),
+            (PropType::Int, Value::Number(_)) => {
+                let n = self.number(value)?;
+                Some(Pred::Number {
+                    min: Some(Operand::Const(n)),
+                    max: Some(Operand::Const(n)),
+                    above: None,
+                    below: None,
+                    multiple_of: None,
+                    not_multiple_of: None,
+                })
+            }
+            (PropType::Int, Value::Object(map)) => self.number_range(map),
+            (PropType::Int, _) => wrong(
+                self,
+                "write a number or `{ min, max, above, below, multiple-of, not-multiple-of }`",
+            ),
+        }
+    }
+
+    fn number(&mut self, v: &Value) -> Option<i128> {
+        match v.as_i64().map(i128::from).or(v.as_u64().map(i128::from)) {
+            Some(n) => Some(n),
+            None => {
+                self.error("", format!("`{v}` is not a whole number"));
+                None
+            }
+        }
+    }
+
+    fn number_range(&mut self, map: &serde_json::Map<String, Value>) -> Option<Pred> {
+        const KEYS: &[&str] = &[
+            "min",
+            "max",
+            "above",
+            "below",
+            "multiple-of",
+            "not-multiple-of",
+            "same-as",
+        ];
+        let mut ok = true;
+        for key in map.keys() {
+            if !KEYS.contains(&key.as_str()) {
+                self.error(
+                    key,
+                    format!(
+                        "unknown key `{key}`{} (known: {})",
+                        did_you_mean(key, KEYS.iter().copied()),
+                        KEYS.join(", ")
+                    ),
+                );
+                ok = false;
+            }
+        }
+        let operand = |c: &mut EntityCompiler, key: &str| -> Option<Operand> {
+            let v = map.get(key)?;
+            c.nested(key, |c| match v {
+                Value::String(p) => {
+                    let def = c.known_property("", p)?;
+                    if def.ty != PropType::Int {
+                        c.error("", format!("`{p}` is a {} property", def.ty.as_str()));
+                        return None;
+                    }
+                    Some(Operand::Prop(def.name))
+                }
+                _ => c.number(v).map(Operand::Const),
+            })
+        };
+        let min = operand(self, "min");
+        let max = operand(self, "max");
+        let above = operand(self, "above");
+        let below = operand(self, "below");
+        let divisor = |c: &mut EntityCompiler, key: &str| -> Option<i128> {
+            let n = c.nested(key, |c| c.number(map.get(key)?))?;
+            if n == 0 {
+                c.error(key, "must not be 0");
+                return None;
+            }
+            Some(n)
+        };
+        let multiple_of = divisor(self, "multiple-of");
+        let not_multiple_of = divisor(self, "not-multiple-of");
+        ok.then_some(Pred::Number {
+            min,
+            max,
+            above,
+            below,
+            multiple_of,
+            not_multiple_of,
+        })
+    }
+}
+
+/// The kind `kind:` names, or an error naming the known kinds.
+pub(crate) fn entity_kind_named(name: &str) -> Result<&'static EntityKind, String> {
+    crate::analysis::registry::entity_kind(name).ok_or_else(|| {
+        let names = crate::analysis::registry::entity_kinds().map(|k| k.name);
+        format!(
+            "unknown entity kind `{name}`{} (kinds: {})",
+            did_you_mean(name, names.clone()),
+            names.collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+/// The placeholders an entity rule's templates may use besides the capture's properties.
+pub(crate) const ENTITY_LOCATION_VARS: &[&str] = &["FUNCTION", "OP", "STATE"];
+
+/// Errors for placeholders of an entity rule's template that name nothing the rule binds.
+pub(crate) fn check_placeholders(
+    rule: &EntityRule,
+    placeholders: &[(String, String)],
+    target_bound: bool,
+) -> Vec<String> {
+    let mut errors = Vec::new();
+    for (name, acc) in placeholders {
+        if ENTITY_LOCATION_VARS.contains(&name.as_str()) || (target_bound && name == "TARGET") {
+            continue;
+        }
+        if rule.capture.as_deref() != Some(name.as_str()) {
+            let bound: Vec<String> = rule
+                .capture
+                .iter()
+                .cloned()
+                .chain(ENTITY_LOCATION_VARS.iter().map(|s| s.to_string()))
+                .collect();
+            errors.push(format!(
+                "`{{{name}}}` is not bound by the rule's match (bound: {})",
+                bound.join(", ")
+            ));
+            continue;
+        }
+        if acc.is_empty() {
+            errors.push(format!(
+                "`{{{name}}}`: name a property, e.g. `{{{name}.{}}}`",
+                rule.kind.properties.first().map_or("…", |p| p.name)
+            ));
+        } else if rule.kind.property(acc).is_none() {
+            let names = rule.kind.properties.iter().map(|p| p.name);
+            errors.push(format!(
+                "`{{{name}.{acc}}}`: `{acc}` is not a property of `{}` entities{}",
+                rule.kind.name,
+                did_you_mean(acc, names)
+            ));
+        }
+    }
+    errors
+}
+
+/// The text of placeholder `{name.acc}` for entity `e`, when it has one.
+pub(crate) fn placeholder_text(
+    rule: &EntityRule,
+    e: &Entity,
+    name: &str,
+    acc: &str,
+) -> Option<String> {
+    match name {
+        "FUNCTION" => e.function.clone(),
+        "OP" => e.op.clone(),
+        "STATE" => e.state.clone(),
+        _ if rule.capture.as_deref() == Some(name) => e.get(acc).map(ToString::to_string),
+        _ => None,
+    }
+}
