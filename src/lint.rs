@@ -2,8 +2,8 @@
 //! every function.
 
 use crate::analysis::blobs::blob_facts;
-use crate::analysis::description::description_facts;
-use crate::analysis::opset::opset_facts_with;
+use crate::analysis::description::description_entities;
+use crate::analysis::opset::opset_entities_with;
 use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::Finding;
@@ -99,10 +99,10 @@ fn model_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> 
             facts.push(f);
         }
     }
-    facts.extend(description_facts(model));
-    facts.extend(crate::analysis::state_writes::never_written_facts(model));
-    facts.extend(opset_facts_with(model, analyses));
-    facts.extend(crate::analysis::os_requirement::os_requirement_facts(model));
+    entities.extend(description_entities(model));
+    entities.extend(crate::analysis::state_writes::model_state_entities(model));
+    entities.extend(opset_entities_with(model, analyses));
+    entities.push(crate::analysis::os_requirement::model_entity(model));
     facts.extend(crate::analysis::coreai::coreai_facts(model));
     ModelEntities { entities, facts }
 }

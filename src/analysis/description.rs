@@ -20,26 +20,43 @@
 
 use std::collections::BTreeMap;
 
-use super::facts::{Fact, FactKind};
+use super::entity::{prop, Entity, EntityKind, PropType};
 use crate::ir::{
     DType, Dim, FeatureDesc, FeatureKind, Flexibility, Function, FunctionDesc, Model, ModelKind,
     Name, TensorType,
 };
 
-/// Fact kinds produced here (each is also a rule id), with the captures each carries.
-pub const FACT_KINDS: &[FactKind] = &[
-    FactKind::new("description-signature-mismatch", &["DETAIL"]),
-    FactKind::new(
-        "state-shape-mismatch",
-        &["DETAIL", "OTHER", "OTHER_TYPE", "TYPE"],
-    ),
+/// The entity kinds produced here.
+pub const ENTITY_KINDS: &[EntityKind] = &[
+    EntityKind {
+        name: "signature-difference",
+        doc: "a way in which the model description (`Model.description`, a compiled model's \
+              `metadata.json`) and the program's function signatures differ: a feature one side \
+              lacks, a type or shape they disagree on, a default function that names nothing",
+        located_at: "the function's declaration (a state's, for a state), else the first function",
+        properties: &[
+            prop("detail", PropType::Text, "what differs, in one sentence"),
+            prop("from-metadata", PropType::Bool, "the description is a compiled model's `metadata.json`"),
+        ],
+    },
+    EntityKind {
+        name: "state-declaration",
+        doc: "a state a function declares, beside the same state in the function that declares it first (the default function first, then by name)",
+        located_at: "the state's declaration",
+        properties: &[
+            prop("name", PropType::Text, "the state's name"),
+            prop("type", PropType::Text, "its declared type, e.g. `tensor<fp16, [1, 8, 256, 64]>`"),
+            prop("reference-function", PropType::Text, "the function that declares it first"),
+            prop("reference-type", PropType::Text, "the type that function declares"),
+        ],
+    },
 ];
 
-/// Every description fact of `model`.
-pub fn description_facts(model: &Model) -> Vec<Fact> {
-    let mut facts = signature_facts(model);
-    facts.extend(state_shape_facts(model));
-    facts
+/// Every description entity of `model`.
+pub fn description_entities(model: &Model) -> Vec<Entity> {
+    let mut out = signature_differences(model);
+    out.extend(state_declarations(model));
+    out
 }
 
 /// One disagreement found while comparing a function with a description.
@@ -58,20 +75,29 @@ impl Mismatch {
     }
 }
 
-fn fact(kind: &str, f: &Function, state: Option<String>, detail: String) -> Fact {
+/// An entity of `kind` at `f` (at its state `state`'s declaration, when given).
+fn at_function(kind: &'static str, f: &Function, state: Option<String>) -> Entity {
     let span = state
         .as_ref()
         .and_then(|s| f.inputs().find(|(_, i)| &i.name == s))
         .map_or(f.span, |(_, i)| i.span);
-    let mut x = Fact::new(kind).with("DETAIL", detail);
+    let mut x = Entity::new(kind);
     x.function = Some(f.name.clone());
     x.state = state;
     x.span = Some(span);
     x
 }
 
-fn model_fact(model: &Model, detail: String) -> Fact {
-    let mut x = Fact::new("description-signature-mismatch").with("DETAIL", detail);
+fn difference(f: &Function, state: Option<String>, detail: String, metadata: bool) -> Entity {
+    at_function("signature-difference", f, state)
+        .with("detail", detail)
+        .with("from-metadata", metadata)
+}
+
+fn model_difference(model: &Model, detail: String) -> Entity {
+    let mut x = Entity::new("signature-difference")
+        .with("detail", detail)
+        .with("from-metadata", false);
     if let Some(f) = model.program.functions.first() {
         x.span = Some(f.span);
     }
@@ -82,7 +108,7 @@ fn has_description(d: &FunctionDesc) -> bool {
     !(d.inputs.is_empty() && d.outputs.is_empty() && d.states.is_empty())
 }
 
-fn signature_facts(model: &Model) -> Vec<Fact> {
+fn signature_differences(model: &Model) -> Vec<Entity> {
     let d = &model.description;
     let funcs = &model.program.functions;
     let mut out = Vec::new();
@@ -106,7 +132,7 @@ fn signature_facts(model: &Model) -> Vec<Fact> {
             if let Some((f, ms)) = best {
                 for m in ms {
                     let detail = format!("metadata.json: {}", m.detail);
-                    out.push(fact("description-signature-mismatch", f, m.state, detail));
+                    out.push(difference(f, m.state, detail, true));
                 }
             }
             return out;
@@ -115,14 +141,14 @@ fn signature_facts(model: &Model) -> Vec<Fact> {
     }
     if d.functions.is_empty() {
         if let Some(name) = &d.default_function {
-            out.push(model_fact(
+            out.push(model_difference(
                 model,
                 format!("defaultFunctionName is `{name}` but the description lists no functions"),
             ));
         }
         if funcs.len() > 1 {
             let names: Vec<&str> = funcs.iter().map(|f| f.name.as_str()).collect();
-            out.push(model_fact(
+            out.push(model_difference(
                 model,
                 format!(
                     "the program has {} functions ({}) but the description has no per-function \
@@ -135,24 +161,24 @@ fn signature_facts(model: &Model) -> Vec<Fact> {
         }
         if let Some(f) = funcs.first() {
             for m in compare(f, &d.top) {
-                out.push(fact("description-signature-mismatch", f, m.state, m.detail));
+                out.push(difference(f, m.state, m.detail, false));
             }
         }
         return out;
     }
     match &d.default_function {
-        None => out.push(model_fact(
+        None => out.push(model_difference(
             model,
             "the description lists functions but no defaultFunctionName".to_string(),
         )),
-        Some(name) if !funcs.iter().any(|f| &f.name == name) => out.push(model_fact(
+        Some(name) if !funcs.iter().any(|f| &f.name == name) => out.push(model_difference(
             model,
             format!("defaultFunctionName `{name}` names no function of the program"),
         )),
         Some(_) => {}
     }
     if has_description(&d.top) {
-        out.push(model_fact(
+        out.push(model_difference(
             model,
             "the description has per-function descriptions and also model-level inputs, outputs \
              or states"
@@ -162,7 +188,7 @@ fn signature_facts(model: &Model) -> Vec<Fact> {
     for fd in &d.functions {
         let name = fd.name.as_deref().unwrap_or("");
         if !funcs.iter().any(|f| f.name == name) {
-            out.push(model_fact(
+            out.push(model_difference(
                 model,
                 format!("the description describes function `{name}`, which the program lacks"),
             ));
@@ -174,15 +200,15 @@ fn signature_facts(model: &Model) -> Vec<Fact> {
             .iter()
             .find(|x| x.name.as_deref() == Some(&f.name))
         {
-            None => out.push(fact(
-                "description-signature-mismatch",
+            None => out.push(difference(
                 f,
                 None,
                 format!("function `{}` has no FunctionDescription", f.name),
+                false,
             )),
             Some(fd) => {
                 for m in compare(f, fd) {
-                    out.push(fact("description-signature-mismatch", f, m.state, m.detail));
+                    out.push(difference(f, m.state, m.detail, false));
                 }
             }
         }
@@ -457,7 +483,9 @@ fn shape_mismatch(
     None
 }
 
-fn state_shape_facts(model: &Model) -> Vec<Fact> {
+/// Every state declaration of a multifunction program, each beside the first declaration of the
+/// same state in the default function, then the others by name.
+fn state_declarations(model: &Model) -> Vec<Entity> {
     let funcs = &model.program.functions;
     if funcs.len() < 2 {
         return Vec::new();
@@ -479,26 +507,14 @@ fn state_shape_facts(model: &Model) -> Vec<Fact> {
                 continue;
             }
             let Some(t) = i.ty.tensor() else { continue };
-            match reference.get(i.name.as_str()) {
-                None => {
-                    reference.insert(&i.name, (&f.name, t));
-                }
-                Some((rf, rt)) if *rt != t => out.push(
-                    fact(
-                        "state-shape-mismatch",
-                        f,
-                        Some(i.name.to_string()),
-                        format!(
-                            "`{}` declares state `{}` as {t}, `{rf}` as {rt}",
-                            f.name, i.name
-                        ),
-                    )
-                    .with("OTHER", rf)
-                    .with("TYPE", t)
-                    .with("OTHER_TYPE", rt),
-                ),
-                Some(_) => {}
-            }
+            let (rf, rt) = *reference.entry(&i.name).or_insert((&f.name, t));
+            out.push(
+                at_function("state-declaration", f, Some(i.name.to_string()))
+                    .with("name", i.name.to_string())
+                    .with("type", t.to_string())
+                    .with("reference-function", rf)
+                    .with("reference-type", rt.to_string()),
+            );
         }
     }
     out
@@ -544,10 +560,22 @@ mod tests {
         m
     }
 
-    fn details(facts: &[Fact]) -> Vec<String> {
+    /// What the two description rules report: every signature difference, and every state
+    /// declaration whose type is not its reference's (`rules/state-shape-mismatch.yaml`).
+    fn description_facts(model: &Model) -> Vec<Entity> {
+        let all = description_entities(model);
+        crate::analysis::entity::tests::assert_registered(&all, ENTITY_KINDS);
+        all.into_iter()
+            .filter(|e| {
+                e.kind == "signature-difference" || e.get("type") != e.get("reference-type")
+            })
+            .collect()
+    }
+
+    fn details(facts: &[Entity]) -> Vec<String> {
         facts
             .iter()
-            .map(|f| f.captures.get("DETAIL").cloned().unwrap_or_default())
+            .map(|f| f.get("detail").map(ToString::to_string).unwrap_or_default())
             .collect()
     }
 
@@ -626,17 +654,15 @@ mod tests {
         let facts = description_facts(&package(TWO, d.clone()));
         let sig: Vec<_> = facts
             .iter()
-            .filter(|f| f.kind == "description-signature-mismatch")
+            .filter(|f| f.kind == "signature-difference")
             .collect();
         assert_eq!(sig.len(), 1, "{facts:?}");
         assert!(details(&facts)[0].contains("`decode`"));
         d.default_function = Some("infer".into());
         let shape = description_facts(&package(TWO, d));
-        crate::analysis::facts::tests::assert_registered(&facts, FACT_KINDS);
-        crate::analysis::facts::tests::assert_registered(&shape, FACT_KINDS);
         let facts = shape;
         assert_eq!(facts.len(), 1, "{facts:?}");
-        assert_eq!(facts[0].kind, "state-shape-mismatch");
+        assert_eq!(facts[0].kind, "state-declaration");
         assert_eq!(facts[0].function.as_deref(), Some("prefill"));
         assert_eq!(facts[0].state.as_deref(), Some("kv"));
     }

@@ -76,10 +76,6 @@ pub const LOCATION_CAPTURES: &[&str] = &["FUNCTION", "OP", "STATE"];
 pub fn fact_kinds() -> impl Iterator<Item = &'static FactKind> {
     super::blobs::FACT_KINDS
         .iter()
-        .chain(super::description::FACT_KINDS)
-        .chain(super::state_writes::FACT_KINDS)
-        .chain(super::opset::FACT_KINDS)
-        .chain(super::os_requirement::FACT_KINDS)
         .chain(super::coreai::FACT_KINDS)
 }
 

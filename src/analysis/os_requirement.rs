@@ -1,16 +1,48 @@
-//! The oldest OS a model runs on: the newest of what its `specificationVersion`, its functions'
-//! opsets and its ops need (an op needs the opset it arrived in, `rules/opset/`). One fact per
-//! model, at the first op (or function) that needs that OS; `target: { os-before: required }`
-//! compares it with the run's deployment target.
+//! The model as a whole: the oldest OS it runs on — the newest of what its
+//! `specificationVersion`, its functions' opsets and its ops need (an op needs the opset it
+//! arrived in, `rules/opset/`) — and what its metadata says about the converter that wrote it.
+//! One `model` entity per model, at the first op (or function) that needs that OS;
+//! `target: { os-before: required }` compares the OS with the run's deployment target.
 
-use super::facts::{Fact, FactKind};
+use super::entity::{prop, Entity, EntityKind, PropType};
 use super::opset::OpTable;
 use crate::ir::{Function, Model, ModelKind};
 use crate::os_level::{level_opset_name, level_text, opset_name_level, spec_version_level};
 
-/// The fact kind, with its captures: `NEEDS` ("iOS 18 / macOS 15") and `REASON` ("opset CoreML8,
-/// first op `scaled_dot_product_attention` `sdpa_0`").
-pub const FACT_KINDS: &[FactKind] = &[FactKind::new("os-requirement", &["NEEDS", "REASON"])];
+/// The entity kind produced here.
+pub const ENTITY_KINDS: &[EntityKind] = &[EntityKind {
+    name: "model",
+    doc: "the model as a whole: the OS it needs and the converter its metadata names",
+    located_at: "the first op (or function) that needs the model's OS, else the model",
+    properties: &[
+        prop("spec-version", PropType::Int, "`specificationVersion` (absent for text MIL)"),
+        prop("needs", PropType::Text, "the oldest OS the model runs on, e.g. `iOS 18 / macOS 15`"),
+        prop("needs-level", PropType::Int, "the same as an iOS version number, e.g. `18`"),
+        prop(
+            "reason",
+            PropType::Text,
+            "what needs that OS, e.g. `opset CoreML8, first op `scaled_dot_product_attention` `sdpa_0``",
+        ),
+        prop(
+            "converter-version",
+            PropType::Text,
+            "the coremltools version the metadata names (`com.github.apple.coremltools.version`): the one that converted the model, not one that compressed it later",
+        ),
+        prop("converter-major", PropType::Int, "its first number (`9` of `9.0b1`)"),
+        prop("converter-minor", PropType::Int, "its second number (`0` of `9.0b1`)"),
+        prop("converter-patch", PropType::Int, "its third number, `0` when it has none"),
+        prop(
+            "converter-source",
+            PropType::Text,
+            "the framework it was converted from (`com.github.apple.coremltools.source`, e.g. `torch==2.7.0`)",
+        ),
+        prop(
+            "source-dialect",
+            PropType::Text,
+            "the source's dialect (`com.github.apple.coremltools.source_dialect`, e.g. `TorchScript`)",
+        ),
+    ],
+}];
 
 /// What needs a level: the function, and the first op of it that does (if one does).
 struct Need<'a> {
@@ -42,15 +74,63 @@ fn function_need<'a>(table: &OpTable, f: &'a Function) -> Option<Need<'a>> {
 /// The OS level Core AI arrived in: every `.aimodel` needs iOS 27 / macOS 27 (COREAI.md).
 const CORE_AI_LEVEL: u32 = 27;
 
-/// The model's OS requirement, when it needs more than the oldest ML-program OS can tell.
-pub fn os_requirement_facts(model: &Model) -> Vec<Fact> {
-    if model.kind == ModelKind::AiModel {
-        let mut fact = Fact::new("os-requirement").with(
-            "REASON",
-            "a Core AI asset: Core AI ships with iOS 27 / macOS 27".to_string(),
+/// The `model` entity of `model`.
+pub fn model_entity(model: &Model) -> Entity {
+    let mut e = Entity::new("model").with_opt("spec-version", model.spec_version);
+    let meta = |key: &str| {
+        model
+            .description
+            .user_defined
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    if let Some(version) = meta("com.github.apple.coremltools.version") {
+        let numbers = version_numbers(&version);
+        e = e
+            .with("converter-version", version)
+            .with_opt("converter-major", numbers.first().copied())
+            .with_opt("converter-minor", numbers.get(1).copied())
+            .with("converter-patch", numbers.get(2).copied().unwrap_or(0));
+    }
+    e = e
+        .with_opt(
+            "converter-source",
+            meta("com.github.apple.coremltools.source"),
+        )
+        .with_opt(
+            "source-dialect",
+            meta("com.github.apple.coremltools.source_dialect"),
         );
-        fact.requires_os = Some(CORE_AI_LEVEL);
-        return vec![fact.with("NEEDS", level_text(CORE_AI_LEVEL))];
+    if let Some((level, reason)) = requirement(model, &mut e) {
+        e.requires_os = Some(level);
+        e = e
+            .with("needs", level_text(level))
+            .with("needs-level", level)
+            .with("reason", reason);
+    }
+    e
+}
+
+/// The leading numbers of a version (`9.0b1` → 9, 0; `8.3.0` → 8, 3, 0).
+fn version_numbers(version: &str) -> Vec<u64> {
+    version
+        .split('.')
+        .map_while(|part| {
+            let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+/// The OS level the model needs and why, when it needs more than the oldest ML-program OS can
+/// tell; places `e` at the op (or function) that needs it.
+fn requirement(model: &Model, e: &mut Entity) -> Option<(u32, String)> {
+    if model.kind == ModelKind::AiModel {
+        return Some((
+            CORE_AI_LEVEL,
+            "a Core AI asset: Core AI ships with iOS 27 / macOS 27".to_string(),
+        ));
     }
     let table = OpTable::builtin();
     let spec = model.spec_version.and_then(spec_version_level);
@@ -63,16 +143,15 @@ pub fn os_requirement_facts(model: &Model) -> Vec<Fact> {
             Some(b) if b.level >= n.level => Some(b),
             _ => Some(n),
         });
-    let mut fact = Fact::new("os-requirement");
-    let level = match (program, spec) {
+    match (program, spec) {
         (Some(n), s) if s.is_none_or(|s| s <= n.level) => {
-            fact.function = Some(n.function.name.clone());
+            e.function = Some(n.function.name.clone());
             let opset = level_opset_name(n.level);
             let reason = match n.op {
                 Some((op, _)) => {
-                    fact.op = Some(op.display_name().to_string());
-                    fact.op_order = Some(op.order);
-                    fact.span = Some(op.span);
+                    e.op = Some(op.display_name().to_string());
+                    e.op_order = Some(op.order);
+                    e.span = Some(op.span);
                     format!(
                         "opset {opset}, first op `{}` `{}`",
                         op.op_type,
@@ -81,45 +160,46 @@ pub fn os_requirement_facts(model: &Model) -> Vec<Fact> {
                 }
                 None => format!("opset {opset} of function `{}`", n.function.name),
             };
-            fact = fact.with("REASON", reason);
-            n.level
+            Some((n.level, reason))
         }
         (_, Some(s)) => {
             let version = model.spec_version.unwrap_or_default();
-            fact = fact.with("REASON", format!("specification version {version}"));
-            s
+            Some((s, format!("specification version {version}")))
         }
-        (_, None) => return Vec::new(),
-    };
-    fact.requires_os = Some(level);
-    vec![fact.with("NEEDS", level_text(level))]
+        (_, None) => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::facts::tests::assert_registered;
+    use crate::analysis::entity::tests::assert_registered;
+    use crate::analysis::entity::Prop;
 
-    fn facts(mil: &str, spec: Option<i64>) -> Vec<Fact> {
+    fn model(mil: &str, spec: Option<i64>) -> Entity {
         let mut model = crate::rules::testing::snippet_model("t.mil", mil).expect("parses");
         model.spec_version = spec;
-        let facts = os_requirement_facts(&model);
-        assert_registered(&facts, FACT_KINDS);
-        facts
+        let e = model_entity(&model);
+        assert_registered(std::slice::from_ref(&e), ENTITY_KINDS);
+        e
+    }
+
+    fn text(e: &Entity, name: &str) -> String {
+        e.get(name).map(ToString::to_string).unwrap_or_default()
     }
 
     #[test]
     fn first_op_that_needs_the_opset() {
-        let f = facts(
+        let e = model(
             "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x, tensor<fp16, [1, 2]> p) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n            tensor<fp16, [1, 4]> u = slice_update(begin = tensor<int32, [2]>([0, 0]), end = tensor<int32, [2]>([1, 2]), update = p, x = y)[name = string(\"u\")];\n        } -> (u);\n}\n",
             Some(9),
         );
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].requires_os, Some(18));
-        assert_eq!(f[0].op.as_deref(), Some("u"));
-        assert_eq!(f[0].captures["NEEDS"], "iOS 18 / macOS 15");
+        assert_eq!(e.requires_os, Some(18));
+        assert_eq!(e.op.as_deref(), Some("u"));
+        assert_eq!(text(&e, "needs"), "iOS 18 / macOS 15");
+        assert_eq!(e.get("needs-level"), Some(&Prop::Int(18)));
         assert_eq!(
-            f[0].captures["REASON"],
+            text(&e, "reason"),
             "opset CoreML8, first op `slice_update` `u`"
         );
     }
@@ -127,12 +207,39 @@ mod tests {
     #[test]
     fn opset_alone_and_spec_version() {
         let relu = "program(1.0)\n{\n    func main<ios17>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
-        let f = facts(relu, Some(8));
-        assert_eq!(f[0].requires_os, Some(17));
-        assert_eq!(f[0].captures["REASON"], "opset CoreML7 of function `main`");
-        let f = facts(relu, Some(9));
-        assert_eq!(f[0].requires_os, Some(18));
-        assert_eq!(f[0].captures["REASON"], "specification version 9");
-        assert_eq!(f[0].op, None);
+        let e = model(relu, Some(8));
+        assert_eq!(e.requires_os, Some(17));
+        assert_eq!(text(&e, "reason"), "opset CoreML7 of function `main`");
+        let e = model(relu, Some(9));
+        assert_eq!(e.requires_os, Some(18));
+        assert_eq!(text(&e, "reason"), "specification version 9");
+        assert_eq!(e.op, None);
+        assert_eq!(e.get("spec-version"), Some(&Prop::Int(9)));
+    }
+
+    #[test]
+    fn converter_version_from_the_metadata() {
+        assert_eq!(version_numbers("9.0b1"), vec![9, 0]);
+        assert_eq!(version_numbers("8.3.0"), vec![8, 3, 0]);
+        assert!(version_numbers("main").is_empty());
+        let mut m = crate::rules::testing::snippet_model(
+            "t.mil",
+            "program(1.3)\n{\n    func main<ios15>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n",
+        )
+        .expect("parses");
+        m.description.user_defined = vec![
+            ("com.github.apple.coremltools.version".into(), "9.0".into()),
+            (
+                "com.github.apple.coremltools.source".into(),
+                "torch==2.7.0".into(),
+            ),
+        ];
+        let e = model_entity(&m);
+        assert_eq!(text(&e, "converter-version"), "9.0");
+        assert_eq!(e.get("converter-major"), Some(&Prop::Int(9)));
+        assert_eq!(e.get("converter-minor"), Some(&Prop::Int(0)));
+        assert_eq!(e.get("converter-patch"), Some(&Prop::Int(0)));
+        assert_eq!(text(&e, "converter-source"), "torch==2.7.0");
+        assert_eq!(text(&e, "needs"), "iOS 15 / macOS 12");
     }
 }

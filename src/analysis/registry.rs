@@ -17,7 +17,12 @@ pub struct ModelEntities {
 
 /// Every entity kind of every producer.
 pub fn entity_kinds() -> impl Iterator<Item = &'static EntityKind> + Clone {
-    super::bundle::ENTITY_KINDS.iter()
+    super::bundle::ENTITY_KINDS
+        .iter()
+        .chain(super::opset::ENTITY_KINDS)
+        .chain(super::os_requirement::ENTITY_KINDS)
+        .chain(super::description::ENTITY_KINDS)
+        .chain(super::state_writes::ENTITY_KINDS)
 }
 
 /// The registered kind called `name`.

@@ -17,7 +17,7 @@ use std::fmt;
 
 use super::consteval::{slice_indices, ConstEnv};
 use super::dependence::{Dependence, DependenceMap};
-use super::facts::{Fact, FactKind};
+use super::entity::{prop, Entity, EntityKind, PropType};
 use crate::ir::{Arg, Function, Model, NodeId, Op, TensorType, ValueType};
 
 /// Ops through which a written value is followed unchanged.
@@ -932,18 +932,35 @@ pub fn analyze(f: &Function, consts: &ConstEnv, deps: &DependenceMap) -> StateWr
     StateWrites { states, writes }
 }
 
-/// Fact kind of a state that some function reads and no function writes (HAZARDS.md H4b).
-pub const NEVER_WRITTEN: &str = "state-never-written";
+/// The entity kind produced here: the model's states across its functions.
+pub const ENTITY_KINDS: &[EntityKind] = &[EntityKind {
+    name: "model-state",
+    doc: "a state of the model, across all its functions: who reads it and whether any function writes it",
+    located_at: "its first read (in function order), else its first declaration",
+    properties: &[
+        prop("name", PropType::Text, "the state's name"),
+        prop("read", PropType::Bool, "some function reads it (`read_state`)"),
+        prop(
+            "written",
+            PropType::Bool,
+            "some function writes it (`write_state` or `coreml_update_state`)",
+        ),
+        prop("readers", PropType::Text, "the functions that read it, e.g. `` `decode`, `prefill` ``"),
+    ],
+}];
 
-/// The fact kinds produced here, with their captures.
-pub const FACT_KINDS: &[FactKind] = &[FactKind::new(NEVER_WRITTEN, &["READERS"])];
-
-/// One fact per state that some function of `model` reads and no function writes, on the first
-/// read. `torch.jit.trace` of an in-place cache update can drop the write this way.
-pub fn never_written_facts(model: &Model) -> Vec<Fact> {
+/// One entity per state of `model`: read by which functions, written by any. `torch.jit.trace`
+/// of an in-place cache update can drop the write (HAZARDS.md H4b).
+pub fn model_state_entities(model: &Model) -> Vec<Entity> {
     let mut written: HashSet<&str> = HashSet::new();
     let mut first_read: BTreeMap<&str, (&Function, &Op)> = BTreeMap::new();
+    let mut declared: BTreeMap<&str, &Function> = BTreeMap::new();
     for f in &model.program.functions {
+        for (_, i) in f.inputs() {
+            if i.ty.is_state() {
+                declared.entry(&i.name).or_insert(f);
+            }
+        }
         for (_, op) in f.ops() {
             let (param, writes) = match op.op_type.as_str() {
                 "read_state" => ("input", false),
@@ -968,10 +985,9 @@ pub fn never_written_facts(model: &Model) -> Vec<Fact> {
             }
         }
     }
-    first_read
+    declared
         .into_iter()
-        .filter(|(s, _)| !written.contains(s))
-        .map(|(s, (f, op))| {
+        .map(|(s, decl)| {
             let readers: Vec<String> = model
                 .program
                 .functions
@@ -982,12 +998,27 @@ pub fn never_written_facts(model: &Model) -> Vec<Fact> {
                 })
                 .map(|g| format!("`{}`", g.name))
                 .collect();
-            let mut x = Fact::new(NEVER_WRITTEN).with("READERS", readers.join(", "));
-            x.function = Some(f.name.clone());
-            x.op = Some(op.display_name().to_string());
-            x.op_order = Some(op.order);
+            let mut x = Entity::new("model-state")
+                .with("name", s)
+                .with("read", first_read.contains_key(s))
+                .with("written", written.contains(s))
+                .with("readers", readers.join(", "));
             x.state = Some(s.to_string());
-            x.span = Some(op.span);
+            match first_read.get(s) {
+                Some((f, op)) => {
+                    x.function = Some(f.name.clone());
+                    x.op = Some(op.display_name().to_string());
+                    x.op_order = Some(op.order);
+                    x.span = Some(op.span);
+                }
+                None => {
+                    x.function = Some(decl.name.clone());
+                    x.span = decl
+                        .inputs()
+                        .find(|(_, i)| i.name.as_str() == s)
+                        .map(|(_, i)| i.span);
+                }
+            }
             x
         })
         .collect()
@@ -1319,19 +1350,28 @@ mod tests {
     }
 
     #[test]
-    fn a_state_read_and_never_written_is_a_fact() {
+    fn a_state_read_and_never_written_says_so() {
         let mil = |write: &str| {
             format!(
                 "program(1.3)\n{{\n    func main<ios18>(state<tensor<fp16, [1, 8, 4]>> s, tensor<fp16, [1, 8, 4]> u) {{\n            tensor<fp16, [1, 8, 4]> old = read_state(input = s)[name = string(\"old\")];\n{write}        }} -> (old);\n}}\n"
             )
         };
         let model = crate::rules::testing::snippet_model("t.mil", &mil("")).expect("parses");
-        let facts = never_written_facts(&model);
-        assert_eq!(facts.len(), 1);
-        assert_eq!(facts[0].state.as_deref(), Some("s"));
-        assert_eq!(facts[0].op.as_deref(), Some("old"));
+        let states = model_state_entities(&model);
+        crate::analysis::entity::tests::assert_registered(&states, ENTITY_KINDS);
+        assert_eq!(states.len(), 1);
+        assert_eq!(states[0].state.as_deref(), Some("s"));
+        assert_eq!(states[0].op.as_deref(), Some("old"));
+        assert_eq!(
+            states[0].get("written"),
+            Some(&crate::analysis::entity::Prop::Bool(false))
+        );
         let written = mil("            write_state(data = u, input = s)[name = string(\"w\")];\n");
         let model = crate::rules::testing::snippet_model("t.mil", &written).expect("parses");
-        assert!(never_written_facts(&model).is_empty());
+        let states = model_state_entities(&model);
+        assert_eq!(
+            states[0].get("written"),
+            Some(&crate::analysis::entity::Prop::Bool(true))
+        );
     }
 }

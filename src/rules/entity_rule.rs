@@ -4,7 +4,8 @@
 //! A property predicate depends on the property's type: a boolean takes `true`/`false`; a number
 //! takes a number or `{ min, max, above, below, multiple-of, not-multiple-of }`, where the bounds
 //! may name another number property of the same entity (`end: { above: file-length }`); a text
-//! takes a word, a list of words (any of them), or `{ same-as: <text property> }`. `all`, `any`
+//! takes a word, a list of words (any of them), or `{ same-as: <text property> }`; any property
+//! takes `{ present: true|false }` (whether the entity has it). `all`, `any`
 //! and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
 
 use serde_json::Value;
@@ -49,6 +50,8 @@ pub(crate) enum Pred {
     Words(Vec<String>),
     /// Equal to another property of the entity.
     SameAs(&'static str),
+    /// The entity has the property (`true`) or lacks it (`false`).
+    Present(bool),
 }
 
 /// A compiled entity rule object.
@@ -67,6 +70,7 @@ impl EntityTest {
             EntityTest::All(ts) => ts.iter().all(|t| t.matches(e)),
             EntityTest::Any(ts) => ts.iter().any(|t| t.matches(e)),
             EntityTest::Not(t) => !t.matches(e),
+            EntityTest::Prop(name, Pred::Present(want)) => e.get(name).is_some() == *want,
             EntityTest::Prop(name, pred) => e.get(name).is_some_and(|v| pred.holds(v, e)),
         }
     }
@@ -313,6 +317,12 @@ impl EntityCompiler {
             None
         };
         if let Value::Object(map) = value {
+            if let Some(present) = map.get("present") {
+                return match (map.len(), present) {
+                    (1, Value::Bool(b)) => Some(Pred::Present(*b)),
+                    _ => wrong(self, "`present:` stands alone and takes `true` or `false`"),
+                };
+            }
             if let Some(other) = map.get("same-as") {
                 if map.len() != 1 {
                     return wrong(self, "`same-as:` stands alone");
@@ -388,6 +398,7 @@ impl EntityCompiler {
             "multiple-of",
             "not-multiple-of",
             "same-as",
+            "present",
         ];
         let mut ok = true;
         for key in map.keys() {

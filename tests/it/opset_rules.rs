@@ -1,21 +1,37 @@
 //! The MIL op-set check (`rules/opset/`, `rules/mil-*.yaml`): no `mil-*` finding on any corpus model
 //! (written by coremltools) or real-world model (written by Apple's compiler and coremltools), every
-//! rule's valid twin clean of every `mil-*` fact, and each invalid snippet reported by its own rule
-//! only, on the op's line, from the command line.
+//! rule's valid twin clean of every `mil-*` finding, and each invalid snippet reported by its own
+//! rule only, on the op's line, from the command line.
 
 use crate::common;
 
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use coreml_lint::analysis::opset::{opset_facts, FACT_KINDS};
+use coreml_lint::analysis::opset::ENTITY_KINDS;
 use coreml_lint::discover::discover;
+use coreml_lint::finding::Finding;
+use coreml_lint::ir::Model;
+use coreml_lint::lint::model_entities;
 use coreml_lint::read::{read_model, ReadOutcome};
 use coreml_lint::rules::testing::snippet_model;
-use coreml_lint::rules::RuleSet;
+use coreml_lint::rules::{match_model, RuleSet};
 
-/// (models read, ops in them) after asserting that none has an op-set fact.
+/// The built-in `mil-*` rules.
+fn mil_rules() -> RuleSet {
+    let mut rules = RuleSet::builtin().expect("built-ins load");
+    rules.retain(|r| r.id.starts_with("mil-"));
+    rules
+}
+
+/// The findings of the `mil-*` rules in `m`.
+fn mil_findings(m: &Model, rules: &RuleSet) -> Vec<Finding> {
+    match_model(m, rules, &model_entities(m))
+}
+
+/// (models read, ops in them) after asserting that none has an op-set finding.
 fn assert_no_opset_facts(root: &std::path::Path) -> (usize, usize) {
+    let rules = mil_rules();
     let mut models = 0;
     let mut ops = 0;
     let mut bad = Vec::new();
@@ -30,18 +46,18 @@ fn assert_no_opset_facts(root: &std::path::Path) -> (usize, usize) {
             .iter()
             .map(|f| f.op_count())
             .sum::<usize>();
-        for x in opset_facts(&m) {
+        for x in mil_findings(&m, &rules) {
             // A function at an opset newer than the table (the iOS26 corpus packages) is only
             // noted as not checked.
-            if x.kind == "mil-opset-not-checked" && is_ios26_fixture(&m.path) {
+            if x.rule == "mil-opset-not-checked" && is_ios26_fixture(&m.path) {
                 continue;
             }
             bad.push(format!(
-                "{}: {} at {:?} {:?}",
+                "{}: {} at {:?}: {}",
                 m.path.display(),
-                x.kind,
+                x.rule,
                 x.op,
-                x.captures
+                x.message
             ));
         }
     }
@@ -78,28 +94,30 @@ fn realworld_models_have_no_opset_findings() {
     assert!(ops > 10_000, "only {ops} ops checked");
 }
 
-/// Each `mil-*` rule's valid snippets give no op-set fact of any kind; each invalid one gives facts
-/// of its own rule only.
+/// Each `mil-*` rule's valid snippets give no `mil-*` finding of any rule; each invalid one gives
+/// findings of its own rule only. Every `mil-*` rule selects an op-set entity.
 #[test]
 fn mil_rule_snippets_are_clean_twins() {
-    let rules = RuleSet::builtin().expect("built-ins load");
-    let mil: Vec<_> = rules
-        .rules()
-        .iter()
-        .filter(|r| r.id.starts_with("mil-"))
-        .collect();
-    let ids: BTreeSet<&str> = mil.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(
-        ids,
-        FACT_KINDS.iter().map(|k| k.name).collect(),
-        "one rule per fact kind"
-    );
-    for rule in mil {
+    let rules = mil_rules();
+    let kinds: BTreeSet<&str> = ENTITY_KINDS.iter().map(|k| k.name).collect();
+    assert_eq!(rules.rules().len(), 13);
+    for rule in rules.rules() {
+        let text = &rule.source.text;
+        let kind = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("kind: "))
+            .unwrap_or_else(|| panic!("{}: no `kind:`", rule.id));
+        assert!(kinds.contains(kind), "{}: kind {kind}", rule.id);
+    }
+    for rule in rules.rules() {
         assert!(!rule.tests().valid.is_empty() && !rule.tests().invalid.is_empty());
         for case in &rule.tests().valid {
             let m = snippet_model("valid.mil", case.mil.as_deref().expect("a text case"))
                 .expect("parses");
-            let kinds: Vec<String> = opset_facts(&m).into_iter().map(|x| x.kind).collect();
+            let kinds: Vec<String> = mil_findings(&m, &rules)
+                .into_iter()
+                .map(|x| x.rule)
+                .collect();
             assert!(
                 kinds.is_empty(),
                 "{} valid {:?}: {kinds:?}",
@@ -110,7 +128,10 @@ fn mil_rule_snippets_are_clean_twins() {
         for case in &rule.tests().invalid {
             let m = snippet_model("invalid.mil", case.mil.as_deref().expect("a text case"))
                 .expect("parses");
-            let kinds: BTreeSet<String> = opset_facts(&m).into_iter().map(|x| x.kind).collect();
+            let kinds: BTreeSet<String> = mil_findings(&m, &rules)
+                .into_iter()
+                .map(|x| x.rule)
+                .collect();
             assert_eq!(
                 kinds,
                 BTreeSet::from([rule.id.clone()]),

@@ -325,6 +325,9 @@ fn converter_made_control_flow_with_reused_names_reads() {
         types.contains(&"while_loop") && types.contains(&"cond"),
         "{types:?}"
     );
-    let mil: Vec<_> = coreml_lint::analysis::opset::opset_facts(&model);
+    let mut rules = coreml_lint::rules::RuleSet::builtin().expect("built-ins load");
+    rules.retain(|r| r.id.starts_with("mil-"));
+    let entities = coreml_lint::lint::model_entities(&model);
+    let mil = coreml_lint::rules::match_model(&model, &rules, &entities);
     assert!(mil.is_empty(), "{mil:?}");
 }

@@ -1,13 +1,14 @@
 //! One function checked against the op table: one pass over its ops in program order. Each op's
 //! table entry is looked up once and its bindings matched to the version's parameters by index;
-//! nothing is allocated for an op unless it produces a fact.
+//! every op, parameter and literal is described as an entity whose properties the `mil-*` rules
+//! test.
 
 use super::infer::{infer, InferCx};
 use super::table::{
     opset_position, OpTable, OpVersion, OpsetPos, ParamKind, ParamSpec, MAX_GROUPS, OPSETS,
 };
 use super::values::FunctionValues;
-use crate::analysis::facts::Fact;
+use crate::analysis::entity::Entity;
 use crate::analysis::FunctionAnalysis;
 use crate::ir::render::text_opset;
 use crate::ir::{Arg, DType, Function, Literal, Op, Payload, ValueType};
@@ -66,77 +67,74 @@ fn bindings(op: &Op) -> impl Iterator<Item = (&str, Bindings<'_>)> {
     inputs.chain(attributes)
 }
 
-/// Every op-set fact of `f`. `text`: the program was read from text MIL.
+/// Where an entity about `op` of `f` is reported.
+fn at_op(kind: &'static str, f: &Function, op: &Op) -> Entity {
+    let mut e = Entity::new(kind).with("op-type", op.op_type.as_str());
+    e.function = Some(f.name.clone());
+    e.op = Some(op.display_name().to_string());
+    e.op_order = Some(op.order);
+    e.span = Some(op.span);
+    e
+}
+
+/// Every op-set entity of `f`: the function, and for each op the op, its parameters and its
+/// literals, as the op table sees them. `text`: the program was read from text MIL.
 /// `analysis`: the function's analysis, when it was computed already.
 pub(super) fn check_function(
     table: &OpTable,
     f: &Function,
     analysis: Option<&FunctionAnalysis>,
     text: bool,
-) -> Vec<Fact> {
+) -> Vec<Entity> {
+    let mut function = Entity::new("mil-function")
+        .with("opset", f.opset.as_str())
+        .with("known-opsets", OPSETS.join(", "));
+    function.function = Some(f.name.clone());
+    function.span = Some(f.span);
     let at = match opset_position(&f.opset) {
         OpsetPos::Known(i) => i,
-        OpsetPos::NotDescribed => {
-            let mut x = Fact::new("mil-opset-not-checked")
-                .with("OPSET", &f.opset)
-                .with("KNOWN", OPSETS.join(", "));
-            x.function = Some(f.name.clone());
-            x.span = Some(f.span);
-            return vec![x];
-        }
+        OpsetPos::NotDescribed => return vec![function.with("described", false)],
     };
+    let mut out = vec![function.with("described", true)];
     let old_opset_with_states = at + 1 < OPSETS.len() && f.inputs().any(|(_, i)| i.ty.is_state());
     let values = FunctionValues::new(f, analysis);
     let cx = InferCx { f, values: &values };
-    let mut out = Vec::new();
     for (_, op) in f.ops() {
-        let fact = |kind: &str| {
-            let mut x = Fact::new(kind).with("OP_TYPE", &op.op_type);
-            x.function = Some(f.name.clone());
-            x.op = Some(op.display_name().to_string());
-            x.op_order = Some(op.order);
-            x.span = Some(op.span);
-            x
-        };
-        literal_counts(op, &fact, &mut out);
-        if text && op.op_type == "coreml_update_state" {
-            out.push(fact("mil-update-state-in-text"));
-        }
+        literal_counts(f, op, &mut out);
+        let mut e = at_op("mil-op", f, op).with("text-program", text);
         let Some(entry) = table.entry(&op.op_type) else {
-            out.push(
-                fact("mil-unknown-op").with(
-                    "SUGGESTION",
-                    suggest(&op.op_type, table.op_names())
-                        .map_or("no op of that name exists in any opset".to_string(), |s| {
-                            format!("did you mean `{s}`?")
-                        }),
-                ),
-            );
+            let hint = suggest(&op.op_type, table.op_names())
+                .map_or("no op of that name exists in any opset".to_string(), |s| {
+                    format!("did you mean `{s}`?")
+                });
+            out.push(e.with("known", false).with("hint", hint));
             continue;
         };
+        e.set("known", true);
         let Some(version) = entry.version(at) else {
             let since = entry.first_opset().unwrap_or("?");
-            if old_opset_with_states && Some(since) == OPSETS.last().copied() {
-                // `opset-too-old-for-states` reports the function's opset at its state; declaring
-                // iOS18 brings every iOS18 op with it.
-                continue;
-            }
             out.push(
-                fact("mil-op-too-new")
-                    .with("SINCE", since)
-                    .with("SINCE_TARGET", target_name(since))
-                    .with("OPSET", &f.opset)
-                    .with("OPSET_TARGET", target_name(text_opset(&f.opset))),
+                e.with("available", false)
+                    .with(
+                        "needs-state-opset",
+                        old_opset_with_states && Some(since) == OPSETS.last().copied(),
+                    )
+                    .with("since", since)
+                    .with("since-target", target_name(since))
+                    .with("opset", f.opset.as_str())
+                    .with("opset-target", target_name(text_opset(&f.opset))),
             );
             continue;
         };
-        check_params(table, &values, op, version, &fact, &mut out);
+        e.set("available", true);
+        check_params(table, &values, f, op, version, &mut out);
         if let Some(how) = entry.inference() {
-            output_type(&cx, op, how, &fact, &mut out);
+            output_type(&cx, op, how, &mut e);
         }
         if matches!(op.op_type.as_str(), "write_state" | "coreml_update_state") {
-            write_type(f, op, &fact, &mut out);
+            write_type(f, op, &mut e);
         }
+        out.push(e);
     }
     out
 }
@@ -154,13 +152,15 @@ fn describe(ty: &ValueType) -> String {
     }
 }
 
+/// The `mil-parameter` entities of `op`: each binding of a parameter (one the signature has or
+/// not), then each parameter of the signature the op leaves unbound.
 fn check_params<'a>(
     table: &OpTable,
     values: &FunctionValues<'a>,
+    f: &Function,
     op: &'a Op,
     version: &'a OpVersion,
-    fact: &dyn Fn(&str) -> Fact,
-    out: &mut Vec<Fact>,
+    out: &mut Vec<Entity>,
 ) {
     let params = version.params();
     let mut bound = 0u64;
@@ -179,8 +179,8 @@ fn check_params<'a>(
             .filter(move |(i, _)| missing & (1 << i) != 0)
             .map(|(_, p)| p.name.as_str())
     };
-    // A misspelled parameter is one problem: reported where it is written, with the parameter it
-    // stands for (the closest name, or the one required parameter left out), not again as missing.
+    // A misspelled parameter stands for the closest name, or for the one required parameter left
+    // out: that parameter is then `misspelled`, not simply missing.
     let mut meant: Vec<&str> = Vec::new();
     if unknown > 0 {
         let unknown: Vec<&str> = bindings(op)
@@ -203,21 +203,30 @@ fn check_params<'a>(
             };
             meant.extend(guess);
             out.push(
-                fact("mil-unknown-param")
-                    .with("PARAM", name)
-                    .with("SUGGESTION", hint),
+                at_op("mil-parameter", f, op)
+                    .with("param", *name)
+                    .with("bound", true)
+                    .with("in-signature", false)
+                    .with("hint", hint),
             );
         }
     }
     let mut groups = [None; MAX_GROUPS];
     for (name, binds) in bindings(op) {
         if let Some(spec) = version.param(name) {
-            check_binding(table, values, op, name, binds, spec, fact, &mut groups, out);
+            check_binding(table, values, op, name, binds, spec, &mut groups, out);
         }
     }
-    if missing != 0 {
-        for name in missing_names().filter(|m| !meant.contains(m)) {
-            out.push(fact("mil-missing-param").with("PARAM", name));
+    for (i, p) in params.iter().enumerate() {
+        if bound & (1 << i) == 0 {
+            out.push(
+                at_op("mil-parameter", f, op)
+                    .with("param", p.name.as_str())
+                    .with("bound", false)
+                    .with("in-signature", true)
+                    .with("required", version.required() & (1 << i) != 0)
+                    .with("misspelled", meant.contains(&p.name.as_str())),
+            );
         }
     }
 }
@@ -230,6 +239,20 @@ fn bound_type<'a>(f: &'a Function, b: &Bound<'a>) -> Option<&'a ValueType> {
     }
 }
 
+/// What a parameter of `kind` takes, as `mil-parameter`'s `takes` says it.
+fn takes(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::Tensor => "tensor",
+        ParamKind::State => "state",
+        ParamKind::Tuple => "tuple",
+        ParamKind::List => "list",
+        ParamKind::Any => "any",
+    }
+}
+
+/// One `mil-parameter` entity per binding of parameter `name`, which the signature has (`spec`).
+/// The element type is described for a parameter bound to one tensor; `group-param` /
+/// `group-dtype` name the first parameter of its type group and that parameter's element type.
 #[allow(clippy::too_many_arguments)]
 fn check_binding<'a>(
     table: &OpTable,
@@ -238,93 +261,69 @@ fn check_binding<'a>(
     name: &'a str,
     binds: Bindings<'a>,
     spec: &'a ParamSpec,
-    fact: &dyn Fn(&str) -> Fact,
     groups: &mut [Option<(&'a str, DType)>; MAX_GROUPS],
-    out: &mut Vec<Fact>,
+    out: &mut Vec<Entity>,
 ) {
-    if spec.kind == ParamKind::Any && !spec.constant {
-        return; // nothing below applies
-    }
     let f = values.function();
-    // The only binding and its type, when there is exactly one.
-    let mut single: Option<(Bound<'a>, Option<&'a ValueType>)> = None;
-    for (i, b) in binds.iter().enumerate() {
+    let all: Vec<Bound<'a>> = binds.iter().collect();
+    let single = all.len() == 1;
+    for b in all {
         let ty = bound_type(f, &b);
-        single = (i == 0).then_some((b, ty));
-        let Some(ty) = ty else { continue };
-        let kind = |expected: &str| {
-            fact("mil-param-kind")
-                .with("PARAM", name)
-                .with("VALUE", b.shown())
-                .with("EXPECTED", expected)
-                .with("GOT", describe(ty))
+        let mut e = at_op("mil-parameter", f, op)
+            .with("param", name)
+            .with("bound", true)
+            .with("in-signature", true)
+            .with("required", !spec.optional)
+            .with("value", b.shown())
+            .with("takes", takes(spec.kind))
+            .with("must-be-const", spec.constant);
+        let Some(ty) = ty else {
+            out.push(e);
+            continue;
         };
-        match spec.kind {
-            ParamKind::State if !ty.is_state() => {
-                out.push(kind("a state"));
-                return;
-            }
-            ParamKind::Tensor | ParamKind::Tuple | ParamKind::List if ty.is_state() => {
-                out.push(kind("a tensor"));
-                return;
-            }
-            _ => {}
+        e.set("is-state", ty.is_state());
+        e.set("got", describe(ty));
+        e.set(
+            "expects",
+            if spec.kind == ParamKind::State {
+                "a state"
+            } else {
+                "a tensor"
+            },
+        );
+        let runtime = match b {
+            Bound::Name(n) => values.dependence(n).filter(|d| d.data),
+            Bound::Literal(_) => None,
+        };
+        e.set("runtime-data", runtime.is_some());
+        if let Some(d) = runtime {
+            e.set("source", d.describe());
         }
-        if spec.constant {
-            if let Bound::Name(n) = b {
-                if let Some(d) = values.dependence(n).filter(|d| d.data) {
-                    out.push(
-                        fact("mil-param-not-const")
-                            .with("PARAM", name)
-                            .with("VALUE", b.shown())
-                            .with("SOURCE", d.describe()),
-                    );
-                    return;
+        if let (true, ParamKind::Tensor, ValueType::Tensor(t)) = (single, spec.kind, ty) {
+            let accepted = spec.accepts(t.dtype);
+            e.set("dtype", t.dtype.to_string());
+            e.set("dtype-accepted", accepted);
+            e.set("accepted-dtypes", spec.dtypes.join(", "));
+            e.set(
+                "deferred",
+                table.deferred(&op.op_type, name, t.dtype).is_some(),
+            );
+            if let (true, Some(slot)) = (accepted, spec.group.and_then(|g| groups.get_mut(g))) {
+                match *slot {
+                    Some((other, d)) => {
+                        e.set("group-param", other);
+                        e.set("group-dtype", d.to_string());
+                    }
+                    None => *slot = Some((name, t.dtype)),
                 }
             }
         }
-    }
-    if spec.kind != ParamKind::Tensor {
-        return;
-    }
-    let Some((b, Some(ValueType::Tensor(t)))) = single else {
-        return;
-    };
-    if !spec.accepts(t.dtype) {
-        if table.deferred(&op.op_type, name, t.dtype).is_some() {
-            return;
-        }
-        out.push(
-            fact("mil-param-dtype")
-                .with("PARAM", name)
-                .with("VALUE", b.shown())
-                .with("DTYPE", t.dtype)
-                .with("ALLOWED", spec.dtypes.join(", ")),
-        );
-        return;
-    }
-    if let Some(slot) = spec.group.and_then(|g| groups.get_mut(g)) {
-        match *slot {
-            Some((other, d)) if d != t.dtype => out.push(
-                fact("mil-dtype-mismatch")
-                    .with("PARAM", name)
-                    .with("DTYPE", t.dtype)
-                    .with("OTHER", other)
-                    .with("OTHER_DTYPE", d),
-            ),
-            Some(_) => {}
-            None => *slot = Some((name, t.dtype)),
-        }
+        out.push(e);
     }
 }
 
-fn output_type(
-    cx: &InferCx<'_>,
-    op: &Op,
-    how: super::table::Inference,
-    fact: &dyn Fn(&str) -> Fact,
-    out: &mut Vec<Fact>,
-) {
+/// The declared and the inferred type of `op`'s first output, on its `mil-op` entity.
+fn output_type(cx: &InferCx<'_>, op: &Op, how: super::table::Inference, e: &mut Entity) {
     let Some(first) = op.outputs.first() else {
         return;
     };
@@ -336,18 +335,17 @@ fn output_type(
         Ok(None) => None,
         Err(why) => Some(("no valid type".to_string(), why)),
     };
+    e.set("output", first.name.to_string());
+    e.set("declared", declared.to_string());
+    e.set("output-agrees", found.is_none());
     if let Some((inferred, detail)) = found {
-        out.push(
-            fact("mil-output-type")
-                .with("OUTPUT", &first.name)
-                .with("DECLARED", declared)
-                .with("INFERRED", inferred)
-                .with("DETAIL", detail),
-        );
+        e.set("inferred", inferred);
+        e.set("contradiction", detail);
     }
 }
 
-fn write_type(f: &Function, op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<Fact>) {
+/// The state a write op writes and the data it writes, on its `mil-op` entity.
+fn write_type(f: &Function, op: &Op, e: &mut Entity) {
     let (state_param, data_param) = if op.op_type == "write_state" {
         ("input", "data")
     } else {
@@ -376,18 +374,16 @@ fn write_type(f: &Function, op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<
         }
         _ => false,
     };
-    if st.dtype != dt.dtype || shapes_differ {
-        let mut x = fact("mil-write-state-type")
-            .with("STATE_TYPE", st)
-            .with("DATA", shown)
-            .with("DATA_TYPE", dt);
-        x.state = Some(state.to_string());
-        out.push(x);
-    }
+    e.state = Some(state.to_string());
+    e.set("state-type", st.to_string());
+    e.set("data", shown);
+    e.set("data-type", dt.to_string());
+    e.set("data-fits-state", st.dtype == dt.dtype && !shapes_differ);
 }
 
-/// Literals (inline arguments and attributes) whose element count disagrees with their shape.
-fn literal_counts(op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<Fact>) {
+/// A `mil-literal` entity per tensor literal (inline argument or attribute) of `op` whose shape is
+/// fully known: how many elements it lists and how many its shape holds.
+fn literal_counts(f: &Function, op: &Op, out: &mut Vec<Entity>) {
     for (name, binds) in bindings(op) {
         for b in binds.iter() {
             let Bound::Literal(lit) = b else { continue };
@@ -403,15 +399,13 @@ fn literal_counts(op: &Op, fact: &dyn Fn(&str) -> Fact, out: &mut Vec<Fact>) {
             else {
                 continue;
             };
-            if found as u64 != expected {
-                out.push(
-                    fact("mil-literal-elements")
-                        .with("PARAM", name)
-                        .with("TYPE", t)
-                        .with("FOUND", found)
-                        .with("EXPECTED", expected),
-                );
-            }
+            out.push(
+                at_op("mil-literal", f, op)
+                    .with("param", name)
+                    .with("type", t.to_string())
+                    .with("elements", found)
+                    .with("shape-elements", expected),
+            );
         }
     }
 }

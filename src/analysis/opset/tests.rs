@@ -31,7 +31,8 @@ use std::path::Path;
 use super::check::check_function;
 use crate::read::miltext::parse_program;
 
-/// The op-set fact kinds of a one-function text program.
+/// The rules that fire on a one-function text program among the `mil-*` rules, which test the
+/// op-set entities `check_function` describes.
 fn kinds(opset: &str, sig: &str, body: &[&str]) -> Vec<String> {
     let text = format!(
         "program(1.3)\n{{\n    func main<{opset}>({sig}) {{\n{}\n        }} -> (y);\n}}\n",
@@ -39,10 +40,19 @@ fn kinds(opset: &str, sig: &str, body: &[&str]) -> Vec<String> {
     );
     let program = parse_program(&text, Path::new("t.mil")).expect("parses");
     let f = &program.functions[0];
-    check_function(OpTable::builtin(), f, None, true)
+    let entities = crate::analysis::registry::ModelEntities {
+        entities: check_function(OpTable::builtin(), f, None, true),
+        facts: Vec::new(),
+    };
+    let model = crate::rules::testing::snippet_model("t.mil", &text).expect("parses");
+    let mut rules = crate::rules::RuleSet::builtin().expect("built-ins load");
+    rules.retain(|r| r.id.starts_with("mil-"));
+    let mut ids: Vec<String> = crate::rules::match_model(&model, &rules, &entities)
         .into_iter()
-        .map(|x| x.kind)
-        .collect()
+        .map(|x| x.rule)
+        .collect();
+    ids.sort();
+    ids
 }
 
 fn output_ok(sig: &str, line: &str) -> bool {
