@@ -38,4 +38,5 @@ mod read_packages;
 mod read_text;
 mod realworld_rules;
 mod report_machine;
+mod rule_language_docs;
 mod rule_snapshots;
