@@ -45,6 +45,7 @@ import coremltools as ct  # noqa: E402
 import coremltools.optimize.coreml as cto  # noqa: E402
 from coremltools.proto import MIL_pb2  # noqa: E402
 
+from generate_torch_origin import io_findings  # noqa: E402
 from generate import (  # noqa: E402
     EXPECTED,
     finding,
@@ -75,7 +76,7 @@ IOS17 = ct.target.iOS17
 IOS18 = ct.target.iOS18
 FINFO_MIN = torch.finfo(torch.float32).min
 HIDDEN = 64
-SEQ = 16
+SEQ = 32
 
 # ---------------------------------------------------------------------------------------------------
 # PyTorch modules
@@ -245,7 +246,7 @@ def build():
     yield "mask-nonfinite-const-finfo-padding-clean", convert(traced(PaddingMask(-1e4), scores, keep), pad_in)
     flex = ct.RangeDim(lower_bound=1, upper_bound=SEQ, default=SEQ)
     yield "mask-nonfinite-const-finfo-fill", convert(
-        torch.jit.script(FlexibleCausal()) if False else traced(FlexibleCausal(), torch.zeros((1, SEQ, SEQ))),
+        traced(FlexibleCausal(), torch.zeros((1, SEQ, SEQ))),
         [tensor("scores", (1, flex, flex))])
     masked = torch.zeros((1, 4, SEQ), dtype=torch.bool)
     yield "mask-nonfinite-const-finfo-select", convert(
@@ -283,7 +284,6 @@ def build():
 
 
 def main():
-    only = sys.argv[1:]
     for prefix in PREFIXES:
         for old in sorted(EXPECTED.glob(f"{prefix}*.json")):
             old.unlink()
@@ -296,8 +296,260 @@ def main():
         print(f"wrote {path.name}", file=sys.stderr)
 
 
-def all_findings(path):
+# ---------------------------------------------------------------------------------------------------
+# Expected findings, from the saved spec
+
+
+def binding(op, param):
+    """The first argument of `param`: ("name", value name) or ("value", MIL Value), or None."""
+    arg = op.inputs.get(param)
+    if arg is None or not arg.arguments:
+        return None
+    a = arg.arguments[0]
+    return ("name", a.name) if a.WhichOneof("binding") == "name" else ("value", a.value)
+
+
+def numbers(path, value):
+    """The elements of a MIL Value (immediate, or a blob in weight.bin) as a float array, or None."""
+    tt = value.type.tensorType
+    kind = value.WhichOneof("value")
+    if kind == "immediateValue":
+        t = value.immediateValue.tensor
+        which = t.WhichOneof("value")
+        if which == "floats":
+            return np.array(t.floats.values, dtype=np.float64)
+        if which == "ints":
+            return np.array(t.ints.values, dtype=np.float64)
+        if which == "bytes" and tt.dataType == MIL_pb2.FLOAT16:
+            return np.frombuffer(t.bytes.values, dtype=np.float16).astype(np.float64)
+        if which == "bytes" and tt.dataType == MIL_pb2.INT8:
+            return np.frombuffer(t.bytes.values, dtype=np.int8).astype(np.float64)
+        return None
+    if kind == "blobFileValue":
+        dt = {MIL_pb2.FLOAT16: np.float16, MIL_pb2.FLOAT32: np.float32, MIL_pb2.INT8: np.int8,
+              MIL_pb2.UINT8: np.uint8}.get(tt.dataType)
+        if dt is None:
+            return None
+        blob = (path / "Data/com.apple.CoreML/weights/weight.bin").read_bytes()
+        _, _, size, data_off = struct.unpack_from("<IIQQ", blob, value.blobFileValue.offset)
+        return np.frombuffer(blob[data_off: data_off + size], dtype=dt).astype(np.float64)
+    return None
+
+
+class Fn:
+    """One function of a saved spec: its ops, value types, producers and consumers."""
+
+    def __init__(self, path, spec, name):
+        self.path, self.name = path, name
+        self.fn = spec.mlProgram.functions[name]
+        self.ops = fn_ops(spec, name)
+        self.types = value_types(spec, name)
+        self.producer = {o.name: op for op in self.ops for o in op.outputs}
+        self.outputs = set(self.fn.block_specializations[self.fn.opset].outputs)
+
+    def consumers(self, value):
+        return [(op, p) for op in self.ops for p, arg in op.inputs.items()
+                for a in arg.arguments if a.WhichOneof("binding") == "name" and a.name == value]
+
+    def const_numbers(self, op, param):
+        """The elements of a constant parameter (inline, or a `const` op's value)."""
+        b = binding(op, param)
+        if b is None:
+            return None
+        if b[0] == "value":
+            return numbers(self.path, b[1])
+        src = self.producer.get(b[1])
+        if src is None or src.type != "const":
+            return None
+        return numbers(self.path, src.attributes["val"])
+
+    def runtime(self, value):
+        """Whether `value` depends on a function input."""
+        todo, seen = [value], set()
+        inputs = {i.name for i in self.fn.inputs}
+        while todo:
+            v = todo.pop()
+            if v in inputs:
+                return True
+            op = self.producer.get(v)
+            if op is None or v in seen:
+                continue
+            seen.add(v)
+            todo += [a.name for arg in op.inputs.values() for a in arg.arguments
+                     if a.WhichOneof("binding") == "name"]
+        return False
+
+
+def pow_findings(f):
+    """pow-const-base-two: `pow` whose base is a constant of 2s and whose exponent is computed."""
+    out = []
+    for op in f.ops:
+        if op.type != "pow":
+            continue
+        base = f.const_numbers(op, "x")
+        y = binding(op, "y")
+        if base is not None and base.size and np.all(base == 2.0) and y and y[0] == "name" and f.runtime(y[1]):
+            out.append(finding("pow-const-base-two", f.name, op_name(op)))
+    return out
+
+
+WEIGHT_OPS = ("constexpr_affine_dequantize", "constexpr_cast", "constexpr_lut_to_dense",
+              "constexpr_sparse_to_dense", "constexpr_blockwise_shift_scale", "constexpr_lut_to_sparse",
+              "constexpr_sparse_blockwise_shift_scale")
+FLOATS = (MIL_pb2.FLOAT16, MIL_pb2.FLOAT32)
+
+
+def mask_findings(f):
+    """mask-nonfinite-const: float `const` ops with -inf/inf/NaN that feed no weight decompression and
+    are no clip bound, and inline float arguments with one (outside const, clip and decompression)."""
+    out = []
+    for op in f.ops:
+        if op.type == "const":
+            o = op.outputs[0]
+            readers = f.consumers(o.name)
+            if o.type.tensorType.dataType not in FLOATS or any(c.type in WEIGHT_OPS for c, _ in readers):
+                continue
+            if any(c.type == "clip" and p in ("alpha", "beta") for c, p in readers):
+                continue
+            vals = numbers(f.path, op.attributes["val"])
+            if vals is not None and not np.all(np.isfinite(vals)):
+                out.append(finding("mask-nonfinite-const", f.name, op_name(op)))
+        elif op.type != "clip" and op.type not in WEIGHT_OPS:
+            for arg in op.inputs.values():
+                for a in arg.arguments:
+                    if a.WhichOneof("binding") != "value" or a.value.type.tensorType.dataType not in FLOATS:
+                        continue
+                    vals = numbers(f.path, a.value)
+                    if vals is not None and not np.all(np.isfinite(vals)):
+                        out.append(finding("mask-nonfinite-const", f.name, op_name(op)))
+    return out
+
+
+CARRIERS = ("add", "sub", "mul", "real_div", "select", "maximum", "minimum", "band_part", "fill", "fill_like",
+            "reshape", "expand_dims", "squeeze", "transpose", "tile", "concat", "slice_by_index", "identity",
+            "broadcast_to")
+
+
+def overflow_findings(f):
+    """const-fp16-overflow: an fp32 const with a finite |v| > 65504 whose values reach a cast to fp16
+    through the carrier ops only."""
+    out = []
+    for op in f.ops:
+        if op.type != "const" or op.outputs[0].type.tensorType.dataType != MIL_pb2.FLOAT32:
+            continue
+        if any(c.type in WEIGHT_OPS for c, _ in f.consumers(op.outputs[0].name)):
+            continue
+        vals = numbers(f.path, op.attributes["val"])
+        if vals is None or not vals.size or not np.all(np.isfinite(vals)) or np.max(np.abs(vals)) <= 65504:
+            continue
+        todo, seen, hit = [op.outputs[0].name], set(), False
+        while todo and not hit:
+            for c, _ in f.consumers(todo.pop()):
+                if c.type == "cast" and c.outputs[0].type.tensorType.dataType == MIL_pb2.FLOAT16:
+                    hit = True
+                elif c.type in CARRIERS and c.outputs[0].name not in seen:
+                    seen.add(c.outputs[0].name)
+                    todo.append(c.outputs[0].name)
+        if hit:
+            out.append(finding("const-fp16-overflow", f.name, op_name(op)))
+    return out
+
+
+def empty(value_type):
+    t = value_type.tensorType if value_type.WhichOneof("type") == "tensorType" else None
+    return t is not None and any(d.WhichOneof("dimension") == "constant" and d.constant.size == 0
+                                 for d in t.dimensions)
+
+
+def zero_findings(f):
+    """zero-sized-dim: inputs and non-weight ops making a tensor with a 0 dimension (or a split with 0
+    in split_sizes), once per chain: not an op one of whose inputs comes from another such op."""
+    out = [finding("zero-sized-dim", f.name) for i in f.fn.inputs if empty(i.type)]
+    flagged = set(i.name for i in f.fn.inputs if empty(i.type))
+    for op in f.ops:
+        if op.type == "const" or op.type in WEIGHT_OPS:
+            continue
+        sizes = f.const_numbers(op, "split_sizes") if op.type == "split" else None
+        if not (any(empty(o.type) for o in op.outputs) or (sizes is not None and np.any(sizes <= 0))):
+            continue
+        reads = [a.name for arg in op.inputs.values() for a in arg.arguments if a.WhichOneof("binding") == "name"]
+        fed = any(f.producer.get(r) is not None and id(f.producer[r]) in flagged or r in flagged for r in reads)
+        flagged.add(id(op))
+        flagged.update(o.name for o in op.outputs)
+        if not fed:
+            out.append(finding("zero-sized-dim", f.name, op_name(op)))
+    return out
+
+
+def affine_findings(f):
+    """affine-dequantize-int8: constexpr_affine_dequantize with int8 quantized_data."""
+    out = []
+    for op in f.ops:
+        if op.type != "constexpr_affine_dequantize":
+            continue
+        q = op.attributes.get("quantized_data")
+        if q is None and "quantized_data" in op.inputs:
+            b = binding(op, "quantized_data")
+            q = b[1] if b[0] == "value" else f.producer[b[1]].attributes["val"]
+        if q is not None and q.type.tensorType.dataType == MIL_pb2.INT8:
+            out.append(finding("affine-dequantize-int8", f.name, op_name(op)))
+    return out
+
+
+def hardswish_findings(f):
+    """hardswish-rank2: thresholded_relu(alpha = -3) of an fp16 rank-2 linear/matmul output, feeding
+    sigmoid_hard, feeding mul."""
+    out = []
+    for op in f.ops:
+        if op.type != "thresholded_relu":
+            continue
+        alpha = f.const_numbers(op, "alpha")
+        x = binding(op, "x")
+        if alpha is None or not np.all(alpha == -3.0) or not x or x[0] != "name":
+            continue
+        t = f.types[x[1]].tensorType
+        src = f.producer.get(x[1])
+        if t.rank != 2 or t.dataType != MIL_pb2.FLOAT16 or src is None or src.type not in ("linear", "matmul"):
+            continue
+        chain = any(c.type == "sigmoid_hard" and any(m.type == "mul" for m, _ in f.consumers(c.outputs[0].name))
+                    for c, _ in f.consumers(op.outputs[0].name))
+        if chain:
+            out.append(finding("hardswish-rank2", f.name, op_name(op)))
+    return out
+
+
+def known_bad_findings(f, spec):
+    """converter-known-bad: coremltools 9.0 in the metadata, a state input, and 4-bit palettized weights
+    (constexpr_lut_to_dense with uint4 indices): once, at the first such op."""
+    version = spec.description.metadata.userDefined.get("com.github.apple.coremltools.version", "")
+    stateful = any(i.type.WhichOneof("type") == "stateType" for i in f.fn.inputs)
+    if not stateful or version.split(".")[:2] != ["9", "0"] or version.count(".") > 1:
+        return []
+    for op in f.ops:
+        if op.type == "constexpr_lut_to_dense":
+            b = binding(op, "indices")
+            t = b[1].type if b[0] == "value" else f.types[b[1]]
+            if t.tensorType.dataType == MIL_pb2.UINT4:
+                return [finding("converter-known-bad", f.name, op_name(op))]
     return []
+
+
+def flexible_findings(f):
+    """flexible-input-shape: a function input with a dimension that is not fixed."""
+    flexible = any(d.WhichOneof("dimension") != "constant" for i in f.fn.inputs
+                   if i.type.WhichOneof("type") == "tensorType" for d in i.type.tensorType.dimensions)
+    return [finding("flexible-input-shape", f.name)] if flexible else []
+
+
+def all_findings(path):
+    spec = ct.utils.load_spec(str(path))
+    out = []
+    for name in sorted(spec.mlProgram.functions):
+        f = Fn(path, spec, name)
+        out += pow_findings(f) + mask_findings(f) + overflow_findings(f) + zero_findings(f)
+        out += affine_findings(f) + hardswish_findings(f) + known_bad_findings(f, spec)
+        out += flexible_findings(f) + fp32_findings(spec, name) + io_findings(spec, name)
+    return out
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ use regex::Regex;
 use super::cost::cheapest_first;
 use super::matcher::{
     Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
+    Version, VersionRange,
     RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
 };
 use super::schema::{
@@ -198,6 +199,22 @@ impl Compiler {
                     not_multiple_of: r.not_multiple_of,
                 }
             }
+        }
+    }
+
+    fn versions(&mut self, v: &super::schema::VersionRangeSpec) -> VersionRange {
+        let mut parse = |key: &str, text: &Option<String>| {
+            let text = text.as_deref()?;
+            let parsed = Version::parse(text);
+            if parsed.is_none() {
+                self.error(key, &format!("`{text}` is not a dotted version such as \"9.0\""));
+            }
+            parsed
+        };
+        VersionRange {
+            min: parse("min", &v.min),
+            max: parse("max", &v.max),
+            before: parse("before", &v.before),
         }
     }
 
@@ -685,7 +702,13 @@ impl Compiler {
                 .spec_version
                 .as_ref()
                 .map(|c| self.nested("model", |cc| cc.count("spec-version", c)));
-            atomic.push(Matcher::Model(ModelM { spec_version }));
+            let converter_version = m.converter_version.as_ref().map(|v| {
+                self.nested("model", |cc| cc.nested("converter-version", |c| c.versions(v)))
+            });
+            atomic.push(Matcher::Model(ModelM {
+                spec_version,
+                converter_version,
+            }));
         }
         if let Some(t) = &r.target {
             let m = self.target(t, &mut vars);
