@@ -482,7 +482,8 @@ def zero_findings(f):
 
 
 def affine_findings(f):
-    """affine-dequantize-int8: constexpr_affine_dequantize with int8 quantized_data."""
+    """affine-dequantize-int8: constexpr_affine_dequantize with int8 quantized_data, once per function
+    (at the first)."""
     out = []
     for op in f.ops:
         if op.type != "constexpr_affine_dequantize":
@@ -493,7 +494,7 @@ def affine_findings(f):
             q = b[1] if b[0] == "value" else f.producer[b[1]].attributes["val"]
         if q is not None and q.type.tensorType.dataType == MIL_pb2.INT8:
             out.append(finding("affine-dequantize-int8", f.name, op_name(op)))
-    return out
+    return out[:1]
 
 
 def hardswish_findings(f):

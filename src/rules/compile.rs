@@ -10,8 +10,8 @@ use regex::Regex;
 use super::cost::cheapest_first;
 use super::matcher::{
     Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
-    Version, VersionRange,
-    RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
+    RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, Version, VersionRange,
+    TARGET_VAR,
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
@@ -207,7 +207,10 @@ impl Compiler {
             let text = text.as_deref()?;
             let parsed = Version::parse(text);
             if parsed.is_none() {
-                self.error(key, &format!("`{text}` is not a dotted version such as \"9.0\""));
+                self.error(
+                    key,
+                    &format!("`{text}` is not a dotted version such as \"9.0\""),
+                );
             }
             parsed
         };
@@ -703,7 +706,9 @@ impl Compiler {
                 .as_ref()
                 .map(|c| self.nested("model", |cc| cc.count("spec-version", c)));
             let converter_version = m.converter_version.as_ref().map(|v| {
-                self.nested("model", |cc| cc.nested("converter-version", |c| c.versions(v)))
+                self.nested("model", |cc| {
+                    cc.nested("converter-version", |c| c.versions(v))
+                })
             });
             atomic.push(Matcher::Model(ModelM {
                 spec_version,

@@ -1126,12 +1126,25 @@ fn model_converter_version_reads_the_metadata_version_range() {
     let mut model = snippet_model("t.mil", mil).unwrap();
     assert!(match_model(&model, &r, &[]).is_empty(), "no metadata");
     let key = "com.github.apple.coremltools.version".to_string();
-    for (version, hits) in [("9.0", 1), ("9.0.0", 1), ("9.0b1", 1), ("8.3.0", 0), ("9.0.1", 0), ("9.1", 0), ("dev", 0)] {
+    for (version, hits) in [
+        ("9.0", 1),
+        ("9.0.0", 1),
+        ("9.0b1", 1),
+        ("8.3.0", 0),
+        ("9.0.1", 0),
+        ("9.1", 0),
+        ("dev", 0),
+    ] {
         model.description.user_defined = vec![(key.clone(), version.to_string())];
-        assert_eq!(match_model(&model, &r, &[]).len(), hits, "version {version}");
+        assert_eq!(
+            match_model(&model, &r, &[]).len(),
+            hits,
+            "version {version}"
+        );
     }
     // Another key does not count.
-    model.description.user_defined = vec![("com.github.apple.coremltools.source".into(), "9.0".into())];
+    model.description.user_defined =
+        vec![("com.github.apple.coremltools.source".into(), "9.0".into())];
     assert!(match_model(&model, &r, &[]).is_empty());
     // A version that does not parse fails to load, naming the key.
     let bad = load_rule_text("t.yaml", "id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { converter-version: { min: nine } } }\nmessage: m\n", None, false);
