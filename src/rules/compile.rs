@@ -209,7 +209,7 @@ impl Compiler {
             if parsed.is_none() {
                 self.error(
                     key,
-                    &format!("`{text}` is not a dotted version such as \"9.0\""),
+                    format!("`{text}` is not a dotted version such as \"9.0\""),
                 );
             }
             parsed
