@@ -3,7 +3,8 @@
 traced and converted with coremltools 9.0 (torch 2.7), compressed with `coremltools.optimize.coreml`
 where the hazard needs it, each with the clean twins the catalog names.
 
-- `pow-const-base-two*` (C1): `torch.pow(2.0, h)`; twins `h ** 2`, `3 ** h`, `exp(h * ln 2)`.
+- `pow-const-base-two*` (C1): `torch.pow(2.0, h)` (fp16, and fp32 with FLOAT32 precision); twins
+  `h ** 2`, `3 ** h`, `exp(h * ln 2)`.
 - `mask-nonfinite-const-finfo-*` (C2): `torch.finfo(torch.float32).min` masks in fp16: a padding
   mask (`mul`), a causal mask of flexible length (`fill` then `x - band_part(x)`), `masked_fill`
   (`select`), a static causal mask (folded to an fp16 const in weight.bin); twin: a finite -1e4 mask.
@@ -208,8 +209,7 @@ def tensor(name, shape, dtype=np.float16):
     return ct.TensorType(name=name, shape=shape, dtype=dtype)
 
 
-def convert(model, inputs, target=IOS18, states=None, op_selector=None):
-    precision = ct.precision.FLOAT16
+def convert(model, inputs, target=IOS18, states=None, op_selector=None, precision=ct.precision.FLOAT16):
     if op_selector is not None:
         precision = ct.transform.FP16ComputePrecision(op_selector=op_selector)
     return ct.convert(
@@ -236,6 +236,8 @@ def quantized(model, dtype):
 def build():
     x8 = torch.zeros((1, 8))
     yield "pow-const-base-two", convert(traced(Pow("base2"), x8), [tensor("x", (1, 8))])
+    yield "pow-const-base-two-fp32", convert(traced(Pow("base2"), x8), [tensor("x", (1, 8), np.float32)],
+                                             precision=ct.precision.FLOAT32)
     for kind in ("square", "base3", "exp"):
         yield f"pow-const-base-two-{kind}-clean", convert(traced(Pow(kind), x8), [tensor("x", (1, 8))])
 

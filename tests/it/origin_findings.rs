@@ -346,7 +346,15 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         2,
     ),
     // Catalog-3 fixtures (corpus/generate_catalog3.py): the fp32 island of const-fp16-overflow and
-    // the [1, 8] input and output of the pow models.
+    // the [1, 8] input and output of the pow models, the fp32 pow model.
+    (
+        Root::Corpus,
+        "packages/pow-const-base-two-fp32.mlpackage",
+        "main",
+        "fp32-compute",
+        2,
+        1,
+    ),
     (
         Root::Corpus,
         "packages/const-fp16-overflow-clean.mlpackage",
