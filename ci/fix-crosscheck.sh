@@ -2,7 +2,8 @@
 # Cross-checks the state fix (wrapper removal, one-row pad) with coremltools (tests/python/fix_crosscheck.py): every corpus
 # package with state-full-extent-write is fixed into a temporary folder, then loaded, type-checked,
 # spec-diffed and compared with coremltools' own padded references. Pipelines are fixed the same
-# way and checked sub-model by sub-model (tests/python/pipeline_crosscheck.py).
+# way and checked sub-model by sub-model (tests/python/pipeline_crosscheck.py). Packages with
+# pow-const-base-two get the pow rewrite (tests/python/pow_fix_crosscheck.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:?run from .ci/run, which sets VENV}/bin/python"
@@ -24,5 +25,16 @@ for rec in corpus/expected/*.json; do
     exit 1
   fi
 done
+for rec in corpus/expected/*.json; do
+  grep -q '"pow-const-base-two"' "$rec" || continue
+  rel="$(sed -n 's/^  "path": "\(.*\)",$/\1/p' "$rec")"
+  status=0
+  "$BIN" check --quiet --select pow-const-base-two --fix --output "$OUT" "corpus/$rel" || status=$?
+  if [[ $status -ne 0 ]]; then
+    echo "coreml-lint check --fix left pow-const-base-two or failed on $rel (exit $status)" >&2
+    exit 1
+  fi
+done
 "$PY" tests/python/fix_crosscheck.py corpus "$OUT"
+"$PY" tests/python/pow_fix_crosscheck.py corpus "$OUT"
 "$PY" tests/python/pipeline_crosscheck.py corpus "$OUT"

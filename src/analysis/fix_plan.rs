@@ -166,10 +166,23 @@ impl FunctionEdit {
     }
 }
 
-/// The whole fix for one state.
+/// The op an op-rewrite plan replaces (FIELD-HAZARDS-3.md C1: `pow(x = 2, y)` → `exp(mul(y, ln 2))`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpRewrite {
+    /// Function of the op.
+    pub function: String,
+    /// The op's display name.
+    pub op: String,
+    /// What is rewritten into what, e.g. `` `p` as exp(mul(`y`, ln 2)) in `main` (fp16 ln 2) ``:
+    /// messages say "rewrite …", "rewrote …", "would rewrite …".
+    pub what: String,
+}
+
+/// The whole fix for one state, or the exact rewrite of one op (`rewrite`); both are lists of
+/// [`FunctionEdit`]s that the write-backs apply the same way.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PadPlan {
-    /// Name of the state the plan fixes.
+    /// Name of the state the plan fixes (empty for an op rewrite).
     pub state: String,
     /// Axis (0-based) that grows; meaningful only when the plan pads.
     pub axis: usize,
@@ -187,6 +200,8 @@ pub struct PadPlan {
     pub notes: Vec<String>,
     /// Empty when there is nothing to do.
     pub functions: Vec<FunctionEdit>,
+    /// `Some` for an op rewrite: the op it replaces (the state fields are then unused).
+    pub rewrite: Option<OpRewrite>,
 }
 
 impl PadPlan {
@@ -213,8 +228,28 @@ impl PadPlan {
         TensorType::fixed(self.dtype, &self.new_shape)
     }
 
+    /// What the plan is about, unique among a model's plans: the state, or `function/op` of an op
+    /// rewrite.
+    pub fn key(&self) -> String {
+        match &self.rewrite {
+            Some(r) => format!("{}/{}", r.function, r.op),
+            None => self.state.clone(),
+        }
+    }
+
+    /// The plan's subject for messages: `state `S`` or `op `O` of `F``.
+    pub fn subject(&self) -> String {
+        match &self.rewrite {
+            Some(r) => format!("op `{}` of `{}`", r.op, r.function),
+            None => format!("state `{}`", self.state),
+        }
+    }
+
     /// One line saying what applying the plan does (fix titles, `--fix` messages).
     pub fn summary(&self) -> String {
+        if let Some(r) = &self.rewrite {
+            return format!("rewrite {}", r.what);
+        }
         let mut parts = Vec::new();
         if !self.unwrapped.is_empty() {
             let names: Vec<String> = self.unwrapped.iter().map(|n| format!("`{n}`")).collect();
@@ -457,6 +492,7 @@ pub fn plan_state(
         unwrapped,
         notes,
         functions,
+        rewrite: None,
     })
 }
 
@@ -480,7 +516,7 @@ fn shape_text(dims: &[u64]) -> String {
     format!("[{}]", inner.join(", "))
 }
 
-fn op_ref(f: &Function, id: NodeId) -> Option<OpRef> {
+pub(super) fn op_ref(f: &Function, id: NodeId) -> Option<OpRef> {
     let op = f.op(id)?;
     Some(OpRef {
         order: op.order,
@@ -953,12 +989,12 @@ fn rewrite_whole_write(
 }
 
 /// Fresh value/op names in one function.
-struct Names {
+pub(super) struct Names {
     used: HashSet<String>,
 }
 
 impl Names {
-    fn of(f: &Function) -> Names {
+    pub(super) fn of(f: &Function) -> Names {
         let mut used: HashSet<String> = f.values.keys().map(|k| k.to_string()).collect();
         used.extend(
             f.ops()
@@ -967,7 +1003,7 @@ impl Names {
         Names { used }
     }
 
-    fn fresh(&mut self, base: &str) -> String {
+    pub(super) fn fresh(&mut self, base: &str) -> String {
         if self.used.insert(base.to_string()) {
             return base.to_string();
         }

@@ -17,6 +17,7 @@ pub mod implied_shape;
 pub mod opset;
 pub mod os_requirement;
 pub mod registry;
+pub mod pow_rewrite;
 pub mod state_writes;
 
 #[cfg(test)]

@@ -40,8 +40,8 @@ pub(crate) fn apply_to_program(
             && !plan.functions.is_empty()
         {
             return Err(format!(
-                "no function of the plan for `{}` is in the program",
-                plan.state
+                "no function of the plan for {} is in the program",
+                plan.subject()
             ));
         }
     }

@@ -168,8 +168,8 @@ pub(crate) fn apply_plans_with_writer(
             outcome.noops.push(plan.clone());
         } else if plan.applicability == Applicability::Unsafe && !allow_unsafe {
             outcome.notes.push(format!(
-                "state `{}`: the fix is unsafe; pass --unsafe-fixes to apply it",
-                plan.state
+                "{}: the fix is unsafe; pass --unsafe-fixes to apply it",
+                plan.subject()
             ));
             outcome.held_back.push(plan.clone());
         } else {

@@ -258,7 +258,7 @@ fn immediate(t: &TensorType, v: tensor_value::Value) -> Result<proto::Value, Str
     })
 }
 
-/// The `Value` of an inserted const (small int32 / bool vectors only).
+/// The `Value` of an inserted const (small int32 / bool vectors, fp16 / fp32 numbers).
 fn const_value(lit: &Literal) -> Result<proto::Value, String> {
     let t = match &lit.ty {
         ValueType::Tensor(t) => t,
@@ -275,6 +275,20 @@ fn const_value(lit: &Literal) -> Result<proto::Value, String> {
         }
         Payload::Tensor(TensorData::Bools(v)) => {
             tensor_value::Value::Bools(tensor_value::RepeatedBools { values: v.clone() })
+        }
+        // coremltools writes fp16 immediates as little-endian bytes, fp32 as floats.
+        Payload::Tensor(TensorData::Floats(v)) if t.dtype == crate::ir::DType::Fp16 => {
+            tensor_value::Value::Bytes(tensor_value::RepeatedBytes {
+                values: v
+                    .iter()
+                    .flat_map(|&x| half::f16::from_f64(x).to_bits().to_le_bytes())
+                    .collect(),
+            })
+        }
+        Payload::Tensor(TensorData::Floats(v)) if t.dtype == crate::ir::DType::Fp32 => {
+            tensor_value::Value::Floats(tensor_value::RepeatedFloats {
+                values: v.iter().map(|&x| x as f32).collect(),
+            })
         }
         _ => return Err("inserted const of an unexpected kind".into()),
     };

@@ -80,11 +80,20 @@ pub(crate) fn fix_models<'a>(
                 out.diff.push_str(&outcome.diff);
                 out.models_fixed += usize::from(!outcome.applied.is_empty());
                 for plan in &outcome.applied {
-                    for f in findings.iter().filter(|f| offers(f, &plan.state)) {
+                    for f in findings.iter().filter(|f| offers(f, &plan.key())) {
                         *out.fixed.entry(f.rule.clone()).or_default() += 1;
                     }
                 }
                 for plan in &outcome.applied {
+                    if let Some(r) = &plan.rewrite {
+                        let verb = if opts.diff_only {
+                            "would rewrite"
+                        } else {
+                            "rewrote"
+                        };
+                        out.messages.push(format!("{who}: {verb} {}", r.what));
+                        continue;
+                    }
                     let (pad, unwrap) = match opts.diff_only {
                         true => ("would pad", "would remove"),
                         false => ("padded", "removed"),
@@ -129,12 +138,12 @@ pub(crate) fn fix_models<'a>(
     out
 }
 
-/// Whether the finding offers the fix planned for `state`.
-fn offers(f: &Finding, state: &str) -> bool {
+/// Whether the finding offers the fix whose plan has `key` (a state, or an op rewrite's op).
+fn offers(f: &Finding, key: &str) -> bool {
     f.fix
         .as_ref()
         .and_then(|x| x.plan.as_deref())
-        .is_some_and(|p| p.state == state)
+        .is_some_and(|p| p.key() == key)
 }
 
 /// For each text model (`model.mil` on disk) with offered pad fixes, the whole fixed `model.mil`:
@@ -170,23 +179,28 @@ fn offered_plans(
     findings: &[Finding],
     pad_axis: Option<usize>,
 ) -> Result<Vec<PadPlan>, FixError> {
-    let mut plans: BTreeMap<&str, &PadPlan> = BTreeMap::new();
+    let mut plans: BTreeMap<String, &PadPlan> = BTreeMap::new();
     for f in findings {
         if let Some(plan) = f.fix.as_ref().and_then(|x| x.plan.as_deref()) {
-            plans.entry(plan.state.as_str()).or_insert(plan);
+            plans.entry(plan.key()).or_insert(plan);
         }
     }
     match pad_axis {
         None => Ok(plans.into_values().cloned().collect()),
         Some(axis) => {
-            let requests: Vec<PadRequest> = plans
-                .into_keys()
-                .map(|s| PadRequest {
-                    state: s.to_string(),
+            // Op rewrites keep their plan; the states are planned again on the requested axis.
+            let (rewrites, states): (Vec<&PadPlan>, Vec<&PadPlan>) =
+                plans.into_values().partition(|p| p.rewrite.is_some());
+            let requests: Vec<PadRequest> = states
+                .into_iter()
+                .map(|p| PadRequest {
+                    state: p.state.clone(),
                     axis: Some(axis),
                 })
                 .collect();
-            plan_requests(model, &requests)
+            let mut out = plan_requests(model, &requests)?;
+            out.extend(rewrites.into_iter().cloned());
+            Ok(out)
         }
     }
 }

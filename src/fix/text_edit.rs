@@ -137,7 +137,9 @@ pub(crate) fn edit_source(
             }
         }
     }
-    edits.sort_by_key(|e| (e.start, e.seq));
+    // At one offset, insertions (empty ranges) go before a removal starting there: an op rewritten
+    // in place has its replacement inserted before its own removed line.
+    edits.sort_by_key(|e| (e.start, e.end, e.seq));
     let mut out = String::with_capacity(source.len() + 256);
     let mut pos = 0;
     for e in &edits {

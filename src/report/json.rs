@@ -37,7 +37,9 @@ pub fn finding(model: &Model, f: &Finding) -> Value {
         "help": f.help,
         "fix": f.fix.as_ref().map(|x| {
             let mut fix = json!({"kind": x.kind, "title": x.title, "applicability": x.applicability});
-            if let Some(p) = &x.plan {
+            if let Some(r) = x.plan.as_ref().and_then(|p| p.rewrite.as_ref()) {
+                fix["plan"] = json!({"function": r.function, "op": r.op, "rewrite": r.what});
+            } else if let Some(p) = &x.plan {
                 fix["plan"] = json!({
                     "state": p.state,
                     "axis": p.axis,

@@ -10,7 +10,8 @@ use regex::Regex;
 use super::cost::cheapest_first;
 use super::matcher::{
     Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
-    RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
+    RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, Version, VersionRange,
+    TARGET_VAR,
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
@@ -198,6 +199,25 @@ impl Compiler {
                     not_multiple_of: r.not_multiple_of,
                 }
             }
+        }
+    }
+
+    fn versions(&mut self, v: &super::schema::VersionRangeSpec) -> VersionRange {
+        let mut parse = |key: &str, text: &Option<String>| {
+            let text = text.as_deref()?;
+            let parsed = Version::parse(text);
+            if parsed.is_none() {
+                self.error(
+                    key,
+                    format!("`{text}` is not a dotted version such as \"9.0\""),
+                );
+            }
+            parsed
+        };
+        VersionRange {
+            min: parse("min", &v.min),
+            max: parse("max", &v.max),
+            before: parse("before", &v.before),
         }
     }
 
@@ -685,7 +705,15 @@ impl Compiler {
                 .spec_version
                 .as_ref()
                 .map(|c| self.nested("model", |cc| cc.count("spec-version", c)));
-            atomic.push(Matcher::Model(ModelM { spec_version }));
+            let converter_version = m.converter_version.as_ref().map(|v| {
+                self.nested("model", |cc| {
+                    cc.nested("converter-version", |c| c.versions(v))
+                })
+            });
+            atomic.push(Matcher::Model(ModelM {
+                spec_version,
+                converter_version,
+            }));
         }
         if let Some(t) = &r.target {
             let m = self.target(t, &mut vars);

@@ -22,10 +22,11 @@ use crate::analysis::entity::Entity;
 use crate::analysis::facts::Fact;
 use crate::analysis::fix_plan::{plan_model, ModelPlans};
 use crate::analysis::registry::ModelEntities;
+use crate::analysis::pow_rewrite::plan_pow_base_two;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
-use crate::rules::fixes::PAD_STATE;
+use crate::rules::fixes::{PAD_STATE, REWRITE_POW_BASE_TWO};
 
 /// Every finding of `rules` in `model`, with no deployment target. `model_entities` are the
 /// model-level facts `fact:` rules select.
@@ -409,6 +410,10 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
                         .and_then(|(p, s)| p.offer(s))?
                         .clone(),
                 ),
+                // An op rewrite is offered only when it can be planned on the matched op.
+                REWRITE_POW_BASE_TWO => Some(std::sync::Arc::new(
+                    plan_pow_base_two(f, &cx.analysis.consts, id).ok()?,
+                )),
                 _ => None,
             };
             Some(FixOffer {

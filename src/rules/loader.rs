@@ -555,7 +555,10 @@ fn compile_rule(
                 None => {
                     errors.push(CompileError {
                         path: vec!["fix".into()],
-                        message: format!("unknown fix `{kind}` (known: pad-state)"),
+                        message: format!(
+                            "unknown fix `{kind}` (known: {})",
+                            super::fixes::fix_kind_names()
+                        ),
                     });
                     None
                 }

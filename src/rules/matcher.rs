@@ -280,6 +280,54 @@ pub struct FunctionM {
 #[derive(Clone, Debug, Default)]
 pub struct ModelM {
     pub spec_version: Option<Count>,
+    pub converter_version: Option<VersionRange>,
+}
+
+/// The user-defined metadata entry naming the coremltools version that converted a model.
+pub const CONVERTER_VERSION_KEY: &str = "com.github.apple.coremltools.version";
+
+/// A dotted version: its numeric components (a component's leading digits; `9.0b1` is 9.0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version(Vec<u64>);
+
+impl Version {
+    /// `None` unless every component starts with a digit.
+    pub fn parse(text: &str) -> Option<Version> {
+        let parts: Option<Vec<u64>> = text
+            .trim()
+            .split('.')
+            .map(|p| {
+                let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse().ok()
+            })
+            .collect();
+        parts.filter(|p| !p.is_empty()).map(Version)
+    }
+
+    fn cmp_to(&self, other: &Version) -> std::cmp::Ordering {
+        let n = self.0.len().max(other.0.len());
+        let at = |v: &Version, i: usize| v.0.get(i).copied().unwrap_or(0);
+        (0..n)
+            .map(|i| at(self, i).cmp(&at(other, i)))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
+/// Inclusive `min` / `max` and exclusive `before` bounds on a version.
+#[derive(Clone, Debug, Default)]
+pub struct VersionRange {
+    pub min: Option<Version>,
+    pub max: Option<Version>,
+    pub before: Option<Version>,
+}
+
+impl VersionRange {
+    pub fn test(&self, v: &Version) -> bool {
+        self.min.as_ref().is_none_or(|m| v.cmp_to(m).is_ge())
+            && self.max.as_ref().is_none_or(|m| v.cmp_to(m).is_le())
+            && self.before.as_ref().is_none_or(|m| v.cmp_to(m).is_lt())
+    }
 }
 
 /// Conditions on the run's deployment target (`target:`).
@@ -673,6 +721,14 @@ impl Matcher {
                 mm.spec_version
                     .as_ref()
                     .is_none_or(|c| m.spec_version.is_some_and(|v| c.test(v)))
+                    && mm.converter_version.as_ref().is_none_or(|range| {
+                        m.description
+                            .user_defined
+                            .iter()
+                            .find(|(k, _)| k == CONVERTER_VERSION_KEY)
+                            .and_then(|(_, v)| Version::parse(v))
+                            .is_some_and(|v| range.test(&v))
+                    })
             }),
             Matcher::Target(t) => {
                 let required = opset_number(&f.opset).map(opset_level);

@@ -555,6 +555,26 @@ pub struct ModelSpec {
     /// `specificationVersion` (unknown for bare text MIL: then this does not match).
     #[serde(default)]
     pub spec_version: Option<CountSpec>,
+    /// The version of coremltools that converted the model (`com.github.apple.coremltools.version`
+    /// of the user-defined metadata; absent: this does not match).
+    #[serde(default)]
+    pub converter_version: Option<VersionRangeSpec>,
+}
+
+/// A range of dotted versions (`"9.0"`, `"8.3.0"`): numeric components compared in order, missing
+/// ones counting as 0.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct VersionRangeSpec {
+    /// At least this version.
+    #[serde(default)]
+    pub min: Option<String>,
+    /// At most this version.
+    #[serde(default)]
+    pub max: Option<String>,
+    /// Older than this version.
+    #[serde(default)]
+    pub before: Option<String>,
 }
 
 /// `target:` — conditions on the run's deployment target. Without a target (or without chip

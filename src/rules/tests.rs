@@ -1255,3 +1255,36 @@ fn entity_number_predicates_compare_properties() {
         .unwrap_err()
         .contains("must not be 0"));
 }
+
+#[test]
+fn model_converter_version_reads_the_metadata_version_range() {
+    let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { converter-version: { min: \"9.0\", before: \"9.0.1\" } } }\nmessage: m\n");
+    let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n            tensor<fp16, [2]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
+    let mut model = snippet_model("t.mil", mil).unwrap();
+    assert!(match_model(&model, &r, &ModelEntities::default()).is_empty(), "no metadata");
+    let key = "com.github.apple.coremltools.version".to_string();
+    for (version, hits) in [
+        ("9.0", 1),
+        ("9.0.0", 1),
+        ("9.0b1", 1),
+        ("8.3.0", 0),
+        ("9.0.1", 0),
+        ("9.1", 0),
+        ("dev", 0),
+    ] {
+        model.description.user_defined = vec![(key.clone(), version.to_string())];
+        assert_eq!(
+            match_model(&model, &r, &ModelEntities::default()).len(),
+            hits,
+            "version {version}"
+        );
+    }
+    // Another key does not count.
+    model.description.user_defined =
+        vec![("com.github.apple.coremltools.source".into(), "9.0".into())];
+    assert!(match_model(&model, &r, &ModelEntities::default()).is_empty());
+    // A version that does not parse fails to load, naming the key.
+    let bad = load_rule_text("t.yaml", "id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { converter-version: { min: nine } } }\nmessage: m\n", None, false);
+    let err = format!("{:?}", miette::Report::new(bad.expect_err("refused")));
+    assert!(err.contains("not a dotted version"), "{err}");
+}

@@ -345,6 +345,64 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         10,
         2,
     ),
+    // Catalog-3 fixtures (corpus/generate_catalog3.py): the fp32 island of const-fp16-overflow and
+    // the [1, 8] input and output of the pow models, the fp32 pow model.
+    (
+        Root::Corpus,
+        "packages/pow-const-base-two-fp32.mlpackage",
+        "main",
+        "fp32-compute",
+        2,
+        1,
+    ),
+    (
+        Root::Corpus,
+        "packages/const-fp16-overflow-clean.mlpackage",
+        "main",
+        "fp32-compute",
+        2,
+        1,
+    ),
+    (
+        Root::Corpus,
+        "packages/const-fp16-overflow.mlpackage",
+        "main",
+        "fp32-compute",
+        2,
+        1,
+    ),
+    (
+        Root::Corpus,
+        "packages/pow-const-base-two-base3-clean.mlpackage",
+        "main",
+        "io-last-axis-alignment",
+        2,
+        2,
+    ),
+    (
+        Root::Corpus,
+        "packages/pow-const-base-two-exp-clean.mlpackage",
+        "main",
+        "io-last-axis-alignment",
+        2,
+        2,
+    ),
+    (
+        Root::Corpus,
+        "packages/pow-const-base-two-square-clean.mlpackage",
+        "main",
+        "io-last-axis-alignment",
+        2,
+        2,
+    ),
+    (
+        Root::Corpus,
+        "packages/pow-const-base-two.mlpackage",
+        "main",
+        "io-last-axis-alignment",
+        2,
+        2,
+    ),
 ];
 
 type Key = (Root, String, String, String);
