@@ -16,6 +16,7 @@ pub mod implied_shape;
 pub mod opset;
 pub mod os_requirement;
 pub mod state_writes;
+pub mod value_range;
 
 #[cfg(test)]
 pub(crate) mod testutil;
@@ -29,6 +30,7 @@ pub use dependence::{Dependence, DependenceMap};
 pub use state_writes::{
     AxisWindow, StateDecl, StateWrite, StateWrites, Window, WriteKind, WriteOp,
 };
+pub use value_range::{Interval, RangeMap};
 
 /// Everything the analysis passes know about one function.
 #[derive(Clone, Debug, Default)]
@@ -39,6 +41,8 @@ pub struct FunctionAnalysis {
     pub deps: DependenceMap,
     /// States and their write chains.
     pub states: StateWrites,
+    /// Integer value ranges by value name.
+    pub ranges: RangeMap,
 }
 
 /// The analysis of every function of `model`, in order (functions in parallel). The rules and the
@@ -52,9 +56,11 @@ pub fn analyze(f: &Function) -> FunctionAnalysis {
     let consts = consteval::evaluate(f);
     let deps = dependence::analyze(f);
     let states = state_writes::analyze(f, &consts, &deps);
+    let ranges = value_range::analyze(f, &consts);
     FunctionAnalysis {
         consts,
         deps,
         states,
+        ranges,
     }
 }

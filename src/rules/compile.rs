@@ -9,8 +9,8 @@ use regex::Regex;
 
 use super::cost::cheapest_first;
 use super::matcher::{
-    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
-    RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
+    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, RangeM, Reason,
+    Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, TARGET_VAR,
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
@@ -349,6 +349,15 @@ impl Compiler {
         }
         if let Some(r) = &v.runtime {
             m.runtime = self.runtime("runtime", r);
+        }
+        if let Some(r) = &v.range {
+            if r.min.is_none() && r.max.is_none() {
+                self.error("range", "names no bound (min or max)");
+            }
+            m.range = Some(self.nested("range", |c| RangeM {
+                min: r.min.as_ref().map(|x| c.count("min", x)),
+                max: r.max.as_ref().map(|x| c.count("max", x)),
+            }));
         }
         if let Some(p) = &v.producer {
             let (pm, pv) = self.nested("producer", |c| c.rule(p, false));

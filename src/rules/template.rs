@@ -36,6 +36,10 @@ pub const VALUE_ACCESSORS: &[(&str, &str)] = &[
         "flexibility",
         "for a function input, the shapes the model description allows (ranges or enumerated shapes)",
     ),
+    (
+        "range",
+        "for an integer value, the interval its elements lie in for valid inputs, e.g. [0, 31999]",
+    ),
 ];
 
 /// The Neural Engine's names of the axes of a rank-`rank` tensor (the last is W; rank 5 is
@@ -412,6 +416,9 @@ fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
             Some(format!("[{}]", parts.join(", ")))
         }
         "flexibility" => Some(flexibility_text(cx, &v.name)),
+        "range" => {
+            super::matcher::range_of(cx, &v.name, v.constant.as_ref()).map(|r| r.to_string())
+        }
         "" => Some(v.name.clone()),
         "dtype" => tensor.map(|t| t.dtype.to_string()),
         "shape" => tensor.map(dims_text),
