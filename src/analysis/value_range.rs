@@ -1,5 +1,6 @@
 //! Integer value ranges: for every integer (or bool) value of a function, an interval its elements
-//! lie in when the function is given valid inputs.
+//! lie in when the function is given valid inputs (and for a float value used as indices, the
+//! interval valid inputs give it).
 //!
 //! Two passes. Forward, in program order, what a value can hold: constants, the dtype's bounds for
 //! function inputs and unknown results, shapes (`≥ 0`), `range_1d`, index outputs (`reduce_argmax`,
@@ -363,9 +364,17 @@ fn forward(
             .and_then(|n| r.meet(*n))
             .unwrap_or(r)
     };
+    // A float value has a range only when valid inputs bound it (it indexes an axis).
+    let float_need = |name: &Name, ty: &ValueType| {
+        ty.tensor()
+            .filter(|t| t.dtype.is_float())
+            .and_then(|_| need.get(name.as_str()).copied())
+    };
     for (_, inp) in f.inputs() {
         if let Some(r) = int_dtype(Some(&inp.ty)) {
             fw.map.insert(inp.name.clone(), narrowed(&inp.name, r));
+        } else if let Some(r) = float_need(&inp.name, &inp.ty) {
+            fw.map.insert(inp.name.clone(), r);
         }
     }
     for block in f.blocks.iter().skip(1) {
@@ -381,6 +390,9 @@ fn forward(
         let result = fw.result(op);
         for (i, out) in op.outputs.iter().enumerate() {
             let Some(dtype) = int_dtype(Some(&out.ty)) else {
+                if let Some(r) = float_need(&out.name, &out.ty) {
+                    fw.map.insert(out.name.clone(), r);
+                }
                 continue;
             };
             let known = consts.get(&out.name).and_then(const_range);
@@ -412,7 +424,12 @@ impl Bwd<'_> {
     /// Adds a constraint on a binding (a named value; literals need none).
     fn demand(&mut self, arg: &Arg, r: Interval) {
         let Arg::Name(n) = arg else { return };
-        if !self.fwd.contains_key(n.as_str()) {
+        let numeric = self
+            .f
+            .value_type(n)
+            .and_then(ValueType::tensor)
+            .is_some_and(|t| t.dtype.is_float() || Interval::of_dtype(t.dtype).is_some());
+        if !numeric {
             return;
         }
         let merged = match self.need.get(n.as_str()) {
@@ -699,6 +716,21 @@ mod tests {
         assert_eq!(r.get("h"), Some(Interval::new(1, 1)));
         assert_eq!(r.get("y"), Some(Interval::new(0, 49)));
         assert_eq!(r.get("logits"), None);
+    }
+
+    #[test]
+    fn float_indices_get_the_range_of_the_axis_they_index() {
+        let r = ranges(&prog(
+            "tensor<fp16, [8]> pos",
+            r#"            tensor<fp16, [4096, 8]> t = const()[name = string("t"), val = tensor<fp16, [4096, 8]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(64)))];
+            string d = const()[name = string("d"), val = string("int32")];
+            tensor<int32, [8]> i = cast(dtype = d, x = pos)[name = string("c")];
+            int32 ax = const()[name = string("ax"), val = int32(0)];
+            tensor<fp16, [8, 8]> y = gather(axis = ax, indices = i, x = t)[name = string("g")];"#,
+        ));
+        assert_eq!(r.get("i"), Some(Interval::new(0, 4095)));
+        assert_eq!(r.get("pos"), Some(Interval::new(0, 4095)));
+        assert_eq!(r.get("y"), None);
     }
 
     #[test]

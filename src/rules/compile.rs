@@ -49,6 +49,9 @@ pub const BUILTIN_VARS: &[&str] = &["OP", "FUNCTION"];
 /// The capture `origin:` binds: the region the finding stands for.
 pub const REGION_VAR: &str = "REGION";
 
+/// The capture `group-by:` binds: the other matches the finding stands for.
+pub const GROUP_VAR: &str = "GROUP";
+
 impl Compiler {
     /// A compiler whose error paths start at `root` (e.g. `match`).
     pub fn at(root: &str) -> Compiler {
@@ -141,6 +144,13 @@ impl Compiler {
             self.error(
                 key,
                 "`$REGION` is reserved for the region of an `origin:` rule",
+            );
+            return None;
+        }
+        if name == GROUP_VAR {
+            self.error(
+                key,
+                "`$GROUP` is reserved for the other matches of `group-by:`",
             );
             return None;
         }

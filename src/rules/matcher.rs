@@ -36,6 +36,8 @@ pub enum VarKind {
     Reasons,
     /// The deployment target a finding applies to (`{TARGET}`, bound by `target:`).
     Target,
+    /// The other matches a `group-by:` finding stands for (`{GROUP}`).
+    Group,
 }
 
 impl VarKind {
@@ -50,6 +52,7 @@ impl VarKind {
             VarKind::Peers => "a list of peer ops",
             VarKind::Reasons => "a list of reasons",
             VarKind::Target => "the target",
+            VarKind::Group => "the other matches of a group",
         }
     }
 }
@@ -85,6 +88,8 @@ pub enum Binding {
     /// The chip families of the run's target a `target:` condition applies to (without a target,
     /// the families the condition names; empty: not about families).
     Target(BTreeSet<Family>),
+    /// The nodes of the other matches a `group-by:` finding stands for, in program order.
+    Group(Vec<NodeId>),
 }
 
 /// Captures by name (without `$`), in name order. A rule binds a handful at most, so a sorted

@@ -106,6 +106,10 @@ pub struct RuleFile {
     /// Findings where one of these matches get its severity instead of `severity` (first wins).
     #[serde(default)]
     pub severity_when: Vec<SerSeverityWhen>,
+    /// One finding per cause: the findings of a function whose capture (`$W`) binds the same
+    /// value, op or state are one, at the first in program order; `{GROUP}` names the others.
+    #[serde(default)]
+    pub group_by: Option<String>,
 }
 
 /// One entry of `severity-when:`.
