@@ -5,7 +5,7 @@ before the embedding `gather`, and the cache position before the state-write ari
 gathered axis / the state axis fits).
 
 - `torch-int16-decoder-export`: a tiny stateful decoder (token-id embedding of 32,000 rows, hidden
-  size 8, a `[1, 256, 8]` K and V cache written at a run-time position) through `torch.export`;
+  size 8, a `[1, 256, 32]` K and V cache written at a run-time position) through `torch.export`;
 - `torch-int16-decoder-trace`: the same decoder through `torch.jit.trace`;
 - `torch-int16-table-1000`: token ids looked up in a 1,000-row embedding (the converter casts them
   to uint16);
@@ -15,7 +15,8 @@ gathered axis / the state axis fits).
 - `torch-int16-table-70000-uint16`: its twin with the table grown to 70,000 rows (`retarget`): the
   same uint16 casts, now into an axis longer than 65,535.
 
-All but the last are correct: no finding. The twin has one `int16-narrowing`, at the first uint16
+All but the last are correct: no `int16-narrowing` finding (the decoders have the state rules'
+findings of a run-time position write, as `generate_torch_states.py`'s). The twin has one `int16-narrowing`, at the first uint16
 cast of the ids (the second, after the guard, is the same cause). Expected findings are written by hand here, from what the converter does
 (above), not computed by the linter.
 
@@ -40,7 +41,9 @@ from generate import ct, mb, finding, fn_ops, op_name, package_record, reset, st
 
 PACKAGES = generate.CORPUS / "packages"
 VOCAB = 32_000
-HIDDEN = 8
+HIDDEN = 8  # the embedding width: keeps the 32,000-row table at 512 KB
+LOOKUP_WIDTH = 4  # the lookups' tables: the 70,000-row one stays at 560 KB
+WIDTH = 32  # K, V and the outputs: last axes of 32 fp16 (64 bytes), as the ANE wants them
 CTX = 256
 SHORT_TABLE = 1_000
 LONG_TABLE = 70_000
@@ -53,11 +56,11 @@ class Decoder(nn.Module):
         super().__init__()
         self.how = how
         self.emb = nn.Embedding(VOCAB, HIDDEN)
-        self.wq = nn.Linear(HIDDEN, HIDDEN, bias=False)
-        self.wk = nn.Linear(HIDDEN, HIDDEN, bias=False)
-        self.wv = nn.Linear(HIDDEN, HIDDEN, bias=False)
-        self.register_buffer("k_cache", torch.zeros(1, CTX, HIDDEN, dtype=torch.float16))
-        self.register_buffer("v_cache", torch.zeros(1, CTX, HIDDEN, dtype=torch.float16))
+        self.wq = nn.Linear(HIDDEN, WIDTH, bias=False)
+        self.wk = nn.Linear(HIDDEN, WIDTH, bias=False)
+        self.wv = nn.Linear(HIDDEN, WIDTH, bias=False)
+        self.register_buffer("k_cache", torch.zeros(1, CTX, WIDTH, dtype=torch.float16))
+        self.register_buffer("v_cache", torch.zeros(1, CTX, WIDTH, dtype=torch.float16))
 
     def forward(self, ids, pos):
         x = self.emb(ids)  # [1, 1, HIDDEN]
@@ -79,10 +82,11 @@ class Lookup(nn.Module):
 
     def __init__(self, rows):
         super().__init__()
-        self.emb = nn.Embedding(rows, HIDDEN)
+        self.emb = nn.Embedding(rows, LOOKUP_WIDTH)
+        self.out = nn.Linear(LOOKUP_WIDTH, WIDTH, bias=False)
 
     def forward(self, ids):
-        return self.emb(ids)
+        return self.out(self.emb(ids))
 
 
 def seeded(module):
@@ -105,7 +109,7 @@ def pos_example():
 
 def cache_states():
     return [
-        ct.StateType(wrapped_type=ct.TensorType(shape=(1, CTX, HIDDEN), dtype=np.float16), name=n)
+        ct.StateType(wrapped_type=ct.TensorType(shape=(1, CTX, WIDTH), dtype=np.float16), name=n)
         for n in ("k_cache", "v_cache")
     ]
 
@@ -206,7 +210,16 @@ def main():
     for how in ("export", "trace"):
         p = save(decoder(how), f"torch-int16-decoder-{how}")
         print(p.name, "narrowing casts:", narrowing_casts(p), file=sys.stderr)
-        record(p, [])
+        # The state rules' findings of a run-time position write (HAZARDS.md H4b, as in
+        # generate_torch_states.py): a run-time begin; torch.export wraps it in full-window updates.
+        spec = ct.utils.load_spec(str(p))
+        found = []
+        for state in ("k_cache", "v_cache"):
+            for w in generate.writes_of(spec, "main", state):
+                found.append(finding("state-dynamic-begin", "main", w, state))
+                if how == "export":
+                    found.append(finding("state-full-extent-write", "main", w, state))
+        record(p, found)
     converted = lookup(SHORT_TABLE)
     short = save(converted, "torch-int16-table-1000")
     casts = narrowing_casts(short)
