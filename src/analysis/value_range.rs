@@ -199,12 +199,14 @@ pub fn literal_range(lit: &Literal) -> Option<Interval> {
 }
 
 fn const_range(c: &ConstValue) -> Option<Interval> {
-    let v: Vec<i64> = match &c.data {
-        ConstData::Ints(v) => v.clone(),
-        ConstData::Bools(v) => v.iter().map(|&b| i64::from(b)).collect(),
-        _ => return None,
-    };
-    Some(Interval::new(*v.iter().min()?, *v.iter().max()?))
+    match &c.data {
+        ConstData::Ints(v) => Some(Interval::new(*v.iter().min()?, *v.iter().max()?)),
+        ConstData::Bools(v) => {
+            let (lo, hi) = (v.iter().all(|&b| b), v.iter().any(|&b| b));
+            (!v.is_empty()).then(|| Interval::new(i64::from(lo), i64::from(hi)))
+        }
+        _ => None,
+    }
 }
 
 /// Computes the range of every integer value of `f`.
