@@ -1,6 +1,7 @@
 //! Integer value ranges: for every integer (or bool) value of a function, an interval its elements
 //! lie in when the function is given valid inputs (and for a float value used as indices, the
-//! interval valid inputs give it).
+//! interval valid inputs give it). The dims of a flexible input are those its model description
+//! allows (ranged or enumerated shapes), else `[0, 2^31 − 1]`.
 //!
 //! Two passes. Forward, in program order, what a value can hold: constants, the dtype's bounds for
 //! function inputs and unknown results, shapes (`≥ 0`), `range_1d`, index outputs (`reduce_argmax`,
@@ -22,7 +23,9 @@ use std::fmt;
 use rustc_hash::FxHashMap;
 
 use super::consteval::{ConstData, ConstEnv, ConstValue};
-use crate::ir::{Arg, DType, Function, Literal, Name, Node, Op, ValueType};
+use crate::ir::{
+    Arg, DType, FeatureKind, Flexibility, Function, Literal, Model, Name, Node, Op, ValueType,
+};
 
 /// A closed interval of integers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,14 +212,73 @@ fn const_range(c: &ConstValue) -> Option<Interval> {
     }
 }
 
-/// Computes the range of every integer value of `f`.
+/// The bounds the model description puts on the dims of a function's inputs (ranged or
+/// enumerated shapes): input name → per axis `[lower, upper]`.
+#[derive(Clone, Debug, Default)]
+pub struct InputDims {
+    inputs: FxHashMap<String, Vec<Interval>>,
+}
+
+impl InputDims {
+    /// The bounds `model`'s description gives the inputs of `f`.
+    pub fn of(model: &Model, f: &Function) -> InputDims {
+        let mut inputs = FxHashMap::default();
+        let Some(desc) = model.description.for_function(&f.name) else {
+            return InputDims { inputs };
+        };
+        for i in &desc.inputs {
+            let FeatureKind::Array {
+                flexible: Some(flex),
+                ..
+            } = &i.kind
+            else {
+                continue;
+            };
+            let dims: Option<Vec<Interval>> = match flex {
+                Flexibility::Ranges(r) => Some(
+                    r.iter()
+                        .map(|&(lo, hi)| {
+                            let lo = i64::try_from(lo).unwrap_or(i64::MAX);
+                            let hi = if hi < 0 { i32::MAX.into() } else { hi };
+                            Interval::new(lo.min(hi), hi)
+                        })
+                        .collect(),
+                ),
+                Flexibility::Enumerated(shapes) => {
+                    let rank = shapes.first().map_or(0, Vec::len);
+                    (0..rank)
+                        .map(|a| {
+                            shapes
+                                .iter()
+                                .map(|s| s.get(a).map(|&d| Interval::new(d, d)))
+                                .collect::<Option<Vec<_>>>()?
+                                .into_iter()
+                                .reduce(Interval::hull)
+                        })
+                        .collect()
+                }
+            };
+            if let Some(d) = dims {
+                inputs.insert(i.name.clone(), d);
+            }
+        }
+        InputDims { inputs }
+    }
+}
+
+/// Computes the range of every integer value of `f` (flexible input dims unbounded).
 pub fn analyze(f: &Function, consts: &ConstEnv) -> RangeMap {
+    analyze_with(f, consts, &InputDims::default())
+}
+
+/// Computes the range of every integer value of `f`; `dims` bounds its inputs' flexible dims.
+pub fn analyze_with(f: &Function, consts: &ConstEnv, dims: &InputDims) -> RangeMap {
     // What values can hold, what valid inputs need, then what values hold given those needs.
     let none = FxHashMap::default();
-    let fwd = forward(f, consts, &none);
+    let fwd = forward(f, consts, dims, &none);
     let need = backward(f, consts, &fwd);
     RangeMap {
-        values: forward(f, consts, &need),
+        values: forward(f, consts, dims, &need),
     }
 }
 
@@ -227,6 +289,7 @@ fn int_dtype(ty: Option<&ValueType>) -> Option<Interval> {
 struct Fwd<'a> {
     f: &'a Function,
     consts: &'a ConstEnv,
+    dims: &'a InputDims,
     map: FxHashMap<Name, Interval>,
 }
 
@@ -315,11 +378,13 @@ impl Fwd<'_> {
             "shape" => {
                 let x = op.arg_name("x")?;
                 let dims = self.f.value_type(x)?.tensor()?.shape.clone()?;
+                let described = self.dims.inputs.get(x).filter(|d| d.len() == dims.len());
                 let mut r: Option<Interval> = None;
-                for d in dims {
-                    let i = match d.known() {
-                        Some(n) => Interval::new(n as i64, n as i64),
-                        None => Interval::new(0, i32::MAX.into()),
+                for (axis, d) in dims.into_iter().enumerate() {
+                    let i = match (d.known(), described) {
+                        (Some(n), _) => Interval::new(n as i64, n as i64),
+                        (None, Some(b)) => b[axis],
+                        (None, None) => Interval::new(0, i32::MAX.into()),
                     };
                     r = Some(r.map_or(i, |o| o.hull(i)));
                 }
@@ -354,11 +419,13 @@ fn axis_len(f: &Function, consts: &ConstEnv, op: &Op, of: &str) -> Option<i64> {
 fn forward(
     f: &Function,
     consts: &ConstEnv,
+    dims: &InputDims,
     need: &FxHashMap<Name, Interval>,
 ) -> FxHashMap<Name, Interval> {
     let mut fw = Fwd {
         f,
         consts,
+        dims,
         map: FxHashMap::default(),
     };
     let narrowed = |name: &Name, r: Interval| {
@@ -752,6 +819,33 @@ mod tests {
         ));
         assert_eq!(r.get("pos"), Some(Interval::new(0, 255)));
         assert_eq!(r.get("end"), Some(Interval::new(1, 256)));
+    }
+
+    #[test]
+    fn the_shape_of_a_ranged_input_is_within_the_description() {
+        let src = prog(
+            "tensor<fp16, [1, ?]> audio",
+            r#"            tensor<int32, [2]> y = shape(x = audio)[name = string("s")];"#,
+        );
+        let p = parse_program(&src, std::path::Path::new("t.mil")).expect("parses");
+        let f = &p.functions[0];
+        let consts = consteval::evaluate(f);
+        assert_eq!(
+            analyze(f, &consts).get("y"),
+            Some(Interval::new(0, i32::MAX.into()))
+        );
+        let dims = InputDims {
+            inputs: [(
+                "audio".to_string(),
+                vec![Interval::new(1, 1), Interval::new(1, 32000)],
+            )]
+            .into_iter()
+            .collect(),
+        };
+        assert_eq!(
+            analyze_with(f, &consts, &dims).get("y"),
+            Some(Interval::new(1, 32000))
+        );
     }
 
     #[test]
