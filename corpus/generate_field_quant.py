@@ -243,11 +243,12 @@ NON_NEGATIVE = ("select", "reduce_argmax", "reduce_argmin", "argsort", "shape", 
 
 
 def narrowing_findings(spec, fn_name):
-    """int16-narrowing: a cast of run-time int32 values to int16/uint16 that (a) is the data `x` of
-    a gather-like op, (b) reaches the indices of a gather / gather_along_axis through the casts and
-    the negative-index guard while that gather's axis is longer than the type holds, or (c) casts
-    to uint16 values that may be negative (not out of the guard `select`, an argmax / argsort, a
-    shape or non_zero)."""
+    """int16-narrowing: a cast of run-time int32 values to int16/uint16 whose values for valid inputs
+    can leave the narrow type. Ids that reach the indices of a gather / gather_along_axis (through
+    the casts and the negative-index guard) are valid in [0, L - 1] for the shortest such axis L;
+    run-time data that reaches no indices keeps int32's range, except values non-negative by
+    construction (the guard `select`, an argmax / argsort, a shape, non_zero) narrowed to uint16.
+    Reported once, at the first narrowing cast (not at one fed by another through that path)."""
     fn = spec.mlProgram.functions[fn_name]
     ops = fn_ops(spec, fn_name)
     types = value_types(spec, fn_name)
@@ -265,32 +266,48 @@ def narrowing_findings(spec, fn_name):
              else producer[axis.name].attributes["val"].immediateValue.tensor.ints.values[0])
         return param_shape(gather, "x", types)[a]
 
-    def reaches_long_axis(value, limit):
-        todo, seen = [value], set()
+    def indexed_axes(value):
+        todo, seen, out = [value], set(), []
         while todo:
             v = todo.pop()
             for c, p in consumers(ops, v):
-                if c.type in ("gather", "gather_along_axis") and p == "indices" and axis_len(c) > limit:
-                    return True
+                if c.type in ("gather", "gather_along_axis") and p == "indices":
+                    out.append(axis_len(c))
                 if c.type in INDEX_PATH and c.outputs[0].name not in seen:
                     seen.add(c.outputs[0].name)
                     todo.append(c.outputs[0].name)
+        return out
+
+    def narrowing(op):
+        return op.type == "cast" and op.outputs[0].type.tensorType.dataType in LIMITS
+
+    def after_narrowing(value):
+        todo, seen = [value], set()
+        while todo:
+            src = producer.get(todo.pop())
+            if src is None or src.outputs[0].name in seen or src.type not in INDEX_PATH:
+                continue
+            if narrowing(src):
+                return True
+            seen.add(src.outputs[0].name)
+            todo.extend(n for p in src.inputs for n in arg_names(src, p))
         return False
 
     out = []
     for op in ops:
-        if op.type != "cast":
+        if not narrowing(op):
             continue
         dtype = op.outputs[0].type.tensorType.dataType
         [x] = arg_names(op, "x") or [None]
-        if dtype not in LIMITS or x not in runtime or types[x].tensorType.dataType != MIL_pb2.INT32:
+        if x not in runtime or types[x].tensorType.dataType != MIL_pb2.INT32 or after_narrowing(x):
             continue
-        y = op.outputs[0].name
-        data = any(c.type in GATHERS and p == "x" for c, p in consumers(ops, y))
-        long_axis = reaches_long_axis(y, LIMITS[dtype])
+        axes = indexed_axes(op.outputs[0].name)
         src = producer.get(x)
-        negative = dtype == MIL_pb2.UINT16 and (src is None or src.type not in NON_NEGATIVE)
-        if data or long_axis or negative:
+        if axes:
+            leaves = min(axes) - 1 > LIMITS[dtype]
+        else:
+            leaves = src is None or src.type not in NON_NEGATIVE or dtype == MIL_pb2.INT16
+        if leaves:
             out.append(finding("int16-narrowing", fn_name, op_name(op)))
     return out
 

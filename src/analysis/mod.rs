@@ -19,6 +19,7 @@ pub mod os_requirement;
 pub mod registry;
 pub mod pow_rewrite;
 pub mod state_writes;
+pub mod value_range;
 
 #[cfg(test)]
 pub(crate) mod testutil;
@@ -32,6 +33,7 @@ pub use dependence::{Dependence, DependenceMap};
 pub use state_writes::{
     AxisWindow, StateDecl, StateWrite, StateWrites, Window, WriteKind, WriteOp,
 };
+pub use value_range::{Interval, RangeMap};
 
 /// Everything the analysis passes know about one function.
 #[derive(Clone, Debug, Default)]
@@ -42,22 +44,36 @@ pub struct FunctionAnalysis {
     pub deps: DependenceMap,
     /// States and their write chains.
     pub states: StateWrites,
+    /// Integer value ranges by value name.
+    pub ranges: RangeMap,
 }
 
 /// The analysis of every function of `model`, in order (functions in parallel). The rules and the
 /// op-set check share it.
 pub fn analyze_model(model: &Model) -> Vec<FunctionAnalysis> {
-    model.program.functions.par_iter().map(analyze).collect()
+    model
+        .program
+        .functions
+        .par_iter()
+        .map(|f| analyze_with(f, &value_range::InputDims::of(model, f)))
+        .collect()
 }
 
-/// Runs every pass over `f` once.
+/// Runs every pass over `f` once (with no model description: flexible input dims unbounded).
 pub fn analyze(f: &Function) -> FunctionAnalysis {
+    analyze_with(f, &value_range::InputDims::default())
+}
+
+/// Runs every pass over `f` once; `dims` bounds the flexible dims of its inputs.
+fn analyze_with(f: &Function, dims: &value_range::InputDims) -> FunctionAnalysis {
     let consts = consteval::evaluate(f);
     let deps = dependence::analyze(f);
     let states = state_writes::analyze(f, &consts, &deps);
+    let ranges = value_range::analyze_with(f, &consts, dims);
     FunctionAnalysis {
         consts,
         deps,
         states,
+        ranges,
     }
 }

@@ -9,9 +9,9 @@ use regex::Regex;
 
 use super::cost::cheapest_first;
 use super::matcher::{
-    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, Reason, Relation,
-    RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, Version, VersionRange,
-    TARGET_VAR,
+    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, RangeM, Reason,
+    Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, Version,
+    VersionRange, TARGET_VAR,
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
@@ -49,6 +49,9 @@ pub const BUILTIN_VARS: &[&str] = &["OP", "FUNCTION"];
 
 /// The capture `origin:` binds: the region the finding stands for.
 pub const REGION_VAR: &str = "REGION";
+
+/// The capture `group-by:` binds: the other matches the finding stands for.
+pub const GROUP_VAR: &str = "GROUP";
 
 impl Compiler {
     /// A compiler whose error paths start at `root` (e.g. `match`).
@@ -142,6 +145,13 @@ impl Compiler {
             self.error(
                 key,
                 "`$REGION` is reserved for the region of an `origin:` rule",
+            );
+            return None;
+        }
+        if name == GROUP_VAR {
+            self.error(
+                key,
+                "`$GROUP` is reserved for the other matches of `group-by:`",
             );
             return None;
         }
@@ -369,6 +379,15 @@ impl Compiler {
         }
         if let Some(r) = &v.runtime {
             m.runtime = self.runtime("runtime", r);
+        }
+        if let Some(r) = &v.range {
+            if r.min.is_none() && r.max.is_none() {
+                self.error("range", "names no bound (min or max)");
+            }
+            m.range = Some(self.nested("range", |c| RangeM {
+                min: r.min.as_ref().map(|x| c.count("min", x)),
+                max: r.max.as_ref().map(|x| c.count("max", x)),
+            }));
         }
         if let Some(p) = &v.producer {
             let (pm, pv) = self.nested("producer", |c| c.rule(p, false));

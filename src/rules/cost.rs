@@ -96,7 +96,7 @@ pub fn cost(m: &Matcher) -> Cost {
 
 fn value_cost(v: &ValueM) -> Cost {
     let mut c = Cost::Structure;
-    if v.runtime.is_some() {
+    if v.runtime.is_some() || v.range.is_some() {
         c = Cost::Lookup;
     }
     if v.constant.is_some() || v.value.is_some() {

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 
 use rayon::prelude::*;
 
-use super::compile::REGION_VAR;
+use super::compile::{GROUP_VAR, REGION_VAR};
 use super::entity_rule::EntityRule;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::{Binding, Bindings, Ctx, Matcher};
@@ -169,6 +169,8 @@ fn match_function_with(
     // `origin:` rules report per region once every node has been tested: the nodes having the
     // property, in node order, with their captures.
     let mut origin_matches: Vec<Vec<(NodeId, Bindings)>> = vec![Vec::new(); rules.len()];
+    // `group-by:` rules report per cause once every node has been tested, likewise.
+    let mut grouped_matches: Vec<Vec<(NodeId, Bindings)>> = vec![Vec::new(); rules.len()];
     // One pass over the nodes, each tested only by the rules that can match it, with the rule's
     // matcher for its kind of node; a rule sees its nodes in the same order as before (inputs,
     // then ops in program order).
@@ -194,7 +196,11 @@ fn match_function_with(
                 }
                 m => {
                     if m.matches(&cx, id, &mut b) {
-                        out.push(node_finding(model, rule, &cx, id, &b));
+                        if rule.group_by.is_some() {
+                            grouped_matches[i].push((id, b));
+                        } else {
+                            out.push(node_finding(model, rule, &cx, id, &b));
+                        }
                     }
                 }
             }
@@ -205,7 +211,88 @@ fn match_function_with(
             report_regions(model, rule, &cx, matched, &mut out);
         }
     }
+    for (rule, matched) in rules.iter().zip(grouped_matches) {
+        if let (Some(var), false) = (&rule.group_by, matched.is_empty()) {
+            report_groups(model, rule, &cx, var, matched, &mut out);
+        }
+    }
     out
+}
+
+/// What makes two matches of a `group-by:` rule one cause: the same named value, op or state bound
+/// to the capture. Anything else (an inline literal) is its own cause.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum GroupKey {
+    Value(String),
+    Node(NodeId),
+    State(usize),
+    Alone(NodeId),
+}
+
+fn group_key(f: &Function, id: NodeId, b: Option<&Binding>) -> GroupKey {
+    match b {
+        Some(Binding::Value(v)) if f.def(&v.name).is_some() => GroupKey::Value(v.name.clone()),
+        Some(Binding::Node(n)) => GroupKey::Node(*n),
+        Some(Binding::State(s)) => GroupKey::State(*s),
+        _ => GroupKey::Alone(id),
+    }
+}
+
+/// `group-by:` rules: one finding per cause, at its first match (program order), standing for the
+/// others (`{GROUP}`, labels, `covered`). Its severity is the highest any match gets.
+fn report_groups(
+    model: &Model,
+    rule: &Rule,
+    cx: &Ctx<'_>,
+    var: &str,
+    matched: Vec<(NodeId, Bindings)>,
+    out: &mut Vec<Finding>,
+) {
+    let mut order: Vec<GroupKey> = Vec::new();
+    let mut groups: FxHashMap<GroupKey, Vec<(NodeId, Bindings)>> = FxHashMap::default();
+    for (id, b) in matched {
+        let key = group_key(cx.f, id, b.get(var));
+        let members = groups.entry(key.clone()).or_default();
+        if members.is_empty() {
+            order.push(key);
+        }
+        members.push((id, b));
+    }
+    for key in order {
+        let Some(mut members) = groups.remove(&key) else {
+            continue;
+        };
+        let (first, mut b) = members.remove(0);
+        let others: Vec<NodeId> = members.iter().map(|(id, _)| *id).collect();
+        let severity = others
+            .iter()
+            .map(|&n| severity_at(rule, cx, n))
+            .fold(severity_at(rule, cx, first), Severity::max);
+        let names: Vec<String> = others
+            .iter()
+            .filter_map(|&n| super::region::node_name(cx.f, n))
+            .collect();
+        let what = match b.get(var) {
+            Some(Binding::Value(v)) => format!("the same `{}` here", v.name),
+            _ => "the same cause here".to_string(),
+        };
+        b.insert(GROUP_VAR.to_string(), Binding::Group(others.clone()));
+        let mut finding = node_finding(model, rule, cx, first, &b);
+        finding.severity = severity;
+        for &n in others.iter().take(REGION_LABELS) {
+            if let Some(span) = node_span(cx.f, n).filter(|s| s.len > 0) {
+                finding.labels.push(Label {
+                    span,
+                    text: what.clone(),
+                });
+            }
+        }
+        finding.labels.sort_by_key(|l| l.span.start);
+        if !names.is_empty() {
+            finding.covered = Some(Covered { names });
+        }
+        out.push(finding);
+    }
 }
 
 /// Which node rules can match which nodes (by [`Rule::potential`] and [`Rule::inputs_only`]), so

@@ -9,11 +9,11 @@ use std::sync::{Arc, OnceLock};
 use miette::{Diagnostic, LabeledSpan, NamedSource};
 use rayon::prelude::*;
 
-use super::compile::{CompileError, Compiler, Vars};
+use super::compile::{CompileError, Compiler, Vars, GROUP_VAR};
 use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
-use super::matcher::{Matcher, NodeMatchers, TargetM};
+use super::matcher::{Matcher, NodeMatchers, TargetM, VarKind};
 use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
 use super::suggest::did_you_mean;
 use super::template::Template;
@@ -120,6 +120,8 @@ pub struct Rule {
     pub(crate) node_matchers: Option<NodeMatchers>,
     /// `severity-when:` entries, tested in order on the matched node.
     pub(crate) severity_when: Vec<(Severity, Matcher)>,
+    /// `group-by:`: the capture whose binding makes matches one finding.
+    pub(crate) group_by: Option<String>,
 }
 
 /// A rule's `tests:`. A rule folder's are parsed and checked at load; a built-in rule's stay JSON
@@ -411,7 +413,7 @@ fn compile_rule(
         .kind
         .as_deref()
         .map(|k| entity_kind_named(k).map_err(|message| err(&["match", "kind"], message)));
-    let (target, vars, fact) = match (&parsed.matcher.fact, entity_kind) {
+    let (target, mut vars, fact) = match (&parsed.matcher.fact, entity_kind) {
         (_, Some(Err(()))) => (
             Target::Nodes(Matcher::All(Vec::new())),
             Vars::new(),
@@ -498,6 +500,45 @@ fn compile_rule(
     // `Some(kind)` for a `fact:` rule (`None` inside when the kind is unknown: reported above, and
     // its placeholders are then not checked).
     let fact_rule = fact.is_some();
+    let group_by = parsed.group_by.as_ref().and_then(|raw| {
+        let mut err = |message: String| {
+            errors.push(CompileError {
+                path: vec!["group-by".into()],
+                message,
+            })
+        };
+        if fact_rule || parsed.matcher.origin.is_some() {
+            err(
+                "`group-by:` groups node findings; `fact:` and `origin:` rules report once already"
+                    .into(),
+            );
+            return None;
+        }
+        let name = raw.strip_prefix('$').unwrap_or(raw);
+        match vars.get(name) {
+            Some(VarKind::Value | VarKind::Node | VarKind::State) => {
+                vars.insert(GROUP_VAR.to_string(), VarKind::Group);
+                Some(name.to_string())
+            }
+            Some(other) => {
+                err(format!(
+                    "`{raw}` is {}: group by a value, an op or a state",
+                    other.as_str()
+                ));
+                None
+            }
+            None => {
+                err(format!(
+                    "`{raw}` is not a capture every match binds (known: {})",
+                    vars.keys()
+                        .map(|k| format!("${k}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                None
+            }
+        }
+    });
     let template = |key: &str, t: &str, errors: &mut Vec<CompileError>| -> Option<Template> {
         match Template::parse(t) {
             Ok(tpl) => {
@@ -649,6 +690,7 @@ fn compile_rule(
         inputs_only,
         node_matchers,
         severity_when,
+        group_by,
     })
 }
 

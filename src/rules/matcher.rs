@@ -36,6 +36,8 @@ pub enum VarKind {
     Reasons,
     /// The deployment target a finding applies to (`{TARGET}`, bound by `target:`).
     Target,
+    /// The other matches a `group-by:` finding stands for (`{GROUP}`).
+    Group,
 }
 
 impl VarKind {
@@ -50,6 +52,7 @@ impl VarKind {
             VarKind::Peers => "a list of peer ops",
             VarKind::Reasons => "a list of reasons",
             VarKind::Target => "the target",
+            VarKind::Group => "the other matches of a group",
         }
     }
 }
@@ -85,6 +88,8 @@ pub enum Binding {
     /// The chip families of the run's target a `target:` condition applies to (without a target,
     /// the families the condition names; empty: not about families).
     Target(BTreeSet<Family>),
+    /// The nodes of the other matches a `group-by:` finding stands for, in program order.
+    Group(Vec<NodeId>),
 }
 
 /// Captures by name (without `$`), in name order. A rule binds a handful at most, so a sorted
@@ -245,6 +250,7 @@ pub struct ValueM {
     pub constant: Option<bool>,
     pub value: Option<ValuePredM>,
     pub runtime: Option<RuntimePat>,
+    pub range: Option<RangeM>,
     pub function_output: Option<bool>,
     pub inline: Option<bool>,
     pub producer: Option<Box<Matcher>>,
@@ -264,6 +270,35 @@ impl ValueM {
             || self.elements.is_some()
             || self.state.is_some()
     }
+}
+
+/// `range:`: counts the ends of a value's range must be within.
+#[derive(Clone, Debug, Default)]
+pub struct RangeM {
+    pub min: Option<Count>,
+    pub max: Option<Count>,
+}
+
+impl RangeM {
+    fn test(&self, r: crate::analysis::Interval) -> bool {
+        self.min.as_ref().is_none_or(|c| c.test(r.min))
+            && self.max.as_ref().is_none_or(|c| c.test(r.max))
+    }
+}
+
+/// The range of a value: the analysis' for a named value, an inline literal's elements.
+pub(crate) fn range_of(
+    cx: &Ctx<'_>,
+    name: &str,
+    constant: Option<&ConstValue>,
+) -> Option<crate::analysis::Interval> {
+    cx.analysis.ranges.get(name).or_else(|| {
+        let ints = constant?.data.ints()?;
+        Some(crate::analysis::Interval::new(
+            *ints.iter().min()?,
+            *ints.iter().max()?,
+        ))
+    })
 }
 
 /// Properties of the enclosing function.
@@ -1117,6 +1152,15 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
             ValRef::Lit(_) => None,
         };
         if !rt.test(dep) {
+            return false;
+        }
+    }
+    if let Some(want) = &v.range {
+        let r = match r {
+            ValRef::Named(n, _) => cx.analysis.ranges.get(n),
+            ValRef::Lit(l) => crate::analysis::value_range::literal_range(l),
+        };
+        if !r.is_some_and(|r| want.test(r)) {
             return false;
         }
     }

@@ -106,6 +106,10 @@ pub struct RuleFile {
     /// Findings where one of these matches get its severity instead of `severity` (first wins).
     #[serde(default)]
     pub severity_when: Vec<SerSeverityWhen>,
+    /// One finding per cause: the findings of a function whose capture (`$W`) binds the same
+    /// value, op or state are one, at the first in program order; `{GROUP}` names the others.
+    #[serde(default)]
+    pub group_by: Option<String>,
 }
 
 /// One entry of `severity-when:`.
@@ -485,6 +489,10 @@ pub struct ValueSpec {
     /// The value depends on run-time data: `true`, `false`, `data`, `shape`.
     #[serde(default)]
     pub runtime: Option<RuntimeSpec>,
+    /// The interval an integer value's elements lie in for valid inputs (the analysis' value
+    /// range): bounds on its smallest and its largest end.
+    #[serde(default)]
+    pub range: Option<RangeSpec>,
     /// The value is returned by the function.
     #[serde(default)]
     pub function_output: Option<bool>,
@@ -497,6 +505,18 @@ pub struct ValueSpec {
     /// Binds the value to a capture (`$X`).
     #[serde(default)]
     pub capture: Option<String>,
+}
+
+/// `range: { min, max }`: counts the ends of a value's range must be within.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RangeSpec {
+    /// What the smallest value of the range must be, e.g. `{ max: -1 }` (it can be negative).
+    #[serde(default)]
+    pub min: Option<CountSpec>,
+    /// What the largest value of the range must be, e.g. `{ min: 32768 }`.
+    #[serde(default)]
+    pub max: Option<CountSpec>,
 }
 
 /// Predicates on constant elements.

@@ -38,6 +38,10 @@ pub const VALUE_ACCESSORS: &[(&str, &str)] = &[
         "flexibility",
         "for a function input, the shapes the model description allows (ranges or enumerated shapes)",
     ),
+    (
+        "range",
+        "for an integer value, the interval its elements lie in for valid inputs, e.g. [0, 31999]",
+    ),
 ];
 
 /// The Neural Engine's names of the axes of a rank-`rank` tensor (the last is W; rank 5 is
@@ -123,6 +127,23 @@ pub const REGION_ACCESSORS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Accessors of the other matches of a `group-by:` finding (`{GROUP}`).
+pub const GROUP_ACCESSORS: &[(&str, &str)] = &[
+    ("", "the number of other matches the finding stands for"),
+    (
+        "count",
+        "the number of other matches the finding stands for",
+    ),
+    (
+        "ops",
+        "the first few of them, e.g. `a` (conv), `b` (conv) and 3 more (`none`)",
+    ),
+    (
+        "also",
+        "empty, or ` and 7 more (`a`, `b`, `c` and 4 more)`: to follow the matched op's name",
+    ),
+];
+
 /// Accessors of the peers of a node (`peers: { capture: $P }`).
 pub const PEERS_ACCESSORS: &[(&str, &str)] = &[
     (
@@ -172,6 +193,7 @@ fn accessors(kind: VarKind) -> &'static [(&'static str, &'static str)] {
         VarKind::Peers => PEERS_ACCESSORS,
         VarKind::Reasons => REASONS_ACCESSORS,
         VarKind::Target => TARGET_ACCESSORS,
+        VarKind::Group => GROUP_ACCESSORS,
     }
 }
 
@@ -449,6 +471,9 @@ fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
             Some(format!("[{}]", parts.join(", ")))
         }
         "flexibility" => Some(flexibility_text(cx, &v.name)),
+        "range" => {
+            super::matcher::range_of(cx, &v.name, v.constant.as_ref()).map(|r| r.to_string())
+        }
         "" => Some(v.name.clone()),
         "dtype" => tensor.map(|t| t.dtype.to_string()),
         "shape" => tensor.map(dims_text),
@@ -528,6 +553,31 @@ fn few_names(cx: &Ctx<'_>, nodes: &[NodeId]) -> String {
     }
 }
 
+fn group_accessor(cx: &Ctx<'_>, others: &[NodeId], acc: &str) -> Option<String> {
+    match acc {
+        "" | "count" => Some(others.len().to_string()),
+        "ops" => Some(few_names(cx, others)),
+        "also" => {
+            if others.is_empty() {
+                return Some(String::new());
+            }
+            let shown: Vec<String> = others
+                .iter()
+                .take(REGION_NAMES_SHOWN)
+                .filter_map(|&n| super::region::node_name(cx.f, n))
+                .map(|n| format!("`{n}`"))
+                .collect();
+            let rest = others.len().saturating_sub(shown.len());
+            let list = match rest {
+                0 => shown.join(", "),
+                n => format!("{} and {n} more", shown.join(", ")),
+            };
+            Some(format!(" and {} more ({list})", others.len()))
+        }
+        _ => None,
+    }
+}
+
 fn peers_accessor(cx: &Ctx<'_>, peers: &[NodeId], at: Option<usize>, acc: &str) -> Option<String> {
     match acc {
         "" | "others" => {
@@ -589,6 +639,7 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
         Binding::Node(n) => node_accessor(cx, *n, acc),
         Binding::Value(v) => value_accessor(cx, v, acc),
         Binding::Region(r) => region_accessor(cx, r, acc),
+        Binding::Group(others) => group_accessor(cx, others, acc),
         Binding::Peers { peers, at } => peers_accessor(cx, peers, *at, acc),
         Binding::Reasons(texts) => match acc {
             "" => Some(texts.join("; ")),

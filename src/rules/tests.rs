@@ -1288,3 +1288,129 @@ fn model_converter_version_reads_the_metadata_version_range() {
     let err = format!("{:?}", miette::Report::new(bad.expect_err("refused")));
     assert!(err.contains("not a dotted version"), "{err}");
 }
+
+fn rule_from(yaml: &str) -> Result<RuleSet, String> {
+    load_rule_text("t.yaml", yaml, None, false)
+        .map(|r| RuleSet::from_rules(vec![r]).expect("one rule"))
+        .map_err(|e| format!("{:?}", miette::Report::new(e)))
+}
+
+/// Token ids into a `rows`-row table, narrowed to `dtype`, and a second gather of the same ids.
+fn lookup(rows: u64, dtype: &str) -> String {
+    format!(
+        r#"program(1.3)
+{{
+    func main<ios18>(tensor<int32, [1, 8]> ids) {{
+            tensor<fp16, [{rows}, 4]> t = const()[name = string("t"), val = tensor<fp16, [{rows}, 4]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(64)))];
+            string d = const()[name = string("d"), val = string("{dtype}")];
+            tensor<{dtype}, [1, 8]> n = cast(dtype = d, x = ids)[name = string("n")];
+            int32 ax = const()[name = string("ax"), val = int32(0)];
+            tensor<fp16, [1, 8, 4]> y = gather(axis = ax, indices = n, x = t)[name = string("y")];
+            tensor<fp16, [1, 8, 4]> z = gather(axis = ax, indices = n, x = t)[name = string("z")];
+        }} -> (y, z);
+}}"#
+    )
+}
+
+#[test]
+fn range_tests_the_ends_of_a_value_range_and_prints_it() {
+    let rules = rule_from(
+        r#"
+id: wide-ids
+title: ids past 1000
+severity: info
+match:
+  op: cast
+  param: { x: { range: { min: { min: 0 }, max: { min: 1000 } }, capture: $X } }
+message: "`{X}` is in {X.range}"
+"#,
+    )
+    .expect("loads");
+    let f = check(&lookup(4096, "uint16"), &rules);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].message, "`ids` is in [0, 4095]");
+    assert!(check(&lookup(512, "uint16"), &rules).is_empty());
+}
+
+#[test]
+fn group_by_makes_matches_that_share_a_value_one_finding() {
+    let yaml = |group: &str| {
+        format!(
+            r#"
+id: gathers-of-ids
+title: gathers
+severity: info
+match:
+  op: gather
+  param: {{ indices: {{ capture: $I }} }}
+{group}
+message: "`{{OP}}`{{GROUP.also}} read `{{I}}` ({{GROUP}} others: {{GROUP.ops}})"
+"#
+        )
+    };
+    let mil = lookup(64, "uint16");
+    let ungrouped = rule_from(
+        &yaml("")
+            .replace("{GROUP.also}", "")
+            .replace(" ({GROUP} others: {GROUP.ops})", ""),
+    )
+    .expect("loads");
+    assert_eq!(check(&mil, &ungrouped).len(), 2);
+    let grouped = rule_from(&yaml("group-by: $I")).expect("loads");
+    let f = check(&mil, &grouped);
+    let [one] = f.as_slice() else {
+        panic!("one finding expected, got {f:?}")
+    };
+    assert_eq!(one.op.as_deref(), Some("y"));
+    assert_eq!(
+        one.message,
+        "`y` and 1 more (`z`) read `n` (1 others: `z` (gather))"
+    );
+    assert_eq!(
+        one.covered.as_ref().map(|c| c.names.clone()),
+        Some(vec!["z".to_string()])
+    );
+    assert!(one.labels.iter().any(|l| l.text == "the same `n` here"));
+}
+
+#[test]
+fn group_by_needs_a_capture_every_match_binds() {
+    let err = rule_from(
+        r#"
+id: bad-group
+title: bad
+severity: info
+match: { op: gather }
+group-by: $W
+message: "`{OP}`"
+"#,
+    )
+    .expect_err("refused");
+    assert!(
+        err.contains("`$W` is not a capture every match binds"),
+        "{err}"
+    );
+    let err = rule_from(
+        r#"
+id: bad-group
+title: bad
+severity: info
+match: { origin: { op: gather, param: { x: { capture: $W } } } }
+group-by: $W
+message: "`{OP}`"
+"#,
+    )
+    .expect_err("refused");
+    assert!(err.contains("`origin:` rules report once already"), "{err}");
+    let err = rule_from(
+        r#"
+id: bad-range
+title: bad
+severity: info
+match: { op: gather, param: { x: { range: {} } } }
+message: "`{OP}`"
+"#,
+    )
+    .expect_err("refused");
+    assert!(err.contains("names no bound"), "{err}");
+}

@@ -240,7 +240,7 @@ fn corpus_h1_packages_are_fixed() {
         );
         let left: Vec<_> = match_model(&after, &rules, &Default::default())
             .into_iter()
-            .filter(|f| f.rule == "state-full-extent-write")
+            .filter(|f| f.rule == "state-full-extent-write" && f.state.as_deref() == Some(&state))
             .collect();
         assert!(left.is_empty(), "{name}: {left:?}");
         let again = apply(&after, &req, true, FixMode::DiffOnly).unwrap();

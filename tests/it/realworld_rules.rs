@@ -12,7 +12,8 @@
 //!   index vectors.
 //! - `tensor-rank`: the rank-5 reshapes / transposes of htdemucs (11 regions).
 //! - `conv-kernel-width`: the STFT front ends as convs (WhisperKit's and the parakeet
-//!   preprocessor's 400- and 512-wide windows, silero-vad's 256-wide basis, one per chunk).
+//!   preprocessor's 400- and 512-wide windows, silero-vad's 256-wide basis: one finding per weight,
+//!   the 8 chunk convs that share it named in it).
 //! - `flexible-input-shape`: the RangeDim inputs of the parakeet preprocessor (audio 1…32000) and
 //!   FluidAudio's TransposeEncoder (1…2048 on two axes).
 //! - `io-last-axis-alignment` (info): fp16 inputs and outputs whose last axis is not a multiple of
@@ -57,25 +58,25 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "conv-kernel-width",
         "mobius-silero-vad-compiled/silero-vad-unified-256ms-v6.0.0.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "conv-kernel-width",
         "mobius-silero-vad-compiled/unified_256ms_int8.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "conv-kernel-width",
         "mobius-silero-vad-compiled/unified_256ms_palette_4bit.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "conv-kernel-width",
         "mobius-silero-vad-compiled/unified_256ms_pruned_int8.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "conv-kernel-width",
@@ -87,13 +88,13 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "conv-kernel-width",
         "mobius-silero-vad-mlpackage/silero-vad-unified-256ms-v6.0.0.mlpackage",
         "warning",
-        8,
+        1,
     ),
     (
         "conv-kernel-width",
         "mobius-silero-vad-mlpackage/unified_256ms_palette_4bit.mlpackage",
         "warning",
-        8,
+        1,
     ),
     (
         "conv-kernel-width",
