@@ -1,7 +1,7 @@
 //! Linting one model: its model-level entities (weights, bundle items, …) plus every rule, over
 //! every function.
 
-use crate::analysis::blobs::blob_facts;
+use crate::analysis::blobs::blob_entities;
 use crate::analysis::description::description_facts;
 use crate::analysis::opset::opset_facts_with;
 use crate::analysis::registry::ModelEntities;
@@ -84,25 +84,11 @@ pub fn model_entities(model: &Model) -> ModelEntities {
 /// computed already.
 fn model_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> ModelEntities {
     let mut entities = crate::analysis::bundle::bundle_entities(model);
-    let mut facts = Vec::new();
-    for f in blob_facts(model) {
-        if f.kind == "bundle-lfs-pointer" {
-            let what = f.captures.get("WHAT").cloned().unwrap_or_default();
-            let file = f.captures.get("FILE").cloned().unwrap_or_default();
-            let mut e = crate::analysis::bundle::lfs_pointer(std::path::Path::new(&file), what);
-            e.function = f.function;
-            e.op = f.op;
-            e.op_order = f.op_order;
-            e.span = f.span;
-            entities.push(e);
-        } else {
-            facts.push(f);
-        }
-    }
-    facts.extend(description_facts(model));
+    entities.extend(blob_entities(model));
+    entities.extend(crate::analysis::coreai::coreai_entities(model));
+    let mut facts = description_facts(model);
     facts.extend(crate::analysis::state_writes::never_written_facts(model));
     facts.extend(opset_facts_with(model, analyses));
     facts.extend(crate::analysis::os_requirement::os_requirement_facts(model));
-    facts.extend(crate::analysis::coreai::coreai_facts(model));
     ModelEntities { entities, facts }
 }

@@ -74,13 +74,11 @@ pub const LOCATION_CAPTURES: &[&str] = &["FUNCTION", "OP", "STATE"];
 
 /// Every fact kind of every producer.
 pub fn fact_kinds() -> impl Iterator<Item = &'static FactKind> {
-    super::blobs::FACT_KINDS
+    super::description::FACT_KINDS
         .iter()
-        .chain(super::description::FACT_KINDS)
         .chain(super::state_writes::FACT_KINDS)
         .chain(super::opset::FACT_KINDS)
         .chain(super::os_requirement::FACT_KINDS)
-        .chain(super::coreai::FACT_KINDS)
 }
 
 /// The registered kind called `name`.

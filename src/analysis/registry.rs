@@ -17,7 +17,10 @@ pub struct ModelEntities {
 
 /// Every entity kind of every producer.
 pub fn entity_kinds() -> impl Iterator<Item = &'static EntityKind> + Clone {
-    super::bundle::ENTITY_KINDS.iter()
+    super::bundle::ENTITY_KINDS
+        .iter()
+        .chain(super::blobs::ENTITY_KINDS)
+        .chain(super::coreai::ENTITY_KINDS)
 }
 
 /// The registered kind called `name`.
@@ -54,6 +57,8 @@ mod tests {
                 );
             }
         }
-        assert!(entity_kind("bundle-item").is_some());
+        for kind in ["bundle-item", "weight", "weight-file", "coreai-asset", "coreai-file"] {
+            assert!(entity_kind(kind).is_some(), "{kind}");
+        }
     }
 }

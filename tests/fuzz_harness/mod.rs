@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use coreml_lint::analysis::blobs::blob_facts;
+use coreml_lint::analysis::blobs::blob_entities;
 use coreml_lint::discover::Discovered;
 use coreml_lint::ir::compare::same_program;
 use coreml_lint::ir::render::render_to_string;
@@ -139,10 +139,10 @@ pub fn blob_file(data: &[u8], pkg: &Path) {
         kind: ModelKind::MlModelc,
     };
     if let Ok(ReadOutcome::Model(model)) = read_model(&found) {
-        for f in blob_facts(&model) {
+        for e in blob_entities(&model) {
             assert!(
-                f.op.is_some() && f.span.is_some(),
-                "fact without a location: {f:?}"
+                e.op.is_some() && e.span.is_some(),
+                "entity without a location: {e:?}"
             );
         }
     }
