@@ -1,5 +1,5 @@
 //! Micro-benchmarks of the `check` pipeline, one stage at a time: protobuf decode, IR build
-//! (lowering), text-MIL parse (+ IR build), analysis passes, blob facts, rules, and the whole read.
+//! (lowering), text-MIL parse (+ IR build), analysis passes, weight entities, rules, and the whole read.
 //!
 //! Models: a multifunction package from `corpus/`, and the 1.8B-shaped decoder from `bench/out/`
 //! when `bench/generate.py` has been run (skipped otherwise). Run: `cargo bench --bench pipeline`.

@@ -150,7 +150,8 @@ impl BlobUse<'_> {
 
     /// A `weight` entity for this use, with what needs no weight file.
     fn weight(&self, file: &str) -> Entity {
-        let mut e = self.locate(Entity::new("weight"))
+        let mut e = self
+            .locate(Entity::new("weight"))
             .with("param", self.param)
             .with("path", self.blob.path.as_str())
             .with("file", file)
@@ -257,7 +258,11 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
             },
             Err(e) => {
                 out.push(unresolved_file(first, &e, idxs.len()));
-                out.extend(idxs.iter().filter_map(|&i| uses.get(i)).map(|u| u.weight(written)));
+                out.extend(
+                    idxs.iter()
+                        .filter_map(|&i| uses.get(i))
+                        .map(|u| u.weight(written)),
+                );
             }
         }
     }
@@ -468,7 +473,9 @@ fn describe_use(
             .map_or_else(|| "past 2^64".to_string(), |e| e.to_string());
         e.set(
             "bounds-detail",
-            format!("the file is {len} bytes; the 64-byte record at offset {off} would end at {end}"),
+            format!(
+                "the file is {len} bytes; the 64-byte record at offset {off} would end at {end}"
+            ),
         );
         return (e, None);
     };
@@ -879,7 +886,7 @@ mod tests {
             }
         }
 
-        fn facts(&self, ops: Vec<OpSyntax>) -> Vec<Finding> {
+        fn findings(&self, ops: Vec<OpSyntax>) -> Vec<Finding> {
             findings(&self.model(vec![("main", ops)]))
         }
 
@@ -901,9 +908,7 @@ mod tests {
     /// The findings of the blob rules on `m`'s entities, by rule id (stable).
     pub(super) fn findings(m: &Model) -> Vec<Finding> {
         let entities = blob_entities(m);
-        let kinds: Vec<EntityKind> = crate::analysis::registry::entity_kinds()
-            .copied()
-            .collect();
+        let kinds: Vec<EntityKind> = crate::analysis::registry::entity_kinds().copied().collect();
         assert_registered(&entities, &kinds);
         let mut f = match_model(
             m,
@@ -917,8 +922,8 @@ mod tests {
         f
     }
 
-    fn kinds(facts: &[Finding]) -> Vec<&str> {
-        facts.iter().map(|f| f.rule.as_str()).collect()
+    fn kinds(found: &[Finding]) -> Vec<&str> {
+        found.iter().map(|f| f.rule.as_str()).collect()
     }
 
     fn help(f: &Finding) -> &str {
@@ -952,7 +957,7 @@ mod tests {
         let (bytes, offs) = two_blobs();
         assert_eq!(offs, vec![64, 2176]);
         let pkg = Pkg::new(Some(&bytes));
-        assert_eq!(pkg.facts(clean_ops()), vec![]);
+        assert_eq!(pkg.findings(clean_ops()), vec![]);
     }
 
     #[test]
@@ -979,11 +984,11 @@ mod tests {
     fn truncated_header_and_empty_file_are_bad_headers() {
         for (bytes, says) in [(&[2u8, 0, 0, 0, 2][..], "5 bytes"), (&[][..], "empty")] {
             let pkg = Pkg::new(Some(bytes));
-            let facts = pkg.facts(clean_ops());
-            assert_eq!(kinds(&facts), vec!["blob-bad-header"]);
-            assert!(facts[0].message.contains(says), "{facts:?}");
-            assert!(facts[0].message.contains("(2 constants use it, first `a`)"));
-            assert_eq!(facts[0].op.as_deref(), Some("a"));
+            let found = pkg.findings(clean_ops());
+            assert_eq!(kinds(&found), vec!["blob-bad-header"]);
+            assert!(found[0].message.contains(says), "{found:?}");
+            assert!(found[0].message.contains("(2 constants use it, first `a`)"));
+            assert_eq!(found[0].op.as_deref(), Some("a"));
         }
     }
 
@@ -991,9 +996,9 @@ mod tests {
     fn version_other_than_2_is_a_bad_header() {
         let (mut bytes, _) = two_blobs();
         bytes[4] = 1;
-        let facts = Pkg::new(Some(&bytes)).facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-bad-header"]);
-        assert!(facts[0].message.contains("version is 1"));
+        let found = Pkg::new(Some(&bytes)).findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-bad-header"]);
+        assert!(found[0].message.contains("version is 1"));
     }
 
     #[test]
@@ -1002,11 +1007,11 @@ mod tests {
         let pkg = Pkg::new(Some(&bytes));
         let mut ops = clean_ops();
         ops.push(konst("far", DType::Fp16, &[3], W, 4096));
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-out-of-bounds"]);
-        assert_eq!(facts[0].op.as_deref(), Some("far"));
-        assert!(facts[0].message.contains("at offset 4096, outside"));
-        assert!(help(&facts[0]).starts_with("the weight file is 2246 bytes"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-out-of-bounds"]);
+        assert_eq!(found[0].op.as_deref(), Some("far"));
+        assert!(found[0].message.contains("at offset 4096, outside"));
+        assert!(help(&found[0]).starts_with("the weight file is 2246 bytes"));
     }
 
     #[test]
@@ -1016,8 +1021,8 @@ mod tests {
         for off in [u64::MAX, u64::MAX - 10, u64::MAX - 63, u64::MAX - 64] {
             let mut ops = clean_ops();
             ops.push(konst("far", DType::Fp16, &[3], W, off));
-            let facts = pkg.facts(ops);
-            assert_eq!(kinds(&facts), vec!["blob-out-of-bounds"], "{off}");
+            let found = pkg.findings(ops);
+            assert_eq!(kinds(&found), vec!["blob-out-of-bounds"], "{off}");
         }
     }
 
@@ -1025,9 +1030,9 @@ mod tests {
     fn record_whose_payload_leaves_the_file_is_out_of_bounds() {
         let (mut bytes, _) = two_blobs();
         put(&mut bytes, 2176, &record(1, 6, u64::MAX - 2, 0));
-        let facts = Pkg::new(Some(&bytes)).facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-out-of-bounds"]);
-        assert!(facts[0].message.contains("overflows"), "{facts:?}");
+        let found = Pkg::new(Some(&bytes)).findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-out-of-bounds"]);
+        assert!(found[0].message.contains("overflows"), "{found:?}");
     }
 
     #[test]
@@ -1036,9 +1041,9 @@ mod tests {
         let pkg = Pkg::new(Some(&bytes));
         let mut ops = clean_ops();
         ops.push(konst("p", DType::Fp32, &[500], W, 192));
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-bad-sentinel"]);
-        let f = &facts[0];
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-bad-sentinel"]);
+        let f = &found[0];
         assert_eq!(f.op.as_deref(), Some("p"));
         assert!(
             f.message.ends_with(
@@ -1051,17 +1056,17 @@ mod tests {
 
         let mut ops = clean_ops();
         ops.push(konst("p", DType::Fp32, &[500], W, 128));
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-bad-sentinel"]);
-        assert!(facts[0].message.contains("start of the payload"));
-        assert!(help(&facts[0]).starts_with("did you mean 64?"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-bad-sentinel"]);
+        assert!(found[0].message.contains("start of the payload"));
+        assert!(help(&found[0]).starts_with("did you mean 64?"));
 
         // Padding between the first payload (ends 2128) and the next record (2176).
         let mut ops = clean_ops();
         ops.push(konst("p", DType::Fp16, &[3], W, 2112));
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-bad-sentinel"]);
-        assert!(help(&facts[0]).starts_with("did you mean 64?"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-bad-sentinel"]);
+        assert!(help(&found[0]).starts_with("did you mean 64?"));
     }
 
     #[test]
@@ -1075,11 +1080,12 @@ mod tests {
             konst("b", DType::Fp16, &[3], W, 256),
             konst("c", DType::Fp16, &[3], W, 200),
         ];
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-misaligned"]);
-        assert!(facts[0].message
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-misaligned"]);
+        assert!(found[0]
+            .message
             .contains("zero padding after the payload of the blob whose record is at 64"));
-        assert_eq!(help(&facts[0]), "did you mean 256?");
+        assert_eq!(help(&found[0]), "did you mean 256?");
     }
 
     #[test]
@@ -1088,11 +1094,15 @@ mod tests {
         let pkg = Pkg::new(Some(&bytes));
         let mut ops = clean_ops();
         ops.push(konst("m", DType::Fp32, &[500], W, 100));
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-misaligned"]);
-        assert!(facts[0].message.contains(": offset 100 is not a multiple of 64"));
-        assert!(facts[0].message.contains("36 bytes into the metadata record at 64"));
-        assert!(help(&facts[0]).starts_with("did you mean 64?"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-misaligned"]);
+        assert!(found[0]
+            .message
+            .contains(": offset 100 is not a multiple of 64"));
+        assert!(found[0]
+            .message
+            .contains("36 bytes into the metadata record at 64"));
+        assert!(help(&found[0]).starts_with("did you mean 64?"));
     }
 
     #[test]
@@ -1100,9 +1110,9 @@ mod tests {
         let (mut bytes, _) = two_blobs();
         bytes.resize(2246 + 64, 0);
         put(&mut bytes, 2176, &record(1, 6, 2250, 0));
-        let facts = Pkg::new(Some(&bytes)).facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-misaligned"]);
-        assert!(facts[0].message.contains("payload offset 2250"));
+        let found = Pkg::new(Some(&bytes)).findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-misaligned"]);
+        assert!(found[0].message.contains("payload offset 2250"));
     }
 
     #[test]
@@ -1113,17 +1123,19 @@ mod tests {
             konst("a", DType::Fp16, &[1000], W, 64),
             konst("b", DType::Fp16, &[3], W, 2176),
         ];
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-dtype-mismatch"]);
-        assert!(facts[0].message.contains("`a` is fp16 (storage code 1) but"));
-        assert!(facts[0].message.ends_with("holds fp32 (storage code 2)"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-dtype-mismatch"]);
+        assert!(found[0]
+            .message
+            .contains("`a` is fp16 (storage code 1) but"));
+        assert!(found[0].message.ends_with("holds fp32 (storage code 2)"));
         let ops = vec![
             konst("a", DType::Int64, &[250], W, 64),
             konst("b", DType::Fp16, &[3], W, 2176),
         ];
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-dtype-mismatch"]);
-        assert!(facts[0].message.contains("no weight file can hold"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-dtype-mismatch"]);
+        assert!(found[0].message.contains("no weight file can hold"));
     }
 
     #[test]
@@ -1134,11 +1146,11 @@ mod tests {
             konst("a", DType::Fp32, &[2, 250], W, 64),
             konst("b", DType::Fp16, &[4], W, 2176),
         ];
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-size-mismatch"]);
-        assert_eq!(facts[0].op.as_deref(), Some("b"));
-        assert!(facts[0].message.contains("`b` needs 8 bytes"));
-        assert!(facts[0].message.contains("says 6:"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-size-mismatch"]);
+        assert_eq!(found[0].op.as_deref(), Some("b"));
+        assert!(found[0].message.contains("`b` needs 8 bytes"));
+        assert!(found[0].message.contains("says 6:"));
     }
 
     #[test]
@@ -1150,31 +1162,69 @@ mod tests {
             konst("u4", DType::UInt4, &[5], W, 64),
             konst("u3", DType::UInt3, &[7], W, 192),
         ];
-        assert_eq!(pkg.facts(ok), vec![]);
+        assert_eq!(pkg.findings(ok), vec![]);
         // uint4[6] also fits 3 bytes but with 0 padding bits: the record's padding says otherwise.
         let wrong_padding = vec![
             konst("u4", DType::UInt4, &[6], W, 64),
             konst("u3", DType::UInt3, &[7], W, 192),
         ];
-        let facts = pkg.facts(wrong_padding);
-        assert_eq!(kinds(&facts), vec!["blob-size-mismatch"]);
-        assert!(facts[0].message.contains("padding_size_in_bits is 4, expected 0"));
+        let found = pkg.findings(wrong_padding);
+        assert_eq!(kinds(&found), vec!["blob-size-mismatch"]);
+        assert!(found[0]
+            .message
+            .contains("padding_size_in_bits is 4, expected 0"));
         let wrong_size = vec![
             konst("u4", DType::UInt4, &[8], W, 64),
             konst("u3", DType::UInt3, &[7], W, 192),
         ];
-        let facts = pkg.facts(wrong_size);
-        assert_eq!(kinds(&facts), vec!["blob-size-mismatch"]);
-        assert!(facts[0].message.contains("`u4` needs 4 bytes"));
-        assert!(facts[0].message.contains("says 3:"));
+        let found = pkg.findings(wrong_size);
+        assert_eq!(kinds(&found), vec!["blob-size-mismatch"]);
+        assert!(found[0].message.contains("`u4` needs 4 bytes"));
+        assert!(found[0].message.contains("says 3:"));
+    }
+
+    #[test]
+    fn element_count_past_2_64_is_a_size_mismatch_and_a_dynamic_shape_is_not() {
+        let (bytes, _) = two_blobs();
+        let pkg = Pkg::new(Some(&bytes));
+        let ops = vec![
+            konst("a", DType::Fp32, &[500], W, 64),
+            konst("b", DType::Fp16, &[u64::MAX, 2], W, 2176),
+        ];
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-size-mismatch"]);
+        assert!(found[0].message.contains("needs more than 2^64 bytes"));
+        assert!(found[0].message.contains("more than 2^64 elements"));
+        // 2^63 fp32 elements: the count fits u64, the bytes do not.
+        let ops = vec![
+            konst("a", DType::Fp32, &[1 << 63], W, 64),
+            konst("b", DType::Fp16, &[3], W, 2176),
+        ];
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-size-mismatch"]);
+        assert!(found[0]
+            .message
+            .contains("holds 9223372036854775808 elements of 32 bits"));
+        // Rank unknown: no byte count to compare (a non-empty payload is fine).
+        let mut dynamic = konst("b", DType::Fp16, &[3], W, 2176);
+        let ty = ValueType::Tensor(TensorType {
+            dtype: DType::Fp16,
+            shape: None,
+        });
+        let mut lit = blob_lit(DType::Fp16, &[3], W, 2176);
+        lit.ty = ty.clone();
+        dynamic.attributes = crate::ir::Attributes::from([("val".to_string(), lit)]);
+        dynamic.outputs[0].ty = ty;
+        let found = pkg.findings(vec![konst("a", DType::Fp32, &[500], W, 64), dynamic]);
+        assert_eq!(found, vec![]);
     }
 
     #[test]
     fn empty_payload_is_a_size_mismatch() {
         let (bytes, _) = weight_file(1, &[B(1, 0, 0)]);
-        let facts = Pkg::new(Some(&bytes)).facts(vec![konst("e", DType::Fp16, &[0], W, 64)]);
-        assert_eq!(kinds(&facts), vec!["blob-size-mismatch"]);
-        assert!(facts[0].message.contains("zero-length"));
+        let found = Pkg::new(Some(&bytes)).findings(vec![konst("e", DType::Fp16, &[0], W, 64)]);
+        assert_eq!(kinds(&found), vec!["blob-size-mismatch"]);
+        assert!(found[0].message.contains("zero-length"));
     }
 
     #[test]
@@ -1192,16 +1242,18 @@ mod tests {
             "@model_path/../../etc/passwd",
             64,
         ));
-        let facts = pkg.facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-path-escape"]);
-        assert_eq!(facts[0].op.as_deref(), Some("x"));
-        assert!(facts[0].message.starts_with("weight file @model_path/../../etc/passwd is outside"));
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-path-escape"]);
+        assert_eq!(found[0].op.as_deref(), Some("x"));
+        assert!(found[0]
+            .message
+            .starts_with("weight file @model_path/../../etc/passwd is outside"));
         let mut ops = clean_ops();
         ops.push(konst("x", DType::Fp16, &[1], "/etc/passwd", 64));
-        assert_eq!(kinds(&pkg.facts(ops)), vec!["blob-path-escape"]);
+        assert_eq!(kinds(&pkg.findings(ops)), vec!["blob-path-escape"]);
         let mut ops = clean_ops();
         ops.push(konst("x", DType::Fp16, &[1], "weights/weight.bin", 64));
-        assert_eq!(kinds(&pkg.facts(ops)), vec!["blob-bad-path"]);
+        assert_eq!(kinds(&pkg.findings(ops)), vec!["blob-bad-path"]);
     }
 
     #[cfg(unix)]
@@ -1212,36 +1264,36 @@ mod tests {
         std::fs::write(pkg.outside().join("elsewhere.bin"), &bytes).unwrap();
         std::os::unix::fs::symlink("../../elsewhere.bin", pkg.root.join("weights/weight.bin"))
             .unwrap();
-        let facts = pkg.facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-path-escape"]);
-        assert!(facts[0].message.contains("symlink"));
+        let found = pkg.findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-path-escape"]);
+        assert!(found[0].message.contains("symlink"));
         // A symlink that stays inside the package is followed.
         let pkg = Pkg::new(None);
         std::fs::write(pkg.root.join("real.bin"), &bytes).unwrap();
         std::os::unix::fs::symlink("../real.bin", pkg.root.join("weights/weight.bin")).unwrap();
-        assert_eq!(pkg.facts(clean_ops()), vec![]);
+        assert_eq!(pkg.findings(clean_ops()), vec![]);
     }
 
     #[test]
     fn folder_and_missing_files_are_reported_once_per_file() {
         let pkg = Pkg::new(None);
         std::fs::create_dir(pkg.root.join("weights/weight.bin")).unwrap();
-        let facts = pkg.facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-missing-file"]);
-        assert!(facts[0].message.contains("is a folder"));
+        let found = pkg.findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-missing-file"]);
+        assert!(found[0].message.contains("is a folder"));
 
         let pkg = Pkg::new(None);
-        let facts = pkg.facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-missing-file"]);
-        assert!(facts[0].message.contains("does not exist"));
-        assert!(facts[0].message.contains("(2 constants use it"));
+        let found = pkg.findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-missing-file"]);
+        assert!(found[0].message.contains("does not exist"));
+        assert!(found[0].message.contains("(2 constants use it"));
 
         let pkg = Pkg::new(None);
         std::fs::remove_dir(pkg.root.join("weights")).unwrap();
-        let facts = pkg.facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-missing-file"]);
-        assert!(facts[0].message.contains("folder"), "{facts:?}");
-        assert!(facts[0].message.contains("weights does not exist"));
+        let found = pkg.findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-missing-file"]);
+        assert!(found[0].message.contains("folder"), "{found:?}");
+        assert!(found[0].message.contains("weights does not exist"));
     }
 
     #[test]
@@ -1253,46 +1305,51 @@ mod tests {
             konst("a", DType::Fp16, &[2000], W, 64),
             konst("b", DType::Fp16, &[3], W, 2176),
         ];
-        let facts = Pkg::new(Some(&bytes)).facts(ops);
-        assert_eq!(kinds(&facts), vec!["blob-overlap"]);
-        assert!(facts[0].message.contains("the blobs at 64 and 2176 overlap"));
-        
-        assert_eq!(facts[0].op.as_deref(), Some("b"));
+        let found = Pkg::new(Some(&bytes)).findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-overlap"]);
+        assert!(found[0]
+            .message
+            .contains("the blobs at 64 and 2176 overlap"));
+
+        assert_eq!(found[0].op.as_deref(), Some("b"));
     }
 
     #[test]
     fn unreferenced_blob_is_reported() {
         let (bytes, _) = two_blobs();
-        let facts = Pkg::new(Some(&bytes)).facts(vec![konst("a", DType::Fp32, &[500], W, 64)]);
-        assert_eq!(kinds(&facts), vec!["blob-unreferenced"]);
-        assert!(facts[0].message.contains("the blob at offset 2176 (fp16 (storage code 1), 6 bytes)"));
-        
+        let found = Pkg::new(Some(&bytes)).findings(vec![konst("a", DType::Fp32, &[500], W, 64)]);
+        assert_eq!(kinds(&found), vec!["blob-unreferenced"]);
+        assert!(found[0]
+            .message
+            .contains("the blob at offset 2176 (fp16 (storage code 1), 6 bytes)"));
     }
 
     #[test]
     fn header_count_disagreeing_with_the_chain_is_reported() {
         let (bytes, _) = weight_file(3, &[B(2, 2000, 0), B(1, 6, 0)]);
-        let facts = Pkg::new(Some(&bytes)).facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-count-mismatch"]);
-        assert!(help(&facts[0]).starts_with("the header counts 3 blobs and the record chain holds 2"));
-        
+        let found = Pkg::new(Some(&bytes)).findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-count-mismatch"]);
+        assert!(
+            help(&found[0]).starts_with("the header counts 3 blobs and the record chain holds 2")
+        );
+
         let (bytes, _) = weight_file(1, &[B(2, 2000, 0), B(1, 6, 0)]);
-        let facts = Pkg::new(Some(&bytes)).facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["blob-count-mismatch"]);
-        assert!(facts[0].message.contains("appended"));
+        let found = Pkg::new(Some(&bytes)).findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["blob-count-mismatch"]);
+        assert!(found[0].message.contains("appended"));
     }
 
     #[test]
     fn truncated_file_reports_the_lost_record_and_the_count() {
         let (mut bytes, _) = two_blobs();
         bytes.truncate(2200);
-        let facts = Pkg::new(Some(&bytes)).facts(clean_ops());
+        let found = Pkg::new(Some(&bytes)).findings(clean_ops());
         assert_eq!(
-            kinds(&facts),
+            kinds(&found),
             vec!["blob-count-mismatch", "blob-out-of-bounds"]
         );
-        assert!(facts[0].message.contains("partial record at offset 2176"));
-        assert_eq!(facts[1].op.as_deref(), Some("b"));
+        assert!(found[0].message.contains("partial record at offset 2176"));
+        assert_eq!(found[1].op.as_deref(), Some("b"));
     }
 
     #[test]
@@ -1315,17 +1372,22 @@ mod tests {
             span: Span::new(5, 9),
         };
         let m = pkg.model(vec![("main", clean_ops()), ("second", vec![lut])]);
-        let facts = findings(&m);
-        assert_eq!(kinds(&facts), vec!["blob-misaligned"]);
-        let f = &facts[0];
+        let found = findings(&m);
+        assert_eq!(kinds(&found), vec!["blob-misaligned"]);
+        let f = &found[0];
         assert_eq!(f.function.as_deref(), Some("second"));
         assert_eq!(f.op.as_deref(), Some("w"));
         assert_eq!(f.order, Some(0));
         assert_eq!(f.span, Some(Span::new(5, 9)));
         let entities = blob_entities(&m);
-        let w = of(&entities, "weight").into_iter().find(|e| e.op.as_deref() == Some("w")).unwrap();
+        let w = of(&entities, "weight")
+            .into_iter()
+            .find(|e| e.op.as_deref() == Some("w"))
+            .unwrap();
         assert_eq!(get(w, "param"), "indices");
-        assert!(f.message.contains("inside the payload of the blob whose record is at 64"));
+        assert!(f
+            .message
+            .contains("inside the payload of the blob whose record is at 64"));
     }
 
     #[test]
@@ -1342,7 +1404,10 @@ mod tests {
             assert_eq!(w.get("bounds-detail"), None);
             assert_eq!(w.get("size-detail"), None);
         }
-        assert_eq!(get(weights[0], "at-offset"), "offset 64 is the record at 64");
+        assert_eq!(
+            get(weights[0], "at-offset"),
+            "offset 64 is the record at 64"
+        );
         assert_eq!(get(weights[1], "declared-storage"), "fp16 (storage code 1)");
         let files = of(&entities, "weight-file");
         assert_eq!(files.len(), 1);
@@ -1377,14 +1442,17 @@ mod tests {
     fn lfs_pointer_weight_file_is_a_bundle_item_and_nothing_else() {
         let pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n";
         let pkg = Pkg::new(Some(pointer));
-        let facts = pkg.facts(clean_ops());
-        assert_eq!(kinds(&facts), vec!["bundle-lfs-pointer"]);
-        assert_eq!(facts[0].op.as_deref(), Some("a"));
-        assert!(facts[0]
+        let found = pkg.findings(clean_ops());
+        assert_eq!(kinds(&found), vec!["bundle-lfs-pointer"]);
+        assert_eq!(found[0].op.as_deref(), Some("a"));
+        assert!(found[0]
             .message
             .ends_with("is a Git LFS pointer, not the weight file (2 constants use it, first `a`): the LFS object was never fetched"));
         let entities = pkg.entities(clean_ops());
-        assert_eq!(get(of(&entities, "weight-file")[0], "status"), "lfs-pointer");
+        assert_eq!(
+            get(of(&entities, "weight-file")[0], "status"),
+            "lfs-pointer"
+        );
         assert!(of(&entities, "weight")
             .iter()
             .all(|w| w.get("file-readable") == Some(&Prop::Bool(false))));
@@ -1441,11 +1509,11 @@ mod tests {
     pub(super) fn every_kind() -> Vec<Finding> {
         let mut out = Vec::new();
         for (_, bytes, ops) in scenarios() {
-            out.extend(Pkg::new(bytes.as_deref()).facts(ops));
+            out.extend(Pkg::new(bytes.as_deref()).findings(ops));
         }
         let pkg = Pkg::new(None);
         sparse_weight_file(&pkg.root.join("weights/weight.bin"), 1 << 31);
-        out.extend(pkg.facts(vec![konst("big", DType::Fp16, &[32768, 32768], W, 64)]));
+        out.extend(pkg.findings(vec![konst("big", DType::Fp16, &[32768, 32768], W, 64)]));
         out
     }
 
@@ -1506,19 +1574,15 @@ mod tests {
         let payload = 1u64 << 31; // fp16[32768, 32768]
         sparse_weight_file(&pkg.root.join("weights/weight.bin"), payload);
         let ops = vec![konst("big", DType::Fp16, &[32768, 32768], W, 64)];
-        let facts = pkg.facts(ops);
+        let found = pkg.findings(ops);
         assert_eq!(
-            kinds(&facts),
+            kinds(&found),
             vec!["blob-file-too-large", "blob-weights-too-large"]
         );
-        assert!(facts[0].message.contains("2147483776 bytes"));
-        assert!(facts[1].message.contains("in 1 file(s)"));
+        assert!(found[0].message.contains("2147483776 bytes"));
+        assert!(found[1].message.contains("in 1 file(s)"));
     }
 }
-
-/// The facts agree with the registry and the rule files `rules/blob-*.yaml`: every fact carries the
-/// captures registered for its kind, every kind is produced, one rule file per kind. (The rule loader
-/// checks each file's placeholders against the registry.)
 
 /// The rule files `rules/blob-*.yaml` select the entities produced here: each is an entity rule
 /// over a kind registered here, and some scenario makes each report. (The rule loader checks
@@ -1538,7 +1602,10 @@ mod rule_file_tests {
         let mut files = BTreeSet::new();
         for entry in std::fs::read_dir(&dir).unwrap() {
             let name = entry.unwrap().file_name().into_string().unwrap();
-            let Some(id) = name.strip_suffix(".yaml").filter(|n| n.starts_with("blob-")) else {
+            let Some(id) = name
+                .strip_suffix(".yaml")
+                .filter(|n| n.starts_with("blob-"))
+            else {
                 continue;
             };
             files.insert(id.to_string());

@@ -79,7 +79,11 @@ pub fn coreai_entities(model: &Model) -> Vec<Entity> {
                 "rounding-ops",
                 ops_where(&|n| ROUNDING.contains(&n)),
             ),
-            ("argmax-op-count", "argmax-ops", ops_where(&|n| n == "argmax")),
+            (
+                "argmax-op-count",
+                "argmax-ops",
+                ops_where(&|n| n == "argmax"),
+            ),
         ] {
             a.set(count, ops.len());
             a.set(list, ops.join(", "));

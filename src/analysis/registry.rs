@@ -57,7 +57,13 @@ mod tests {
                 );
             }
         }
-        for kind in ["bundle-item", "weight", "weight-file", "coreai-asset", "coreai-file"] {
+        for kind in [
+            "bundle-item",
+            "weight",
+            "weight-file",
+            "coreai-asset",
+            "coreai-file",
+        ] {
             assert!(entity_kind(kind).is_some(), "{kind}");
         }
     }

@@ -93,7 +93,7 @@ pub fn blob_package(dir: &Path) -> PathBuf {
 /// Weight files. Input: a count byte (1–3 consts), then per const a dtype byte, a path byte, a rank
 /// byte (0–3), rank × u64 dims (masked to 41 bits, both sides of the 2^40 cap) and a u64 offset; the
 /// rest is `weights/weight.bin`. The model is written to `pkg` (from [`blob_package`]), read, and
-/// every blob fact computed; the blob reader is also driven directly at the chosen offsets.
+/// every weight entity described; the blob reader is also driven directly at the chosen offsets.
 pub fn blob_file(data: &[u8], pkg: &Path) {
     let mut t = Take(data);
     let count = 1 + usize::from(t.u8() % 3);

@@ -157,7 +157,11 @@ fn offset_moved_onto_a_payload_says_which_record_was_meant() {
         f.message.contains("blob whose record is at 132224"),
         "{f:?}"
     );
-    assert!(f.help.as_deref().unwrap().starts_with("did you mean 132224?;"));
+    assert!(f
+        .help
+        .as_deref()
+        .unwrap()
+        .starts_with("did you mean 132224?;"));
     assert_eq!(f.function.as_deref(), Some("main"));
     let model_text = std::fs::read_to_string(&mil).unwrap();
     let span = f.span.unwrap();
