@@ -1517,6 +1517,31 @@ mod tests {
         out
     }
 
+    /// The per-reference rules judge a reference in the order Core ML reads it and stop at its
+    /// first problem: no op gets two of their findings.
+    #[test]
+    fn a_reference_gets_one_finding_for_its_first_problem() {
+        const PER_REFERENCE: &[&str] = &[
+            "blob-out-of-bounds",
+            "blob-misaligned",
+            "blob-bad-sentinel",
+            "blob-dtype-mismatch",
+            "blob-size-mismatch",
+        ];
+        let mut ops = 0;
+        for (name, bytes, ops_of_main) in scenarios() {
+            let mut seen = BTreeSet::new();
+            for f in Pkg::new(bytes.as_deref()).findings(ops_of_main) {
+                if PER_REFERENCE.contains(&f.rule.as_str()) {
+                    let op = f.op.clone().unwrap();
+                    assert!(seen.insert(op.clone()), "{name}: `{op}` twice");
+                    ops += 1;
+                }
+            }
+        }
+        assert_eq!(ops, 5, "oob, mis, sen, dt and sz");
+    }
+
     /// `corpus/facts/<name>.mlmodelc` of each scenario: `model.mil` (rendered) and the weight file.
     fn fixture_files(
         name: &str,
