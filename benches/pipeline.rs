@@ -1,5 +1,5 @@
 //! Micro-benchmarks of the `check` pipeline, one stage at a time: protobuf decode, IR build
-//! (lowering), text-MIL parse (+ IR build), analysis passes, blob facts, rules, and the whole read.
+//! (lowering), text-MIL parse (+ IR build), analysis passes, weight entities, rules, and the whole read.
 //!
 //! Models: a multifunction package from `corpus/`, and the 1.8B-shaped decoder from `bench/out/`
 //! when `bench/generate.py` has been run (skipped otherwise). Run: `cargo bench --bench pipeline`.
@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use coreml_lint::analysis::{analyze, blobs::blob_facts, FunctionAnalysis};
+use coreml_lint::analysis::{analyze, blobs::blob_entities, FunctionAnalysis};
 use coreml_lint::discover::Discovered;
 use coreml_lint::ir::{render, Model, ModelKind};
 use coreml_lint::read::{lower, miltext, proto, read_model, ReadOutcome};
@@ -142,11 +142,11 @@ fn analysis(b: Bencher, name: &str) {
     });
 }
 
-/// Weight-blob facts (maps `weight.bin`, reads header and records only).
+/// Weight entities (maps `weight.bin`, reads header and records only).
 #[divan::bench(args = names())]
-fn blob_facts_all(b: Bencher, name: &str) {
+fn blob_entities_all(b: Bencher, name: &str) {
     let p = get(name);
-    b.bench(|| blob_facts(black_box(&p.model)));
+    b.bench(|| blob_entities(black_box(&p.model)));
 }
 
 /// Node rules over every function, facts already computed.

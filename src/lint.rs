@@ -1,7 +1,7 @@
 //! Linting one model: its model-level entities (weights, bundle items, …) plus every rule, over
 //! every function.
 
-use crate::analysis::blobs::blob_facts;
+use crate::analysis::blobs::blob_entities;
 use crate::analysis::description::description_entities;
 use crate::analysis::opset::opset_entities_with;
 use crate::analysis::registry::ModelEntities;
@@ -84,25 +84,12 @@ pub fn model_entities(model: &Model) -> ModelEntities {
 /// computed already.
 fn model_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> ModelEntities {
     let mut entities = crate::analysis::bundle::bundle_entities(model);
-    let mut facts = Vec::new();
-    for f in blob_facts(model) {
-        if f.kind == "bundle-lfs-pointer" {
-            let what = f.captures.get("WHAT").cloned().unwrap_or_default();
-            let file = f.captures.get("FILE").cloned().unwrap_or_default();
-            let mut e = crate::analysis::bundle::lfs_pointer(std::path::Path::new(&file), what);
-            e.function = f.function;
-            e.op = f.op;
-            e.op_order = f.op_order;
-            e.span = f.span;
-            entities.push(e);
-        } else {
-            facts.push(f);
-        }
-    }
+    entities.extend(blob_entities(model));
+    entities.extend(crate::analysis::coreai::coreai_entities(model));
     entities.extend(description_entities(model));
     entities.extend(crate::analysis::state_writes::model_state_entities(model));
     entities.extend(opset_entities_with(model, analyses));
     entities.push(crate::analysis::os_requirement::model_entity(model));
-    facts.extend(crate::analysis::coreai::coreai_facts(model));
+    let facts = Vec::new();
     ModelEntities { entities, facts }
 }

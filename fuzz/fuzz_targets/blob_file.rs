@@ -1,5 +1,5 @@
 //! Weight files: a few bytes choosing consts, then the bytes of `weights/weight.bin`; read and every
-//! blob fact computed (`tests/fuzz_harness/mod.rs::blob_file`). One temp package per process.
+//! weight entity described (`tests/fuzz_harness/mod.rs::blob_file`). One temp package per process.
 #![no_main]
 
 use std::path::PathBuf;

@@ -1,72 +1,95 @@
-//! Facts about a Core AI asset (`.aimodel`) from its inventory: bundle integrity, metadata and
-//! the op kinds and strings of its bytecode. Op kinds are exact (the dialect section); "debug info"
-//! is a heuristic over the string table (absolute paths).
+//! A Core AI asset (`.aimodel`) and its files, described as entities from its inventory: bundle
+//! integrity, metadata, and the op kinds and strings of its bytecode. Op kinds are exact (the
+//! dialect section); absolute paths in the string table are how debug info shows.
 
-use super::facts::{Fact, FactKind};
+use super::entity::{prop, Entity, EntityKind, PropType};
 use crate::ir::coreai::{AiAsset, AssetFile};
 use crate::ir::Model;
 
-/// Kinds this module emits.
-pub const FACT_KINDS: &[FactKind] = &[
-    FactKind::new("coreai-hash-mismatch", &["STORED", "COMPUTED"]),
-    FactKind::new("coreai-lfs-pointer", &["FILE"]),
-    FactKind::new("coreai-missing-file", &["FILE"]),
-    FactKind::new("coreai-symlink", &["FILE", "LINK"]),
-    FactKind::new("coreai-no-producer", &[]),
-    FactKind::new("coreai-debug-info", &["COUNT", "EXAMPLE"]),
-    FactKind::new("coreai-gpu-rounding", &["OPS"]),
-    FactKind::new("coreai-argmax", &["OPS"]),
+/// The entity kinds produced here.
+pub const ENTITY_KINDS: &[EntityKind] = &[
+    EntityKind {
+        name: "coreai-asset",
+        doc: "a Core AI asset (`.aimodel`): its metadata, its hash and what its bytecode uses",
+        located_at: "the model",
+        properties: &[
+            prop("metadata-present", PropType::Bool, "metadata.json is in the asset (a file, not a pointer or a link)."),
+            prop("has-producer", PropType::Bool, "metadata.json names a `producer`."),
+            prop("hash-checked", PropType::Bool, "main.hash and main.mlirb are both there, so the stored hash was compared with the computed one."),
+            prop("stored-hash", PropType::Text, "The SHA-256 main.hash holds."),
+            prop("computed-hash", PropType::Text, "The SHA-256 of main.mlirb."),
+            prop("bytecode-read", PropType::Bool, "main.mlirb was read (the properties below are known only then)."),
+            prop("absolute-paths", PropType::Int, "How many strings of main.mlirb are absolute file paths (DEBUG-mode source locations)."),
+            prop("absolute-path-example", PropType::Text, "The first of those paths."),
+            prop("rounding-op-count", PropType::Int, "How many op kinds of the bytecode round: floor, ceil, trunc, round and floor_divide, in any version or broadcasting form."),
+            prop("rounding-ops", PropType::Text, "Those op kinds, listed (`` `aicode.floor_v1`, `aicode.ceil_v1` ``)."),
+            prop("argmax-op-count", PropType::Int, "How many argmax op kinds (any version) the bytecode uses."),
+            prop("argmax-ops", PropType::Text, "Those op kinds, listed."),
+        ],
+    },
+    EntityKind {
+        name: "coreai-file",
+        doc: "a file a Core AI asset consists of (main.mlirb, main.hash, metadata.json)",
+        located_at: "the model",
+        properties: &[
+            prop("name", PropType::Text, "The file's name in the asset."),
+            prop("status", PropType::Text, "`present`, `missing`, `not-a-file` (a folder or other non-file), `lfs-pointer` or `symlink`."),
+            prop("link", PropType::Text, "Where a symlink points, as stored."),
+        ],
+    },
 ];
 
-/// Op kinds (after `aicode.`, without the `_vN` version) that the GPU delegate computes wrongly.
+/// Op kinds (after `aicode.`, without the `_vN` version) that round to an integer.
 const ROUNDING: &[&str] = &["floor", "ceil", "trunc", "round", "floor_divide"];
 
-/// Every Core AI fact about `model`; none for a Core ML model.
-pub fn coreai_facts(model: &Model) -> Vec<Fact> {
+/// The Core AI asset of `model` and its files; none for a Core ML model.
+pub fn coreai_entities(model: &Model) -> Vec<Entity> {
     let Some(asset) = model.description.coreai.as_deref() else {
         return Vec::new();
     };
-    let mut out = file_facts(asset);
-    if asset.metadata_value("producer").is_none()
-        && has_content(asset, crate::read::aimodel::METADATA)
-    {
-        out.push(Fact::new("coreai-no-producer"));
-    }
+    let mut out = files(asset);
+    let mut a = Entity::new("coreai-asset")
+        .with(
+            "metadata-present",
+            has_content(asset, crate::read::aimodel::METADATA),
+        )
+        .with("has-producer", asset.metadata_value("producer").is_some())
+        .with("hash-checked", asset.hash.is_some())
+        .with("bytecode-read", asset.bytecode.is_some());
     if let Some((stored, computed)) = &asset.hash {
-        if stored != computed {
-            out.push(
-                Fact::new("coreai-hash-mismatch")
-                    .with("STORED", stored)
-                    .with("COMPUTED", computed),
-            );
+        a.set("stored-hash", stored.as_str());
+        a.set("computed-hash", computed.as_str());
+    }
+    if let Some(b) = &asset.bytecode {
+        let paths: Vec<&String> = b.strings.iter().filter(|s| is_absolute_path(s)).collect();
+        a.set("absolute-paths", paths.len());
+        if let Some(first) = paths.first() {
+            a.set("absolute-path-example", first.as_str());
+        }
+        let ops_where = |pred: &dyn Fn(&str) -> bool| -> Vec<String> {
+            b.ops
+                .iter()
+                .filter(|op| pred(base_name(op)))
+                .map(|op| format!("`{op}`"))
+                .collect()
+        };
+        for (count, list, ops) in [
+            (
+                "rounding-op-count",
+                "rounding-ops",
+                ops_where(&|n| ROUNDING.contains(&n)),
+            ),
+            (
+                "argmax-op-count",
+                "argmax-ops",
+                ops_where(&|n| n == "argmax"),
+            ),
+        ] {
+            a.set(count, ops.len());
+            a.set(list, ops.join(", "));
         }
     }
-    let Some(b) = &asset.bytecode else {
-        return out;
-    };
-    let paths: Vec<&String> = b.strings.iter().filter(|s| is_absolute_path(s)).collect();
-    if let Some(first) = paths.first() {
-        out.push(
-            Fact::new("coreai-debug-info")
-                .with("COUNT", paths.len())
-                .with("EXAMPLE", first),
-        );
-    }
-    let ops_where = |pred: &dyn Fn(&str) -> bool| -> Vec<String> {
-        b.ops
-            .iter()
-            .filter(|op| pred(base_name(op)))
-            .map(|op| format!("`{op}`"))
-            .collect()
-    };
-    for (kind, ops) in [
-        ("coreai-gpu-rounding", ops_where(&|n| ROUNDING.contains(&n))),
-        ("coreai-argmax", ops_where(&|n| n == "argmax")),
-    ] {
-        if !ops.is_empty() {
-            out.push(Fact::new(kind).with("OPS", ops.join(", ")));
-        }
-    }
+    out.push(a);
     out
 }
 
@@ -77,23 +100,23 @@ fn has_content(asset: &AiAsset, name: &str) -> bool {
         .any(|(n, f)| n == name && matches!(f, AssetFile::Present(_)))
 }
 
-fn file_facts(asset: &AiAsset) -> Vec<Fact> {
-    let mut out = Vec::new();
-    for (name, file) in &asset.files {
-        match file {
-            AssetFile::Present(_) => {}
-            AssetFile::Missing | AssetFile::NotAFile => {
-                out.push(Fact::new("coreai-missing-file").with("FILE", name))
+fn files(asset: &AiAsset) -> Vec<Entity> {
+    asset
+        .files
+        .iter()
+        .map(|(name, file)| {
+            let e = Entity::new("coreai-file").with("name", name.as_str());
+            match file {
+                AssetFile::Present(_) => e.with("status", "present"),
+                AssetFile::Missing => e.with("status", "missing"),
+                AssetFile::NotAFile => e.with("status", "not-a-file"),
+                AssetFile::LfsPointer => e.with("status", "lfs-pointer"),
+                AssetFile::Symlink(target) => {
+                    e.with("status", "symlink").with("link", target.as_str())
+                }
             }
-            AssetFile::LfsPointer => out.push(Fact::new("coreai-lfs-pointer").with("FILE", name)),
-            AssetFile::Symlink(target) => out.push(
-                Fact::new("coreai-symlink")
-                    .with("FILE", name)
-                    .with("LINK", target),
-            ),
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 /// `aicode.primitive.floor_divide_v1` → `floor_divide`; `aicode.broadcasting_floor_divide_v1` →
@@ -148,11 +171,16 @@ mod tests {
         assert!(!is_absolute_path("a/b"));
     }
 
+    /// Every corpus asset's entities are registered, and the corpus makes each `coreai-*` rule
+    /// report through its YAML.
     #[test]
-    fn facts_carry_their_registered_captures() {
+    fn entities_are_registered_and_every_rule_reports() {
+        use crate::analysis::registry::ModelEntities;
         use crate::read::{read_model, ReadOutcome};
+        let mut rules = crate::rules::RuleSet::builtin().unwrap();
+        rules.retain(|r| r.id.starts_with("coreai-"));
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/coreai");
-        let mut kinds = std::collections::BTreeSet::new();
+        let mut reported = std::collections::BTreeSet::new();
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().and_then(|e| e.to_str()) != Some("aimodel") {
@@ -165,17 +193,30 @@ mod tests {
             let Ok(ReadOutcome::Model(m)) = read_model(&d) else {
                 panic!("{} does not read", path.display());
             };
-            let facts = coreai_facts(&m);
-            crate::analysis::facts::tests::assert_registered(&facts, FACT_KINDS);
-            kinds.extend(facts.into_iter().map(|f| f.kind));
+            let entities = coreai_entities(&m);
+            crate::analysis::entity::tests::assert_registered(&entities, ENTITY_KINDS);
+            assert_eq!(
+                entities.iter().filter(|e| e.kind == "coreai-asset").count(),
+                1,
+                "{}",
+                path.display()
+            );
+            let found = crate::rules::match_model(
+                &m,
+                &rules,
+                &ModelEntities {
+                    entities,
+                    facts: Vec::new(),
+                },
+            );
+            if path.ends_with("clean.aimodel") {
+                assert!(found.is_empty(), "{found:?}");
+            }
+            reported.extend(found.into_iter().map(|f| f.rule));
         }
-        for k in [
-            "coreai-hash-mismatch",
-            "coreai-debug-info",
-            "coreai-gpu-rounding",
-            "coreai-argmax",
-        ] {
-            assert!(kinds.contains(k), "no corpus asset gives {k}: {kinds:?}");
-        }
+        let ids: std::collections::BTreeSet<String> =
+            rules.rules().iter().map(|r| r.id.clone()).collect();
+        assert_eq!(ids.len(), 8);
+        assert_eq!(reported, ids);
     }
 }

@@ -23,6 +23,8 @@ pub fn entity_kinds() -> impl Iterator<Item = &'static EntityKind> + Clone {
         .chain(super::os_requirement::ENTITY_KINDS)
         .chain(super::description::ENTITY_KINDS)
         .chain(super::state_writes::ENTITY_KINDS)
+        .chain(super::blobs::ENTITY_KINDS)
+        .chain(super::coreai::ENTITY_KINDS)
 }
 
 /// The registered kind called `name`.
@@ -59,6 +61,14 @@ mod tests {
                 );
             }
         }
-        assert!(entity_kind("bundle-item").is_some());
+        for kind in [
+            "bundle-item",
+            "weight",
+            "weight-file",
+            "coreai-asset",
+            "coreai-file",
+        ] {
+            assert!(entity_kind(kind).is_some(), "{kind}");
+        }
     }
 }

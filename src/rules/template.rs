@@ -818,10 +818,11 @@ mod tests {
         assert!(errs[0].contains("not bound"));
         assert!(errs[1].contains("unknown accessor"));
         // fact rules take their kind's captures and the location, and suggest the closest
-        let kind = crate::analysis::facts::fact_kind("blob-overlap").expect("registered");
-        let fact = Template::parse("{FILE} {OP} {OFSET}").expect("parses");
+        let kind = crate::analysis::facts::fact_kind("description-signature-mismatch")
+            .expect("registered");
+        let fact = Template::parse("{DETAIL} {OP} {DETAL}").expect("parses");
         let errs = fact.check(&vars, Some(kind));
         assert_eq!(errs.len(), 1, "{errs:?}");
-        assert!(errs[0].contains("did you mean `OFFSET`?"), "{errs:?}");
+        assert!(errs[0].contains("did you mean `DETAIL`?"), "{errs:?}");
     }
 }

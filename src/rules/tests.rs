@@ -361,19 +361,13 @@ fn redirects_resolve_old_ids() {
 
 #[test]
 fn fact_rules_render_fact_captures() {
-    let body = "id: blob-bad-sentinel\ntitle: t\nseverity: error\nmatch: { fact: blob-bad-sentinel }\nmessage: \"`{OP}` in `{FUNCTION}`: {FILE} at {OFFSET}\"\n";
-    let rule = load_rule_text(
-        "blob-bad-sentinel.yaml",
-        body,
-        Some("blob-bad-sentinel"),
-        false,
-    )
-    .expect("loads");
+    let kind = "description-signature-mismatch";
+    let body = format!("id: {kind}\ntitle: t\nseverity: error\nmatch: {{ fact: {kind} }}\nmessage: \"`{{OP}}` in `{{FUNCTION}}`: {{DETAIL}}\"\n");
+    let file = format!("{kind}.yaml");
+    let rule = load_rule_text(&file, &body, Some(kind), false).expect("loads");
     let rules = RuleSet::from_rules(vec![rule]).expect("set");
     let model = snippet_model("m.mil", &decode(257)).expect("parses");
-    let mut fact = Fact::new("blob-bad-sentinel")
-        .with("FILE", "weights/weight.bin")
-        .with("OFFSET", 128);
+    let mut fact = Fact::new(kind).with("DETAIL", "input `x` is fp16 in the program");
     fact.function = Some("main".into());
     fact.op = Some("w".into());
     let other = Fact::new("something-else");
@@ -388,32 +382,37 @@ fn fact_rules_render_fact_captures() {
     assert_eq!(findings.len(), 1);
     assert_eq!(
         findings[0].message,
-        "`w` in `main`: weights/weight.bin at 128"
+        "`w` in `main`: input `x` is fp16 in the program"
     );
     // `fact:` with other keys is refused
     let mixed = body.replace(
-        "{ fact: blob-bad-sentinel }",
-        "{ fact: blob-bad-sentinel, op: relu }",
+        &format!("{{ fact: {kind} }}"),
+        &format!("{{ fact: {kind}, op: relu }}"),
     );
-    assert!(load_rule_text("blob-bad-sentinel.yaml", &mixed, None, false).is_err());
+    assert!(load_rule_text(&file, &mixed, None, false).is_err());
 }
 
 #[test]
 fn fact_rules_name_registered_kinds_and_captures() {
-    let body =
-        "id: r\ntitle: t\nseverity: error\nmatch: { fact: blob-overlapp }\nmessage: \"{FILE}\"\n";
+    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: description-signature-mismatc }\nmessage: \"{DETAIL}\"\n";
     let (msg, labels) = load_error("r", body);
-    assert!(msg.contains("unknown fact kind `blob-overlapp`"), "{msg}");
-    assert!(msg.contains("did you mean `blob-overlap`?"), "{msg}");
-    assert_eq!(labels.len(), 1);
-    assert_eq!(labels[0].1, body.find("match").expect("in the body"));
-    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: blob-overlap }\nmessage: \"{FILE} at {OFSET}\"\n";
-    let (msg, _) = load_error("r", body);
     assert!(
-        msg.contains("`{OFSET}` is not a capture of `blob-overlap` facts"),
+        msg.contains("unknown fact kind `description-signature-mismatc`"),
         "{msg}"
     );
-    assert!(msg.contains("did you mean `OFFSET`?"), "{msg}");
+    assert!(
+        msg.contains("did you mean `description-signature-mismatch`?"),
+        "{msg}"
+    );
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0].1, body.find("match").expect("in the body"));
+    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: description-signature-mismatch }\nmessage: \"{OP} {DETAL}\"\n";
+    let (msg, _) = load_error("r", body);
+    assert!(
+        msg.contains("`{DETAL}` is not a capture of `description-signature-mismatch` facts"),
+        "{msg}"
+    );
+    assert!(msg.contains("did you mean `DETAIL`?"), "{msg}");
 }
 
 #[test]
@@ -594,7 +593,7 @@ fn severity_when_picks_the_first_matching_severity() {
 fn severity_when_is_refused_on_fact_rules() {
     let err = load_rule_text(
         "t.yaml",
-        "id: t\ntitle: t\nseverity: error\nmatch: { fact: blob-overlap }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
+        "id: t\ntitle: t\nseverity: error\nmatch: { fact: description-signature-mismatch }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
         None,
         false,
     )

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use coreml_lint::analysis::blobs::blob_facts;
+use coreml_lint::analysis::blobs::blob_entities;
 use coreml_lint::discover::Discovered;
 use coreml_lint::ir::compare::same_program;
 use coreml_lint::ir::render::render_to_string;
@@ -93,7 +93,7 @@ pub fn blob_package(dir: &Path) -> PathBuf {
 /// Weight files. Input: a count byte (1–3 consts), then per const a dtype byte, a path byte, a rank
 /// byte (0–3), rank × u64 dims (masked to 41 bits, both sides of the 2^40 cap) and a u64 offset; the
 /// rest is `weights/weight.bin`. The model is written to `pkg` (from [`blob_package`]), read, and
-/// every blob fact computed; the blob reader is also driven directly at the chosen offsets.
+/// every weight entity described; the blob reader is also driven directly at the chosen offsets.
 pub fn blob_file(data: &[u8], pkg: &Path) {
     let mut t = Take(data);
     let count = 1 + usize::from(t.u8() % 3);
@@ -139,10 +139,10 @@ pub fn blob_file(data: &[u8], pkg: &Path) {
         kind: ModelKind::MlModelc,
     };
     if let Ok(ReadOutcome::Model(model)) = read_model(&found) {
-        for f in blob_facts(&model) {
+        for e in blob_entities(&model) {
             assert!(
-                f.op.is_some() && f.span.is_some(),
-                "fact without a location: {f:?}"
+                e.op.is_some() && e.span.is_some(),
+                "entity without a location: {e:?}"
             );
         }
     }

@@ -1,15 +1,34 @@
-//! Weight-blob facts on real models: the clean ones give none, and copies byte-edited by the test give
-//! exactly the expected facts. The real files are copied to a temporary folder, never edited in place.
+//! The weight rules on real models: the clean ones give no finding (their weights are described all
+//! the same), and copies byte-edited by the test give exactly the expected findings. The real files
+//! are copied to a temporary folder, never edited in place.
 
 use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use coreml_lint::analysis::blobs::blob_facts;
-use coreml_lint::analysis::facts::Fact;
 use coreml_lint::discover::{discover, Discovered};
+use coreml_lint::finding::Finding;
 use coreml_lint::ir::{Model, ModelKind};
+use coreml_lint::lint::model_entities;
 use coreml_lint::read::{read_model, ReadOutcome};
+use coreml_lint::rules::{match_model, RuleSet};
+
+/// The built-in `blob-*` rules and `bundle-lfs-pointer`.
+fn blob_rules() -> &'static RuleSet {
+    static RULES: std::sync::OnceLock<RuleSet> = std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut r = RuleSet::builtin().unwrap();
+        r.retain(|x| x.id.starts_with("blob-") || x.id == "bundle-lfs-pointer");
+        r
+    })
+}
+
+/// The weight rules' findings on `model`, by rule id.
+fn weight_findings(model: &Model) -> Vec<Finding> {
+    let mut f = match_model(model, blob_rules(), &model_entities(model));
+    f.sort_by(|a, b| a.rule.cmp(&b.rule));
+    f
+}
 
 fn read(d: &Discovered) -> Option<Model> {
     match read_model(d) {
@@ -38,7 +57,7 @@ fn blob_count(m: &Model) -> usize {
 }
 
 #[test]
-fn clean_real_models_with_weights_give_no_blob_facts() {
+fn clean_real_models_with_weights_give_no_blob_findings() {
     let Some(shared) = common::shared() else {
         eprintln!("../shared not found; skipped");
         return;
@@ -61,8 +80,14 @@ fn clean_real_models_with_weights_give_no_blob_facts() {
             "{}: no blob literals",
             d.path.display()
         );
-        let facts = blob_facts(&model);
-        assert_eq!(facts, Vec::<Fact>::new(), "{}", d.path.display());
+        let weights = model_entities(&model)
+            .entities
+            .iter()
+            .filter(|e| e.kind == "weight")
+            .count();
+        assert_eq!(weights, blob_count(&model), "{}", d.path.display());
+        let findings = weight_findings(&model);
+        assert!(findings.is_empty(), "{}: {findings:?}", d.path.display());
         checked += 1;
     }
     assert!(checked >= 5, "only {checked} models checked");
@@ -89,17 +114,17 @@ fn silero_copy() -> Option<Copy> {
     src.is_dir().then(|| copy_model(&src))
 }
 
-fn facts_of(c: &Copy) -> Vec<Fact> {
+fn facts_of(c: &Copy) -> Vec<Finding> {
     let model = read(&Discovered {
         path: c.root.clone(),
         kind: ModelKind::MlModelc,
     })
     .expect("the copy reads");
-    blob_facts(&model)
+    weight_findings(&model)
 }
 
-fn kinds(facts: &[Fact]) -> Vec<&str> {
-    facts.iter().map(|f| f.kind.as_str()).collect()
+fn kinds(facts: &[Finding]) -> Vec<&str> {
+    facts.iter().map(|f| f.rule.as_str()).collect()
 }
 
 fn edit_weights(c: &Copy, at: usize, bytes: &[u8]) {
@@ -127,17 +152,21 @@ fn offset_moved_onto_a_payload_says_which_record_was_meant() {
         vec!["blob-bad-sentinel", "blob-unreferenced"]
     );
     let f = &facts[0];
-    assert_eq!(f.captures["OFFSET"], "132288");
+    assert!(f.message.contains("at offset 132288, where"), "{f:?}");
     assert!(
-        f.captures["DETAIL"].contains("blob whose record is at 132224"),
+        f.message.contains("blob whose record is at 132224"),
         "{f:?}"
     );
-    assert_eq!(f.captures["SUGGESTION"], "did you mean 132224?");
+    assert!(f
+        .help
+        .as_deref()
+        .unwrap()
+        .starts_with("did you mean 132224?;"));
     assert_eq!(f.function.as_deref(), Some("main"));
     let model_text = std::fs::read_to_string(&mil).unwrap();
     let span = f.span.unwrap();
     assert!(model_text[span.start..span.end()].contains("132288"));
-    assert_eq!(facts[1].captures["OFFSET"], "132224");
+    assert!(facts[1].message.contains("the blob at offset 132224 "));
 }
 
 #[test]
@@ -146,7 +175,7 @@ fn edited_record_dtype_is_a_dtype_mismatch() {
     edit_weights(&c, 68, &2u32.to_le_bytes());
     let facts = facts_of(&c);
     assert_eq!(kinds(&facts), vec!["blob-dtype-mismatch"]);
-    assert_eq!(facts[0].captures["FOUND"], "fp32 (storage code 2)");
+    assert!(facts[0].message.ends_with("holds fp32 (storage code 2)"));
 }
 
 #[test]
@@ -155,8 +184,8 @@ fn edited_record_size_is_a_size_mismatch() {
     edit_weights(&c, 72, &(132096u64 - 2).to_le_bytes());
     let facts = facts_of(&c);
     assert_eq!(kinds(&facts), vec!["blob-size-mismatch"]);
-    assert_eq!(facts[0].captures["EXPECTED"], "132096");
-    assert_eq!(facts[0].captures["FOUND"], "132094");
+    assert!(facts[0].message.contains("needs 132096 bytes"));
+    assert!(facts[0].message.contains("says 132094:"));
 }
 
 #[test]
@@ -166,9 +195,9 @@ fn zeroed_sentinel_is_a_bad_sentinel_and_breaks_the_chain() {
     let facts = facts_of(&c);
     assert_eq!(
         kinds(&facts),
-        vec!["blob-count-mismatch", "blob-bad-sentinel"]
+        vec!["blob-bad-sentinel", "blob-count-mismatch"]
     );
-    assert_eq!(facts[1].captures["OFFSET"], "231360");
+    assert!(facts[0].message.contains("at offset 231360,"));
 }
 
 #[test]
