@@ -11,7 +11,6 @@ pub(crate) mod fixes;
 pub mod info;
 pub mod loader;
 pub(crate) mod matcher;
-pub(crate) mod placement;
 pub(crate) mod region;
 pub mod schema;
 pub(crate) mod suggest;
