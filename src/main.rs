@@ -499,7 +499,8 @@ fn rule(id: Option<String>, all: bool, dirs: &[PathBuf]) -> u8 {
 }
 
 fn graph(args: &GraphArgs) -> u8 {
-    use report::graph::{pictures, render_pictures, GraphRequest};
+    use report::graph::{pictures, GraphRequest};
+    use report::pictures::render_pictures;
     let options = CheckOptions {
         keep: Keep::Programs,
         rendering: Rendering::Skip,

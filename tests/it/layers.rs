@@ -27,7 +27,7 @@ fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
@@ -51,7 +51,7 @@ fn top_module(src: &Path, file: &Path) -> String {
 }
 
 /// The file's code outside `#[cfg(test)]` items, and the names of modules it declares test-only.
-fn non_test_code(text: &str) -> (Vec<&str>, Vec<String>) {
+pub(crate) fn non_test_code(text: &str) -> (Vec<&str>, Vec<String>) {
     let mut code = Vec::new();
     let mut test_modules = Vec::new();
     let mut lines = text.lines().peekable();

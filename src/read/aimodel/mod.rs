@@ -10,7 +10,8 @@ pub mod sha256;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{limits, ReadError, ReadOutcome};
+use super::outcome::ReadOutcome;
+use super::{limits, ReadError};
 use crate::ir::coreai::{AiAsset, AssetFile};
 use crate::ir::{Model, ModelDesc, ModelKind, Program, SourceText};
 

@@ -335,18 +335,3 @@ pub fn pictures(
     }
     Ok(out)
 }
-
-/// The pictures in `format`: DOT and SVG hold the first, HTML every one.
-pub fn render_pictures(pictures: &[(String, Picture)], format: GraphFormat) -> String {
-    match format {
-        GraphFormat::Dot => pictures
-            .first()
-            .map(|(t, p)| dot::render(p, t))
-            .unwrap_or_default(),
-        GraphFormat::Svg => pictures
-            .first()
-            .map(|(_, p)| svg::document(p, "g"))
-            .unwrap_or_default(),
-        GraphFormat::Html => crate::report::html::pictures_page(pictures),
-    }
-}
