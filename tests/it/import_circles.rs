@@ -261,16 +261,16 @@ fn target(src: &Path, reexports: &Reexports, from: &[String], path: &[String]) -
     Some(file)
 }
 
+/// One chunk of a file: its module, its `use` paths, its inline paths.
+type ChunkPaths = (Vec<String>, Vec<Vec<String>>, Vec<Vec<String>>);
+
 /// File → the files its non-test code imports.
 pub(crate) fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     files.sort();
     // Per file: its chunks' paths (module, use paths, inline paths).
-    let mut parsed: Vec<(
-        PathBuf,
-        Vec<(Vec<String>, Vec<Vec<String>>, Vec<Vec<String>>)>,
-    )> = Vec::new();
+    let mut parsed: Vec<(PathBuf, Vec<ChunkPaths>)> = Vec::new();
     let mut reexports: Reexports = BTreeMap::new();
     for f in &files {
         let name = f.file_name().unwrap();
