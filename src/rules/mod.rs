@@ -13,7 +13,6 @@ pub mod loader;
 pub(crate) mod matcher;
 pub(crate) mod region;
 pub mod schema;
-pub(crate) mod suggest;
 pub mod target;
 pub(crate) mod template;
 pub mod testing;

@@ -22,8 +22,6 @@ pub const HASH: &str = "main.hash";
 /// The asset's JSON metadata.
 pub const METADATA: &str = "metadata.json";
 
-const LFS_MAGIC: &[u8] = b"version https://git-lfs.github.com/spec/";
-
 /// Reads the bundle at `dir`; with `render`, the source text is the inventory as `dump` prints it
 /// (empty otherwise, as for a protobuf program).
 pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> {
@@ -103,7 +101,7 @@ fn read_file(path: &Path, dir: &Path) -> Result<(AssetFile, Option<Vec<u8>>), Re
     }
     limits::ensure_inside(path, dir)?;
     let bytes = limits::read_capped(path)?;
-    if bytes.starts_with(LFS_MAGIC) {
+    if super::lfs::is_pointer(&bytes) {
         return Ok((AssetFile::LfsPointer, None));
     }
     Ok((AssetFile::Present(bytes.len() as u64), Some(bytes)))

@@ -97,12 +97,7 @@ fn segments(parts: [(f64, &str, &str, String); 4]) -> String {
 
 /// The 1-based line of byte `offset`, and the lines around it (number, text).
 fn excerpt(text: &str, offset: usize) -> (usize, Vec<(usize, &str)>) {
-    let offset = offset.min(text.len());
-    let line = text.as_bytes()[..offset]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1;
+    let (line, _) = crate::ir::span::line_col(text, offset);
     let first = line.saturating_sub(CONTEXT_LINES).max(1);
     let lines = text
         .lines()
