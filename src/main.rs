@@ -176,9 +176,10 @@ struct CheckArgs {
     /// (`[*]` when the rule offers a fix), title.
     #[arg(long)]
     statistics: bool,
-    /// Print an estimate of where each op is likely to run (ANE / CPU / at risk), with the reason
-    /// and the CPU ops named; with `--output-format json`, as the document's `placement` member
-    /// (per function counts, per op device and reason). An estimate, not Core ML's placement.
+    /// Print an estimate of where each op is likely to run (ANE / CPU / at risk), with the reason,
+    /// the ANE↔CPU boundaries and the ANE share of compute, and the CPU ops named; with
+    /// `--output-format json`, as the document's `placement` member (per function counts, MACs by
+    /// device and boundaries, per op device, reason and MACs). An estimate, not Core ML's placement.
     #[arg(long)]
     placement: bool,
     /// When to use colour (also honours NO_COLOR).
