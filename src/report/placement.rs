@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::analysis::placement::{Likely, Macs, Reason};
 use crate::check::placement::{place_run, PlacedFunction};
@@ -52,58 +54,163 @@ fn model_name(p: &PlacedFunction<'_>) -> String {
     }
 }
 
-/// The `placement` member of the JSON document: per function its counts, cost by device and
-/// boundaries, per op its estimate and cost.
-pub fn json(run: &CheckRun) -> Value {
+/// The `placement` member of the JSON document (`schemas/placement.schema.json`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct PlacementDoc {
+    /// That this is an estimate, not Core ML's placement.
+    pub note: String,
+    /// One record per function of every checked model.
+    pub functions: Vec<FunctionDoc>,
+    /// One record per counted op (constants are not counted).
+    pub ops: Vec<OpDoc>,
+}
+
+/// A pipeline sub-model.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SubModelDoc {
+    /// Its position at each level of nesting, outermost first.
+    pub position: Vec<usize>,
+    /// Its name in the pipeline, when the pipeline names it.
+    pub name: Option<String>,
+}
+
+/// Multiply-accumulates by class, over the ops whose cost is known.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct MacsDoc {
+    /// Of ops likely on the Neural Engine.
+    pub ane: u64,
+    /// Of ops likely on the CPU.
+    pub cpu: u64,
+    /// Of ops at risk.
+    pub at_risk: u64,
+    /// Of ops not in the op table.
+    pub unknown: u64,
+}
+
+/// One function's estimate.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct FunctionDoc {
+    /// The model's path (`null` when the function has no counted op).
+    pub path: Option<String>,
+    /// The pipeline sub-model (`null` for a model that is not one, or no counted op).
+    pub sub_model: Option<SubModelDoc>,
+    /// The function's name.
+    pub function: String,
+    /// Counted ops.
+    pub ops: usize,
+    /// Ops likely on the Neural Engine.
+    pub ane: usize,
+    /// Ops likely on the CPU.
+    pub cpu: usize,
+    /// Ops at risk.
+    pub at_risk: usize,
+    /// Ops not in the op table.
+    pub unknown: usize,
+    /// Multiply-accumulates by class.
+    pub macs: MacsDoc,
+    /// Ops whose cost is unknown (left out of `macs`).
+    pub unestimated_ops: usize,
+    /// Data edges between a likely-ANE op and a likely-CPU one.
+    pub boundaries: usize,
+}
+
+/// One counted op's estimate.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct OpDoc {
+    /// The model's path.
+    pub path: String,
+    /// The pipeline sub-model, when the model is one.
+    pub sub_model: Option<SubModelDoc>,
+    /// The function's name.
+    pub function: String,
+    /// The op's name.
+    pub op: String,
+    /// The op type.
+    pub op_type: String,
+    /// `ane`, `cpu`, `at-risk` or `unknown`.
+    pub device: String,
+    /// Why (a stable code: `cpu-op`, `dtype`, `ane-op`, …).
+    pub reason: String,
+    /// Why, as a person reads it.
+    pub detail: String,
+    /// Its multiply-accumulates; `null` when unknown.
+    pub macs: Option<u64>,
+}
+
+fn sub_model_doc(s: &Option<SubModel>) -> Option<SubModelDoc> {
+    s.as_ref().map(|s| SubModelDoc {
+        position: s.position.clone(),
+        name: s.name.clone(),
+    })
+}
+
+/// The `placement` member of a run: per function its counts, cost by class and boundaries, per op
+/// its estimate and cost.
+pub fn document(run: &CheckRun) -> PlacementDoc {
     let placed = place_run(run);
-    let sub_model = |s: &Option<SubModel>| {
-        s.as_ref()
-            .map(|s| json!({"position": s.position, "name": s.name}))
-    };
-    let functions: Vec<Value> = placed
+    let functions = placed
         .iter()
         .map(|p| {
             let (c, m) = (&p.placement.counts, &p.placement.macs);
             let counted = !p.placement.ops.is_empty();
-            json!({
-                "path": counted.then(|| p.path.clone()),
-                "sub_model": if counted { sub_model(&p.model.sub_model) } else { None },
-                "function": p.function.name,
-                "ops": c.total(),
-                "ane": c.ane,
-                "cpu": c.cpu,
-                "at_risk": c.at_risk,
-                "unknown": c.unknown,
-                "macs": {"ane": m.ane, "cpu": m.cpu, "at_risk": m.at_risk, "unknown": m.unknown},
-                "unestimated_ops": m.unestimated_ops,
-                "boundaries": p.placement.boundaries,
-            })
+            FunctionDoc {
+                path: counted.then(|| p.path.clone()),
+                sub_model: if counted {
+                    sub_model_doc(&p.model.sub_model)
+                } else {
+                    None
+                },
+                function: p.function.name.clone(),
+                ops: c.total(),
+                ane: c.ane,
+                cpu: c.cpu,
+                at_risk: c.at_risk,
+                unknown: c.unknown,
+                macs: MacsDoc {
+                    ane: m.ane,
+                    cpu: m.cpu,
+                    at_risk: m.at_risk,
+                    unknown: m.unknown,
+                },
+                unestimated_ops: m.unestimated_ops,
+                boundaries: p.placement.boundaries,
+            }
         })
         .collect();
-    let ops: Vec<Value> = placed
+    let ops = placed
         .iter()
         .flat_map(|p| {
             p.placement.ops.iter().filter_map(move |o| {
                 let op = p.function.op(o.node)?;
-                Some(json!({
-                    "path": p.path,
-                    "sub_model": sub_model(&p.model.sub_model),
-                    "function": p.function.name,
-                    "op": op.display_name(),
-                    "op_type": op.op_type.as_str(),
-                    "device": o.placement.likely.code(),
-                    "reason": o.placement.reason.code(),
-                    "detail": detail(&o.placement.reason),
-                    "macs": o.macs,
-                }))
+                Some(OpDoc {
+                    path: p.path.clone(),
+                    sub_model: sub_model_doc(&p.model.sub_model),
+                    function: p.function.name.clone(),
+                    op: op.display_name().to_string(),
+                    op_type: op.op_type.to_string(),
+                    device: o.placement.likely.code().to_string(),
+                    reason: o.placement.reason.code().to_string(),
+                    detail: detail(&o.placement.reason),
+                    macs: o.macs,
+                })
             })
         })
         .collect();
-    json!({
-        "note": "an ESTIMATE from the op table and the findings, not Core ML's placement; confirm with MLComputePlan on the target device",
-        "functions": functions,
-        "ops": ops,
-    })
+    PlacementDoc {
+        note: "an ESTIMATE from the op table and the findings, not Core ML's placement; confirm with MLComputePlan on the target device".into(),
+        functions,
+        ops,
+    }
+}
+
+/// [`document`] as a JSON value.
+pub fn json(run: &CheckRun) -> Value {
+    serde_json::to_value(document(run)).unwrap_or(Value::Null)
 }
 
 /// The `--placement` table for a run, then the CPU ops of each function by reason.

@@ -22,12 +22,13 @@ const LAYERS: &[&[&str]] = &[
     &["finding"],
     &["rules"],
     &["config"],
-    &["json_schema"],
-    &["json_schema"],
     &["fix"],
     &["lint"],
     &["check"],
     &["report"],
+    // The schemas are generated from the types users write (config, rules) and the output's
+    // (`report::placement`).
+    &["json_schema"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

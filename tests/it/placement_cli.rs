@@ -181,6 +181,7 @@ fn the_yolov8_pipeline_is_weighted_by_compute() {
     };
     let dir = shared.join("realworld/ultralytics-yolov8n-nms-pipeline");
     let v = placement_json(&[dir.to_str().unwrap()]);
+    assert_matches_the_schema(&v["placement"]);
     let ops = v["placement"]["ops"].as_array().unwrap();
     assert!(ops.len() > 300, "{} ops", ops.len());
     let missing: Vec<&serde_json::Value> = ops.iter().filter(|o| !o["macs"].is_u64()).collect();
@@ -220,4 +221,26 @@ fn the_yolov8_pipeline_is_weighted_by_compute() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let row = row(&stdout, "yolov8n.mlpackage");
     assert_eq!(row[row.len() - 2..], ["99", "%"], "{row:?}");
+}
+
+/// `schemas/placement.schema.json` accepts what `--placement` writes and refuses a stray key.
+fn assert_matches_the_schema(placement: &serde_json::Value) {
+    let text =
+        std::fs::read_to_string(common::repo().join("schemas/placement.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let v = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .build(&schema)
+        .unwrap();
+    let errors: Vec<String> = v.iter_errors(placement).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut stray = placement.clone();
+    stray["functions"][0]["mac"] = serde_json::json!(1);
+    assert!(!v.is_valid(&stray), "a misspelt key passes the schema");
+}
+
+#[test]
+fn the_placement_member_matches_its_schema_on_the_corpus() {
+    let v = placement_json(&["corpus"]);
+    assert_matches_the_schema(&v["placement"]);
 }
