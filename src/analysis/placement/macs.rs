@@ -58,6 +58,19 @@ pub fn estimate(families: &MacFamilies, f: &Function, op: &Op) -> Option<u64> {
             mul(product(&out()?)?, window?)
         }
         MacFamily::Einsum => einsum(f, op),
+        MacFamily::Recurrent => {
+            // x [T, B, I]; each step multiplies the input by W_ih and the state by W_hh.
+            let x = arg("x")?;
+            let steps = mul(*x.first()?, *x.get(1)?)?;
+            let per_step =
+                product(&arg("weight_ih")?)?.checked_add(product(&arg("weight_hh")?)?)?;
+            let directions = if op.param("weight_ih_back").is_some() {
+                2
+            } else {
+                1
+            };
+            mul(mul(steps, per_step)?, directions)
+        }
     }
 }
 
@@ -183,6 +196,24 @@ mod tests {
                 ("e".to_string(), Some(2 * 4 * 5 * 6)),
                 // A dynamic dimension: unknown, not 0.
                 ("d".to_string(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_lstm_multiplies_its_gate_weights_once_per_step() {
+        let body = "            tensor<fp16, [64, 8]> wi = const()[name = string(\"wi\"), val = tensor<fp16, [64, 8]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];\n            tensor<fp16, [64, 16]> wh = const()[name = string(\"wh\"), val = tensor<fp16, [64, 16]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(2048)))];\n            tensor<fp16, [5, 1, 16]> y, tensor<fp16, [1, 16]> h, tensor<fp16, [1, 16]> c = lstm(initial_c = c0, initial_h = h0, weight_hh = wh, weight_ih = wi, x = x)[name = string(\"l\")];\n            tensor<fp16, [5, 1, 16]> bi, tensor<fp16, [1, 32]> bh, tensor<fp16, [1, 32]> bc = lstm(initial_c = c0, initial_h = h0, weight_hh = wh, weight_hh_back = wh, weight_ih = wi, weight_ih_back = wi, x = x)[name = string(\"b\")];\n";
+        let got = macs_of(
+            body,
+            "tensor<fp16, [5, 1, 8]> x, tensor<fp16, [1, 16]> h0, tensor<fp16, [1, 16]> c0",
+            "y, bi",
+        );
+        // 5 steps · (64·8 + 64·16), twice for the bidirectional one.
+        assert_eq!(
+            got,
+            [
+                ("l".to_string(), Some(5 * (512 + 1024))),
+                ("b".to_string(), Some(2 * 5 * (512 + 1024))),
             ]
         );
     }

@@ -71,6 +71,9 @@ pub struct MacFamilies {
     /// Attention: two matmuls, batch · L · S · (E + E_v).
     #[serde(default)]
     pub attention: Vec<String>,
+    /// Recurrent layers: T · B · (|W_ih| + |W_hh|) per direction.
+    #[serde(default)]
+    pub recurrent: Vec<String>,
     /// One per output element.
     #[serde(default)]
     pub elementwise: Vec<String>,
@@ -95,6 +98,7 @@ pub enum MacFamily {
     Matmul,
     Einsum,
     Attention,
+    Recurrent,
     Elementwise,
     Reduction,
     Pooling,
@@ -118,6 +122,7 @@ impl MacFamilies {
             (&self.matmul, MacFamily::Matmul),
             (&self.einsum, MacFamily::Einsum),
             (&self.attention, MacFamily::Attention),
+            (&self.recurrent, MacFamily::Recurrent),
             (&self.elementwise, MacFamily::Elementwise),
             (&self.reduction, MacFamily::Reduction),
             (&self.pooling, MacFamily::Pooling),
