@@ -355,7 +355,7 @@ fn render_rows(cells: &[[String; 9]]) -> String {
     }
     let _ = writeln!(
         out,
-        "  boundaries: data edges between a likely-ANE and a likely-CPU op; ANE compute: the \
+        "  boundaries: data edges between a likely-ANE and a likely-CPU op\n  ANE compute: the \
          likely-ANE share of the multiply-accumulates of the ops whose cost is known"
     );
     out
