@@ -226,14 +226,6 @@ pub struct FunctionPlacement {
 }
 
 impl FunctionPlacement {
-    /// The class of op `id`; `None` for an op the estimate does not count (a constant).
-    pub fn of(&self, id: NodeId) -> Option<Likely> {
-        self.ops
-            .iter()
-            .find(|o| o.node == id)
-            .map(|o| o.placement.likely)
-    }
-
     /// Node → class, for lookups over many ops.
     pub fn by_node(&self) -> FxHashMap<NodeId, Likely> {
         self.ops
