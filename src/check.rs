@@ -21,6 +21,8 @@ use crate::read::{read_model_with, ReadError, ReadOptions, ReadOutcome, Stage};
 use crate::rules::DeployTarget;
 use crate::rules::{LoadError, RuleInfo, RuleSet};
 
+pub mod placement;
+
 /// Which config file a check reads.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum ConfigFile {

@@ -1,7 +1,8 @@
 //! JSON Schemas (draft-07, what YAML editors read) of the files users write:
 //! `coreml-lint.yaml` ([`Options`]), rule files ([`RuleFile`]) and a rule folder's `utils.yaml`
 //! of named match fragments ([`Utils`]), generated from the types that
-//! deserialize them, so the schemas cannot drift from what the loader accepts. The generated
+//! deserialize them, so the schemas cannot drift from what the loader accepts; and the `placement`
+//! member of `check --placement`'s JSON output ([`PlacementDoc`]), from the type it is written from. The generated
 //! files are committed in `schemas/`; `tests/it/json_schema.rs` checks they are current.
 
 use schemars::generate::SchemaSettings;
@@ -9,6 +10,7 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 use crate::config::Options;
+use crate::report::placement::PlacementDoc;
 use crate::rules::schema::{RuleFile, Utils};
 
 /// Where the committed schemas are published (the `$id`s; what a `yaml-language-server`
@@ -24,6 +26,9 @@ pub const RULE_SCHEMA_FILE: &str = "rule.schema.json";
 
 /// File name of the schema of a rule folder's `utils.yaml` in `schemas/`.
 pub const UTILS_SCHEMA_FILE: &str = "utils.schema.json";
+
+/// File name of the schema of the JSON output's `placement` member (`check --placement`).
+pub const PLACEMENT_SCHEMA_FILE: &str = "placement.schema.json";
 
 fn schema_for<T: JsonSchema>(file: &str, title: &str) -> Value {
     let schema = SchemaSettings::draft07()
@@ -95,8 +100,16 @@ fn property_names() -> impl Iterator<Item = &'static str> {
     crate::analysis::registry::entity_kinds().flat_map(|k| k.properties.iter().map(|p| p.name))
 }
 
+/// The schema of the `placement` member of `check --placement --output-format json`.
+pub(crate) fn placement_schema() -> Value {
+    schema_for::<PlacementDoc>(
+        PLACEMENT_SCHEMA_FILE,
+        "coreml-lint check --placement: the JSON document's placement member",
+    )
+}
+
 /// Every schema with its file name, rendered as committed (pretty JSON, final newline).
-pub fn rendered() -> [(&'static str, String); 3] {
+pub fn rendered() -> [(&'static str, String); 4] {
     let render = |v: Value| {
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
@@ -106,5 +119,6 @@ pub fn rendered() -> [(&'static str, String); 3] {
         (CONFIG_SCHEMA_FILE, render(config_schema())),
         (RULE_SCHEMA_FILE, render(rule_schema())),
         (UTILS_SCHEMA_FILE, render(utils_schema())),
+        (PLACEMENT_SCHEMA_FILE, render(placement_schema())),
     ]
 }

@@ -176,9 +176,10 @@ struct CheckArgs {
     /// (`[*]` when the rule offers a fix), title.
     #[arg(long)]
     statistics: bool,
-    /// Print an estimate of where each op is likely to run (ANE / CPU / at risk), with the reason
-    /// and the CPU ops named; with `--output-format json`, as the document's `placement` member
-    /// (per function counts, per op device and reason). An estimate, not Core ML's placement.
+    /// Print an estimate of where each op is likely to run (ANE / CPU / at risk), with the reason,
+    /// the ANE↔CPU boundaries and the ANE share of compute, and the CPU ops named; with
+    /// `--output-format json`, as the document's `placement` member (per function counts, MACs by
+    /// device and boundaries, per op device, reason and MACs). An estimate, not Core ML's placement.
     #[arg(long)]
     placement: bool,
     /// When to use colour (also honours NO_COLOR).
@@ -499,7 +500,8 @@ fn rule(id: Option<String>, all: bool, dirs: &[PathBuf]) -> u8 {
 }
 
 fn graph(args: &GraphArgs) -> u8 {
-    use report::graph::{pictures, render_pictures, GraphRequest};
+    use report::graph::{pictures, GraphRequest};
+    use report::pictures::render_pictures;
     let options = CheckOptions {
         keep: Keep::Programs,
         rendering: Rendering::Skip,

@@ -22,17 +22,36 @@ pub fn opset_level(opset: u32) -> u32 {
     }
 }
 
+/// An opset name split into its spelling and number: `ios18` → (text, 18), `CoreML8` → (protobuf,
+/// 8); case-insensitive, without a lower-case copy (`target:` asks once per node).
+fn split_opset(opset: &str) -> Option<(bool, u32)> {
+    let after = |prefix: &str| {
+        opset
+            .get(..prefix.len())
+            .filter(|p| p.eq_ignore_ascii_case(prefix))
+            .map(|_| &opset[prefix.len()..])
+    };
+    if let Some(n) = after("ios") {
+        return n.parse().ok().map(|n| (true, n));
+    }
+    after("coreml")?.parse().ok().map(|n| (false, n))
+}
+
+/// The opset number of `ios15`…`ios18` / `CoreML5`…`CoreML9` (`ios18` = 18 = `CoreML8`,
+/// `CoreML9` = 19).
+pub fn opset_number(opset: &str) -> Option<u32> {
+    match split_opset(opset)? {
+        (true, n) => Some(n),
+        (false, n) => n.checked_add(10),
+    }
+}
+
 /// The iOS-equivalent level of an opset name: `ios15`…`ios26` or `CoreML5`…`CoreML9`.
 pub fn opset_name_level(opset: &str) -> Option<u32> {
-    let lower = opset.to_ascii_lowercase();
-    if let Some(n) = lower.strip_prefix("ios") {
-        return n.parse().ok();
+    match split_opset(opset)? {
+        (true, n) => Some(n),
+        (false, n) => n.checked_add(10).map(opset_level),
     }
-    lower
-        .strip_prefix("coreml")?
-        .parse::<u32>()
-        .ok()
-        .map(|n| opset_level(n + 10))
 }
 
 /// The protobuf opset name of a level (`CoreML8` for 18, `CoreML9` for 26).
@@ -74,5 +93,18 @@ mod tests {
         assert_eq!(level_opset_name(26), "CoreML9");
         assert_eq!(spec_version_level(9), Some(18));
         assert_eq!(spec_version_level(10), Some(26));
+    }
+
+    #[test]
+    fn opset_names_in_both_spellings_and_any_case() {
+        assert_eq!(opset_number("ios18"), Some(18));
+        assert_eq!(opset_number("iOS17"), Some(17));
+        assert_eq!(opset_number("CoreML8"), Some(18));
+        assert_eq!(opset_number("coreml9"), Some(19));
+        assert_eq!(opset_name_level("COREML9"), Some(26));
+        for bad in ["", "ios", "macos15", "CoreMLx", "coreml4294967295"] {
+            assert_eq!(opset_number(bad), None, "{bad}");
+        }
+        assert_eq!(opset_name_level("coreml4294967295"), None);
     }
 }

@@ -16,8 +16,9 @@ pub mod fix_plan;
 pub mod implied_shape;
 pub mod opset;
 pub mod os_requirement;
-pub mod registry;
+pub mod placement;
 pub mod pow_rewrite;
+pub mod registry;
 pub mod state_writes;
 pub mod value_range;
 

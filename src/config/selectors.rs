@@ -91,7 +91,7 @@ fn nearest(selector: &str, ids: &[&str], redirects: &BTreeMap<String, String>) -
         .copied()
         .chain(prefixes)
         .chain(redirects.keys().map(String::as_str));
-    crate::rules::suggest::closest(selector, candidates).map(str::to_string)
+    crate::suggest::closest(selector, candidates).map(str::to_string)
 }
 
 #[cfg(test)]

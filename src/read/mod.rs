@@ -14,8 +14,10 @@ pub mod lower;
 pub(crate) mod manifest;
 pub mod metadata;
 pub mod miltext;
+pub mod outcome;
 pub mod package;
 pub mod proto;
 
 pub use error::{MilSyntax, ReadError};
-pub use package::{read_model, read_model_with, ReadOptions, ReadOutcome, Stage};
+pub use outcome::{ReadOutcome, Stage};
+pub use package::{read_model, read_model_with, ReadOptions};

@@ -4,60 +4,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::coremldata::{self, CompiledHeader};
+use super::outcome::{ReadOutcome, Stage};
 use super::{lfs, limits, lower, manifest, metadata, miltext, ReadError};
 use crate::discover::Discovered;
 use crate::ir::{
     render, BundleFault, BundleFaultKind, Model, ModelDesc, ModelKind, SourceText, SubModel,
 };
-
-/// What reading a model root gave.
-#[derive(Debug)]
-pub enum ReadOutcome {
-    /// An ML program, ready for analysis.
-    Model(Box<Model>),
-    /// A pipeline holding at least one ML program: its sub-models in order (nested pipelines
-    /// flattened), each ML program read as a model of its own.
-    Pipeline(Vec<Stage>),
-    /// A valid model of another kind (neural network, pipeline of those, …): reported, not checked.
-    NotMlProgram {
-        /// The model root (or bare file) as discovered.
-        path: PathBuf,
-        /// What kind of model it is, e.g. "a neural network".
-        what: String,
-    },
-}
-
-impl ReadOutcome {
-    /// The ML programs read: the model itself, or every ML-program sub-model of a pipeline in
-    /// order; none for a model of another kind.
-    pub fn into_programs(self) -> Vec<Model> {
-        match self {
-            ReadOutcome::Model(m) => vec![*m],
-            ReadOutcome::Pipeline(stages) => stages
-                .into_iter()
-                .filter_map(|s| match s {
-                    Stage::Program(m) => Some(*m),
-                    Stage::Other { .. } => None,
-                })
-                .collect(),
-            ReadOutcome::NotMlProgram { .. } => Vec::new(),
-        }
-    }
-}
-
-/// One sub-model of a pipeline.
-#[derive(Debug)]
-pub enum Stage {
-    /// An ML program; its [`Model::sub_model`] says where it sits.
-    Program(Box<Model>),
-    /// A model of another kind, named.
-    Other {
-        /// Where it sits in the pipeline.
-        sub_model: SubModel,
-        /// What kind of model it is, e.g. "a neural network".
-        what: String,
-    },
-}
 
 /// How a model is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

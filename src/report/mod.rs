@@ -9,6 +9,7 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod location;
+pub mod pictures;
 pub mod placement;
 pub mod progress;
 pub mod sarif;

@@ -535,11 +535,14 @@ fn floor_boundary(text: &str, offset: usize) -> usize {
 /// 1-based line and 1-based column in UTF-16 code units (SARIF's default `columnKind`) of a byte
 /// offset that is on a char boundary.
 fn line_col16(text: &str, offset: usize) -> (i64, i64) {
-    let before = text.get(..offset).unwrap_or("");
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |nl| nl + 1);
-    let col = before
-        .get(line_start..)
+    let offset = if text.is_char_boundary(offset) {
+        offset
+    } else {
+        0
+    };
+    let (line, byte_col) = crate::ir::span::line_col(text, offset);
+    let col = text
+        .get(offset + 1 - byte_col..offset)
         .unwrap_or("")
         .encode_utf16()
         .count()

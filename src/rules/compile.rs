@@ -18,10 +18,10 @@ use super::schema::{
     ReasonsSpec, RuntimeSpec, Scalars, SerRule, StateWriteSpec, StopBySpec, TargetSpec, Utils,
     ValueSpec,
 };
-use super::suggest::did_you_mean;
 use super::template::Template;
 use crate::analysis::{WriteKind, WriteOp};
 use crate::ir::DType;
+use crate::suggest::did_you_mean;
 
 /// Captures a compiled rule binds on every successful match, by name (without `$`).
 pub type Vars = BTreeMap<String, VarKind>;
@@ -233,7 +233,7 @@ impl Compiler {
 
     fn opset(&mut self, key: &str, o: &OpsetSpec) -> Option<(u32, u32)> {
         let mut num = |s: &str| {
-            let n = super::matcher::opset_number(s);
+            let n = crate::os_level::opset_number(s);
             if n.is_none() {
                 self.error(
                     key,

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::compile::CompileError;
 use super::schema::SerRule;
-use super::suggest::did_you_mean;
+use crate::suggest::did_you_mean;
 use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropertyDef};
 
 /// A number bound: a constant or another property of the entity.

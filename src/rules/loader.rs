@@ -15,10 +15,10 @@ use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM, VarKind};
 use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
-use super::suggest::did_you_mean;
 use super::template::Template;
 use crate::analysis::facts::{fact_kind, fact_kinds};
 use crate::finding::{Applicability, Severity};
+use crate::suggest::did_you_mean;
 use crate::yaml;
 
 mod builtin {

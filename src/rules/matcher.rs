@@ -12,7 +12,7 @@ use super::target::{DeployTarget, Family};
 use crate::analysis::blob_values::{BlobValues, NumberSummary};
 use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
-use crate::os_level::opset_level;
+use crate::os_level::{opset_level, opset_number};
 
 /// The capture `target:` binds.
 pub const TARGET_VAR: &str = "TARGET";
@@ -541,24 +541,6 @@ pub struct NodeMatchers {
     pub ops: Matcher,
     /// Tested on function inputs.
     pub inputs: Matcher,
-}
-
-/// The opset number of `ios15`…`ios18` / `CoreML5`…`CoreML9` (`ios18` = 18 = `CoreML8`).
-pub fn opset_number(opset: &str) -> Option<u32> {
-    // Case-insensitive prefixes, without a lower-case copy: `target:` asks once per node.
-    let after = |prefix: &str| {
-        opset
-            .get(..prefix.len())
-            .filter(|p| p.eq_ignore_ascii_case(prefix))
-            .map(|_| &opset[prefix.len()..])
-    };
-    if let Some(n) = after("ios") {
-        return n.parse().ok();
-    }
-    if let Some(n) = after("coreml") {
-        return n.parse::<u32>().ok().map(|n| n + 10);
-    }
-    None
 }
 
 /// What a matcher is evaluated against.

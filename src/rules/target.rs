@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::suggest::did_you_mean;
 use crate::os_level::opset_level;
+use crate::suggest::did_you_mean;
 
 /// A chip family with a Neural Engine: the A-series (iPhone, iPad) and the M-series (Mac, iPad).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -275,7 +275,7 @@ pub fn os_level_of(w: &str) -> Option<u32> {
     let lower = w.to_ascii_lowercase();
     os_version(&lower)
         .map(OsVersion::ios_level)
-        .or_else(|| super::matcher::opset_number(&lower).map(opset_level))
+        .or_else(|| crate::os_level::opset_number(&lower).map(opset_level))
 }
 
 /// The closest known token, else the versions of the platform the token starts with.

@@ -6,11 +6,11 @@ use std::collections::BTreeSet;
 
 use super::entity_rule::{placeholder_text, EntityRule};
 use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
-use super::suggest::did_you_mean;
 use super::target::{families_text, DeployTarget, Family};
 use crate::analysis::entity::Entity;
 use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
 use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
+use crate::suggest::did_you_mean;
 
 /// Accessors of an op / input capture (`{OP}` is one).
 pub const NODE_ACCESSORS: &[(&str, &str)] = &[

@@ -90,6 +90,19 @@ fn corpus_report_has_a_picture_per_finding_and_nothing_external() {
     let overviews = html.matches("<article class=\"overview\"").count();
     let placement_rows = html.matches("<tr class=\"model-row\"").count();
     assert_eq!(overviews, placement_rows, "one overview per function");
+    // Each placement row ends with the ANE share of compute and its bar of MACs by class.
+    assert!(html.contains("<th>boundaries</th><th>ANE compute</th></tr>"));
+    let shares = html
+        .split("<tr class=\"model-row\"")
+        .skip(1)
+        .filter(|row| row.contains(" %<div class=\"bar\">") || row.contains("n/a<div"))
+        .count();
+    assert_eq!(
+        shares, placement_rows,
+        "an ANE share on every placement row"
+    );
+    assert!(html.contains("title=\"likely ANE: "), "no compute bar");
+    assert!(html.contains(" MACs\"></span>"), "no compute bar");
     // Every fired rule's documentation is embedded and linked.
     for a in &articles {
         let rule = a

@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use coreml_lint::json_schema::{rendered, CONFIG_SCHEMA_FILE, RULE_SCHEMA_FILE, UTILS_SCHEMA_FILE};
+use coreml_lint::json_schema::{
+    rendered, CONFIG_SCHEMA_FILE, PLACEMENT_SCHEMA_FILE, RULE_SCHEMA_FILE, UTILS_SCHEMA_FILE,
+};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -116,7 +118,7 @@ fn misspelt_keys_and_bad_values_are_rejected_like_the_loader_does() {
 fn docs_reference_the_schemas() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let language = std::fs::read_to_string(root().join("docs/rule-language.md")).unwrap();
-    for file in [CONFIG_SCHEMA_FILE, RULE_SCHEMA_FILE] {
+    for file in [CONFIG_SCHEMA_FILE, RULE_SCHEMA_FILE, PLACEMENT_SCHEMA_FILE] {
         assert!(
             readme.contains(&format!("schemas/{file}")),
             "README: {file}"

@@ -23,6 +23,7 @@ mod fix_safety;
 mod fix_text;
 mod fuzz_regressions;
 mod html_report;
+mod import_circles;
 mod json_schema;
 mod layers;
 mod limits;

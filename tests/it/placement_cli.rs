@@ -31,9 +31,15 @@ fn placement_table_after_the_findings() {
         "{stdout}"
     );
     // cast to fp32 and the fp32 softmax: CPU; the cast back to fp16: ANE.
+    // One boundary (the fp32 softmax into the cast back); the casts do no arithmetic, so the
+    // softmax is all the compute, on the CPU.
     assert_eq!(
         row(&stdout, "fp32-compute-island")[1..],
-        ["main", "3", "1", "2", "0", "0"]
+        ["main", "3", "1", "2", "0", "0", "1", "0", "%"]
+    );
+    assert!(
+        stdout.contains("ANE compute: the likely-ANE share"),
+        "{stdout}"
     );
     // A flexible input with a state bars the function: every likely-ANE op is at risk.
     let dynamic = row(&stdout, "dynamic-shape-with-state.mlpackage");
@@ -164,4 +170,77 @@ fn a_converted_token_embedding_is_cpu_and_named_in_the_text() {
         .find(|l| l.contains("embedding lookup"))
         .unwrap_or_else(|| panic!("no embedding line in:\n{text}"));
     assert!(line.contains(&named), "{line}");
+}
+
+/// Every op of the YOLOv8 pipeline has a cost, the functions their compute by device and the
+/// ANE↔CPU boundaries, and the text table shows the ANE share.
+#[test]
+fn the_yolov8_pipeline_is_weighted_by_compute() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let dir = shared.join("realworld/ultralytics-yolov8n-nms-pipeline");
+    let v = placement_json(&[dir.to_str().unwrap()]);
+    assert_matches_the_schema(&v["placement"]);
+    let ops = v["placement"]["ops"].as_array().unwrap();
+    assert!(ops.len() > 300, "{} ops", ops.len());
+    let missing: Vec<&serde_json::Value> = ops.iter().filter(|o| !o["macs"].is_u64()).collect();
+    assert!(missing.is_empty(), "ops without macs: {missing:?}");
+    let total: u64 = ops.iter().map(|o| o["macs"].as_u64().unwrap()).sum();
+    // YOLOv8n at 640×640 is about 4.4 GMACs (8.7 GFLOPs); the package and the compiled copy.
+    assert!((8_000_000_000..10_000_000_000).contains(&total), "{total}");
+    let conv = ops.iter().find(|o| o["op_type"] == "conv").unwrap();
+    assert!(conv["macs"].as_u64().unwrap() > 0, "{conv}");
+    for f in v["placement"]["functions"].as_array().unwrap() {
+        let m = &f["macs"];
+        let sum: u64 = ["ane", "cpu", "at_risk", "unknown"]
+            .iter()
+            .map(|k| m[k].as_u64().unwrap_or_else(|| panic!("{k} in {f}")))
+            .sum();
+        let own: u64 = ops
+            .iter()
+            .filter(|o| o["path"] == f["path"] && o["function"] == f["function"])
+            .map(|o| o["macs"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, own, "{f}");
+        assert!(
+            m["ane"].as_u64().unwrap() > m["cpu"].as_u64().unwrap(),
+            "{f}"
+        );
+        assert_eq!(f["unestimated_ops"].as_u64(), Some(0), "{f}");
+        // The fp32 input scaling and the casts to fp32 at the outputs are CPU: edges cross.
+        assert!(f["boundaries"].as_u64().unwrap() >= 1, "{f}");
+    }
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .current_dir(common::repo())
+        .args(["check", "--placement", "--exit-zero", "--quiet"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let row = row(&stdout, "yolov8n.mlpackage");
+    assert_eq!(row[row.len() - 2..], ["99", "%"], "{row:?}");
+}
+
+/// `schemas/placement.schema.json` accepts what `--placement` writes and refuses a stray key.
+fn assert_matches_the_schema(placement: &serde_json::Value) {
+    let text =
+        std::fs::read_to_string(common::repo().join("schemas/placement.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let v = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .build(&schema)
+        .unwrap();
+    let errors: Vec<String> = v.iter_errors(placement).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut stray = placement.clone();
+    stray["functions"][0]["mac"] = serde_json::json!(1);
+    assert!(!v.is_valid(&stray), "a misspelt key passes the schema");
+}
+
+#[test]
+fn the_placement_member_matches_its_schema_on_the_corpus() {
+    let v = placement_json(&["corpus"]);
+    assert_matches_the_schema(&v["placement"]);
 }

@@ -420,30 +420,5 @@ fn target_name(opset: &str) -> String {
 
 /// The closest candidate by edit distance, when it is close enough to be a likely typo.
 fn suggest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).clamp(1, 3);
-    candidates
-        .map(|c| (edit_distance(name, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance over characters.
-pub(super) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
+    crate::suggest::closest_within(name, candidates, (name.chars().count() / 3).clamp(1, 3))
 }

@@ -1,4 +1,3 @@
-use super::check::edit_distance;
 use super::table::{opset_position, OpTable, OpsetPos, INFERENCE_YAML, OPS_YAML};
 
 #[test]
@@ -16,14 +15,6 @@ fn opsets_in_both_spellings() {
     assert_eq!(opset_position("CoreML8"), OpsetPos::Known(3));
     assert_eq!(opset_position("CoreML9"), OpsetPos::NotDescribed);
     assert_eq!(opset_position("ios26"), OpsetPos::NotDescribed);
-}
-
-#[test]
-fn edit_distances() {
-    assert_eq!(edit_distance("updat", "update"), 1);
-    assert_eq!(edit_distance("relu6x", "relu"), 2);
-    assert_eq!(edit_distance("", "abc"), 3);
-    assert_eq!(edit_distance("kitten", "sitting"), 3);
 }
 
 use std::path::Path;

@@ -10,7 +10,8 @@ pub mod sha256;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{limits, ReadError, ReadOutcome};
+use super::outcome::ReadOutcome;
+use super::{limits, ReadError};
 use crate::ir::coreai::{AiAsset, AssetFile};
 use crate::ir::{Model, ModelDesc, ModelKind, Program, SourceText};
 
@@ -20,8 +21,6 @@ pub const PROGRAM: &str = "main.mlirb";
 pub const HASH: &str = "main.hash";
 /// The asset's JSON metadata.
 pub const METADATA: &str = "metadata.json";
-
-const LFS_MAGIC: &[u8] = b"version https://git-lfs.github.com/spec/";
 
 /// Reads the bundle at `dir`; with `render`, the source text is the inventory as `dump` prints it
 /// (empty otherwise, as for a protobuf program).
@@ -102,7 +101,7 @@ fn read_file(path: &Path, dir: &Path) -> Result<(AssetFile, Option<Vec<u8>>), Re
     }
     limits::ensure_inside(path, dir)?;
     let bytes = limits::read_capped(path)?;
-    if bytes.starts_with(LFS_MAGIC) {
+    if super::lfs::is_pointer(&bytes) {
         return Ok((AssetFile::LfsPointer, None));
     }
     Ok((AssetFile::Present(bytes.len() as u64), Some(bytes)))

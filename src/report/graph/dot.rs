@@ -3,14 +3,15 @@
 
 use std::fmt::Write;
 
-use super::{NodeKind, Picture, Placement};
+use super::{NodeKind, Picture};
+use crate::analysis::placement::Likely;
 
 fn fill(kind: NodeKind) -> &'static str {
     match kind {
-        NodeKind::Op(Placement::Ane) => "#cdeccd",
-        NodeKind::Op(Placement::Cpu) => "#f9d3b4",
-        NodeKind::Op(Placement::AtRisk) => "#f7e48b",
-        NodeKind::Op(Placement::Unknown) => "#e4e4e4",
+        NodeKind::Op(Likely::Ane) => "#cdeccd",
+        NodeKind::Op(Likely::Cpu) => "#f9d3b4",
+        NodeKind::Op(Likely::AtRisk) => "#f7e48b",
+        NodeKind::Op(Likely::Unknown) => "#e4e4e4",
         NodeKind::Input => "#d6e4f5",
         NodeKind::Group => "#fafafa",
     }
@@ -104,7 +105,7 @@ mod tests {
                 PictureNode {
                     name: "r".into(),
                     lines: vec!["relu".into(), "r".into()],
-                    kind: NodeKind::Op(Placement::Cpu),
+                    kind: NodeKind::Op(Likely::Cpu),
                     highlight: true,
                     labels: vec!["here".into()],
                     findings: 1,

@@ -1,58 +1,48 @@
 //! Pictures of a function's graph, for the HTML report and `coreml-lint graph`: which nodes a
-//! picture shows (`select`), where the estimate places each op (`placement`), the condensed view
+//! picture shows (`select`), the condensed view
 //! of a whole function (`overview`), and the drawing (`svg` through layout-rs, `dot`).
 
 pub mod dot;
 pub mod overview;
-pub mod placement;
 pub mod select;
 pub mod svg;
 
 use std::fmt::Write;
 
+use rustc_hash::FxHashMap;
+
+use crate::analysis::placement::{Counts, Likely};
 use crate::finding::Finding;
 use crate::ir::{Function, Node, NodeId, ValueType};
 
-pub use placement::Placement;
+/// The estimate's class of each counted op of a function (`check::placement`; constants are
+/// absent).
+pub type Placements = FxHashMap<NodeId, Likely>;
+
+/// The class an op is drawn with: `Unknown` for an op the estimate does not count.
+pub fn class_of(placements: &Placements, id: NodeId) -> Likely {
+    placements.get(&id).copied().unwrap_or(Likely::Unknown)
+}
+
+/// The CSS class and legend word of a placement class.
+pub fn css_class(likely: Likely) -> &'static str {
+    match likely {
+        Likely::Ane => "ane",
+        Likely::Cpu => "cpu",
+        Likely::AtRisk => "risk",
+        Likely::Unknown => "unknown",
+    }
+}
 
 /// What a drawn node stands for, which sets its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
     /// An op, by its estimated placement.
-    Op(Placement),
+    Op(Likely),
     /// A function or block input (a state among them).
     Input,
     /// A group of consecutive ops in an overview.
     Group,
-}
-
-/// How many ops of a group fall into each placement class (overview nodes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Likely on the Neural Engine.
-    pub ane: usize,
-    /// Likely on the CPU.
-    pub cpu: usize,
-    /// At risk of leaving the Neural Engine.
-    pub at_risk: usize,
-    /// Not in the op table.
-    pub unknown: usize,
-}
-
-impl Counts {
-    pub(crate) fn add(&mut self, p: Placement) {
-        match p {
-            Placement::Ane => self.ane += 1,
-            Placement::Cpu => self.cpu += 1,
-            Placement::AtRisk => self.at_risk += 1,
-            Placement::Unknown => self.unknown += 1,
-        }
-    }
-
-    /// Ops counted.
-    pub fn total(&self) -> usize {
-        self.ane + self.cpu + self.at_risk + self.unknown
-    }
 }
 
 /// One box of a picture.
@@ -143,7 +133,7 @@ pub fn node_name(f: &Function, id: NodeId) -> &str {
 pub fn picture_of(
     f: &Function,
     ids: &[NodeId],
-    placements: &placement::Placements,
+    placements: &Placements,
     findings: &[&Finding],
 ) -> Picture {
     let index: rustc_hash::FxHashMap<NodeId, usize> =
@@ -162,7 +152,7 @@ pub fn picture_of(
                 if !outs.is_empty() {
                     lines.push(format!("→ output {}", outs.join(", ")));
                 }
-                (lines, NodeKind::Op(placements.of(id)))
+                (lines, NodeKind::Op(class_of(placements, id)))
             }
             Some(Node::Input(i)) => (
                 vec![
@@ -239,7 +229,7 @@ pub fn escape(text: &str) -> String {
 pub fn finding_picture(
     ix: &select::FunctionIndex<'_>,
     f: &Function,
-    placements: &placement::Placements,
+    placements: &Placements,
     x: &Finding,
     findings: &[&Finding],
 ) -> Picture {
@@ -265,7 +255,7 @@ pub fn finding_picture(
 /// `f` has no such node.
 pub fn around_picture(
     f: &Function,
-    placements: &placement::Placements,
+    placements: &Placements,
     name: &str,
     depth: usize,
     findings: &[&Finding],
@@ -323,7 +313,7 @@ pub fn pictures(
             if request.function.as_deref().is_some_and(|n| n != f.name) {
                 continue;
             }
-            let p = placement::placements(f, findings);
+            let p = crate::check::placement::place_function(f, findings).by_node();
             let picture = match &request.around {
                 Some(op) => match around_picture(f, &p, op, request.depth, &mine) {
                     Some(pic) => pic,
@@ -344,19 +334,4 @@ pub fn pictures(
         return Err(what);
     }
     Ok(out)
-}
-
-/// The pictures in `format`: DOT and SVG hold the first, HTML every one.
-pub fn render_pictures(pictures: &[(String, Picture)], format: GraphFormat) -> String {
-    match format {
-        GraphFormat::Dot => pictures
-            .first()
-            .map(|(t, p)| dot::render(p, t))
-            .unwrap_or_default(),
-        GraphFormat::Svg => pictures
-            .first()
-            .map(|(_, p)| svg::document(p, "g"))
-            .unwrap_or_default(),
-        GraphFormat::Html => crate::report::html::pictures_page(pictures),
-    }
 }

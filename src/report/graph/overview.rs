@@ -7,8 +7,8 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::placement::Placements;
-use super::{picture_of, Counts, NodeKind, Picture, PictureEdge, PictureNode};
+use super::{picture_of, NodeKind, Picture, PictureEdge, PictureNode, Placements};
+use crate::analysis::placement::Counts;
 use crate::finding::Finding;
 use crate::ir::{Function, NodeId};
 
@@ -116,8 +116,8 @@ fn grouped(
                 }
                 *types.entry(op.op_type.as_str()).or_default() += 1;
             }
-            if placements.counts(id) {
-                counts.add(placements.of(id));
+            if let Some(&likely) = placements.get(&id) {
+                counts.add(likely);
             }
         }
         let mut types: Vec<(&str, usize)> = types.into_iter().collect();
@@ -197,7 +197,6 @@ fn grouped(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::graph::placement::placements;
     use crate::rules::testing::snippet_model;
 
     /// A chain of `n` relus after one input.
@@ -217,7 +216,11 @@ mod tests {
     fn small_functions_are_drawn_op_by_op() {
         let m = snippet_model("m", &chain(5)).unwrap();
         let f = &m.program.functions[0];
-        let o = overview(f, &placements(f, &[]), &[]);
+        let o = overview(
+            f,
+            &crate::check::placement::place_function(f, &[]).by_node(),
+            &[],
+        );
         assert!(!o.grouped);
         assert_eq!(o.picture.nodes.len(), 6, "the input and five ops");
         assert_eq!(o.picture.edges.len(), 5);
@@ -235,7 +238,11 @@ mod tests {
             ..Finding::bare("tensor-rank", "m")
         };
         let findings = [x];
-        let o = overview(f, &placements(f, &findings), &findings);
+        let o = overview(
+            f,
+            &crate::check::placement::place_function(f, &findings).by_node(),
+            &findings,
+        );
         assert!(o.grouped);
         let groups: Vec<&PictureNode> = o
             .picture

@@ -65,7 +65,7 @@ fn box_lines(n: &PictureNode) -> Vec<String> {
 fn node_class(n: &PictureNode) -> String {
     let mut c = String::from("node ");
     c.push_str(match n.kind {
-        NodeKind::Op(p) => p.class(),
+        NodeKind::Op(p) => super::css_class(p),
         NodeKind::Input => "input",
         NodeKind::Group => "group",
     });
@@ -330,7 +330,8 @@ pub fn document(p: &Picture, id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::graph::{Counts, PictureEdge, Placement};
+    use crate::analysis::placement::{Counts, Likely};
+    use crate::report::graph::PictureEdge;
 
     fn node(name: &str, kind: NodeKind) -> PictureNode {
         PictureNode {
@@ -348,7 +349,7 @@ mod tests {
     fn every_node_and_edge_is_drawn_with_its_class() {
         let mut a = node("a", NodeKind::Input);
         a.labels.push("the window starts here".into());
-        let mut b = node("b<&>", NodeKind::Op(Placement::Cpu));
+        let mut b = node("b<&>", NodeKind::Op(Likely::Cpu));
         b.highlight = true;
         b.findings = 2;
         let mut g = node("g", NodeKind::Group);

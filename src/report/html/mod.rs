@@ -9,11 +9,12 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::analysis::placement::{Counts, FunctionPlacement, Macs};
+use crate::check::placement::place_function;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::{Function, Model};
-use crate::report::graph::placement::{placements, Placements};
-use crate::report::graph::{self, escape, overview, select, svg, Counts};
+use crate::report::graph::{self, escape, overview, select, svg, Placements};
 use crate::rules::RuleInfo;
 
 const STYLE: &str = include_str!("page.css");
@@ -34,6 +35,7 @@ struct ModelRef<'r> {
 struct FunctionView<'f> {
     function: &'f Function,
     index: select::FunctionIndex<'f>,
+    placement: FunctionPlacement,
     placements: Placements,
     overview: overview::Overview,
 }
@@ -55,19 +57,37 @@ fn severity_class(s: Severity) -> &'static str {
 
 /// A `--placement` bar with its counts.
 fn bar(c: &Counts) -> String {
-    let total = c.total().max(1) as f64;
+    let n = |x: usize| x as f64;
+    segments([
+        (n(c.ane), "ane", "likely ANE", c.ane.to_string()),
+        (n(c.cpu), "cpu", "likely CPU", c.cpu.to_string()),
+        (n(c.at_risk), "risk", "at risk", c.at_risk.to_string()),
+        (n(c.unknown), "unknown", "unknown", c.unknown.to_string()),
+    ])
+}
+
+/// The bar of the multiply-accumulates by class.
+fn compute_bar(m: &Macs) -> String {
+    let n = |x: u64| x as f64;
+    let what = |x: u64| format!("{x} MACs");
+    segments([
+        (n(m.ane), "ane", "likely ANE", what(m.ane)),
+        (n(m.cpu), "cpu", "likely CPU", what(m.cpu)),
+        (n(m.at_risk), "risk", "at risk", what(m.at_risk)),
+        (n(m.unknown), "unknown", "unknown", what(m.unknown)),
+    ])
+}
+
+/// A bar of segments (size, CSS class, class name, size as the tooltip says it).
+fn segments(parts: [(f64, &str, &str, String); 4]) -> String {
+    let total = parts.iter().map(|p| p.0).sum::<f64>().max(1.0);
     let mut out = String::from("<div class=\"bar\">");
-    for (n, class, what) in [
-        (c.ane, "ane", "likely ANE"),
-        (c.cpu, "cpu", "likely CPU"),
-        (c.at_risk, "risk", "at risk"),
-        (c.unknown, "unknown", "unknown"),
-    ] {
-        if n > 0 {
+    for (n, class, what, shown) in parts {
+        if n > 0.0 {
             let _ = write!(
                 out,
-                "<span class=\"{class}\" style=\"width:{:.2}%\" title=\"{what}: {n}\"></span>",
-                100.0 * n as f64 / total
+                "<span class=\"{class}\" style=\"width:{:.2}%\" title=\"{what}: {shown}\"></span>",
+                100.0 * n / total
             );
         }
     }
@@ -77,12 +97,7 @@ fn bar(c: &Counts) -> String {
 
 /// The 1-based line of byte `offset`, and the lines around it (number, text).
 fn excerpt(text: &str, offset: usize) -> (usize, Vec<(usize, &str)>) {
-    let offset = offset.min(text.len());
-    let line = text.as_bytes()[..offset]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1;
+    let (line, _) = crate::ir::span::line_col(text, offset);
     let first = line.saturating_sub(CONTEXT_LINES).max(1);
     let lines = text
         .lines()
@@ -124,11 +139,13 @@ pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
                 .functions
                 .iter()
                 .map(|f| {
-                    let placements = placements(f, m.findings);
+                    let placement = place_function(f, m.findings);
+                    let placements = placement.by_node();
                     let overview = overview::overview(f, &placements, m.findings);
                     FunctionView {
                         function: f,
                         index: select::FunctionIndex::new(f),
+                        placement,
                         placements,
                         overview,
                     }
@@ -227,23 +244,26 @@ fn summary(
          <span class=\"cpu\"></span>likely CPU <span class=\"risk\"></span>at risk \
          <span class=\"unknown\"></span>unknown <span class=\"input\"></span>input</div>",
     );
-    out.push_str("<table class=\"placement\"><tr><th>model</th><th>function</th><th>ops</th><th>estimate</th><th>ANE</th><th>CPU</th><th>at risk</th><th>unknown</th></tr>");
+    out.push_str("<table class=\"placement\"><tr><th>model</th><th>function</th><th>ops</th><th>estimate</th><th>ANE</th><th>CPU</th><th>at risk</th><th>unknown</th><th>boundaries</th><th>ANE compute</th></tr>");
     for (m, fs) in models.iter().zip(views) {
         for (fi, v) in fs.iter().enumerate() {
-            let c = v.placements.totals();
+            let (c, macs) = (&v.placement.counts, &v.placement.macs);
             let _ = write!(
                 out,
-                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td><a href=\"#ov{}-{fi}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td><a href=\"#ov{}-{fi}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>",
                 m.path_index,
                 escape(&model_title(m.model)),
                 m.result,
                 escape(&v.function.name),
                 c.total(),
-                bar(&c),
+                bar(c),
                 c.ane,
                 c.cpu,
                 c.at_risk,
-                c.unknown
+                c.unknown,
+                v.placement.boundaries,
+                crate::report::placement::ane_share(macs),
+                compute_bar(macs)
             );
         }
     }
