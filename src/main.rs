@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use coreml_lint::baseline::{BaselineMode, BaselineOutcome};
 use coreml_lint::check::{self, CheckOptions, CheckOutcome, ConfigFile, Keep, Observer, Rendering};
 use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
@@ -181,6 +182,14 @@ struct CheckArgs {
     /// (per function counts, per op device and reason). An estimate, not Core ML's placement.
     #[arg(long)]
     placement: bool,
+    /// Report only the findings not in this baseline file (and ops that left the Neural Engine
+    /// since it was written); replaces the config's `baseline`.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every finding of the run and the placement estimate to this baseline file (exit 0
+    /// once written); the config's `baseline` is not compared with.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    write_baseline: Option<PathBuf>,
     /// When to use colour (also honours NO_COLOR).
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -332,6 +341,11 @@ fn check(args: CheckArgs) -> u8 {
         } else {
             Rendering::Skip
         },
+        baseline: match (&args.baseline, &args.write_baseline) {
+            (_, Some(file)) => Some(BaselineMode::Write(file.clone())),
+            (Some(file), None) => Some(BaselineMode::Compare(file.clone())),
+            (None, None) => None,
+        },
     };
     let outcome = match check::check_observed(&args.paths, &options, &StderrProgress::default()) {
         Ok(o) => o,
@@ -349,9 +363,10 @@ fn check(args: CheckArgs) -> u8 {
     if !diff_only {
         print_run(&outcome, &args);
     }
+    let written = matches!(outcome.run.baseline, Some(BaselineOutcome::Written(_)));
     let code = if outcome.has_errors() {
         2
-    } else if !args.exit_zero && outcome.has_failing_findings() {
+    } else if !args.exit_zero && !written && outcome.has_failing_findings() {
         1
     } else {
         0
@@ -408,6 +423,10 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
         emit(&report::statistics::render(run, infos));
     } else {
         emit(&text);
+    }
+    // The human report ends with it; JSON carries it; other stdout stays one document.
+    if args.statistics || !matches!(args.output_format, OutputFormat::Human | OutputFormat::Json) {
+        eprint!("{}", report::baseline::summary(run));
     }
     if args.placement {
         let table = report::placement::render(run);

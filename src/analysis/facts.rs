@@ -82,6 +82,7 @@ pub fn fact_kinds() -> impl Iterator<Item = &'static FactKind> {
         .chain(super::opset::FACT_KINDS)
         .chain(super::os_requirement::FACT_KINDS)
         .chain(super::coreai::FACT_KINDS)
+        .chain(super::placement_regression::FACT_KINDS)
 }
 
 /// The registered kind called `name`.

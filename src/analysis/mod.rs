@@ -15,6 +15,7 @@ pub mod fix_plan;
 pub mod implied_shape;
 pub mod opset;
 pub mod os_requirement;
+pub mod placement_regression;
 pub mod state_writes;
 
 #[cfg(test)]

@@ -107,7 +107,7 @@ pub fn document(run: &CheckRun) -> Value {
         })
         .collect();
     let s = run.summary();
-    json!({
+    let mut doc = json!({
         "version": 1,
         "target": run.target.as_ref().map(target),
         "diagnostics": diagnostics,
@@ -121,5 +121,10 @@ pub fn document(run: &CheckRun) -> Value {
             "warnings": s.warnings,
             "infos": s.infos,
         },
-    })
+    });
+    // Only a run with a baseline has the member: the document of every other run is unchanged.
+    if run.baseline.is_some() {
+        doc["baseline"] = super::baseline::json(run);
+    }
+    doc
 }

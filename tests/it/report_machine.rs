@@ -157,8 +157,7 @@ fn check(paths: &[PathBuf], message: &str) -> CheckRun {
         .collect();
     CheckRun {
         models,
-        elapsed: Default::default(),
-        target: None,
+        ..CheckRun::default()
     }
 }
 
