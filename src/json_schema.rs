@@ -1,6 +1,7 @@
 //! JSON Schemas (draft-07, what YAML editors read) of the files users write:
-//! `coreml-lint.yaml` ([`Options`]), rule files ([`RuleFile`]) and a rule folder's `utils.yaml`
-//! of named match fragments ([`Utils`]), generated from the types that
+//! `coreml-lint.yaml` ([`Options`]), rule files ([`RuleFile`]), a rule folder's `utils.yaml`
+//! of named match fragments ([`Utils`]) and baseline files ([`BaselineFile`], which
+//! `check --write-baseline` writes and teams commit), generated from the types that
 //! deserialize them, so the schemas cannot drift from what the loader accepts. The generated
 //! files are committed in `schemas/`; `tests/it/json_schema.rs` checks they are current.
 
@@ -8,6 +9,7 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::Value;
 
+use crate::baseline::BaselineFile;
 use crate::config::Options;
 use crate::rules::schema::{RuleFile, Utils};
 
@@ -24,6 +26,9 @@ pub const RULE_SCHEMA_FILE: &str = "rule.schema.json";
 
 /// File name of the schema of a rule folder's `utils.yaml` in `schemas/`.
 pub const UTILS_SCHEMA_FILE: &str = "utils.schema.json";
+
+/// File name of the baseline file's schema in `schemas/`.
+pub const BASELINE_SCHEMA_FILE: &str = "baseline.schema.json";
 
 fn schema_for<T: JsonSchema>(file: &str, title: &str) -> Value {
     let schema = SchemaSettings::draft07()
@@ -63,8 +68,13 @@ pub(crate) fn utils_schema() -> Value {
     )
 }
 
+/// The schema of a baseline file (`check --write-baseline FILE`).
+pub(crate) fn baseline_schema() -> Value {
+    schema_for::<BaselineFile>(BASELINE_SCHEMA_FILE, "coreml-lint baseline")
+}
+
 /// Every schema with its file name, rendered as committed (pretty JSON, final newline).
-pub fn rendered() -> [(&'static str, String); 3] {
+pub fn rendered() -> [(&'static str, String); 4] {
     let render = |v: Value| {
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
@@ -74,5 +84,6 @@ pub fn rendered() -> [(&'static str, String); 3] {
         (CONFIG_SCHEMA_FILE, render(config_schema())),
         (RULE_SCHEMA_FILE, render(rule_schema())),
         (UTILS_SCHEMA_FILE, render(utils_schema())),
+        (BASELINE_SCHEMA_FILE, render(baseline_schema())),
     ]
 }

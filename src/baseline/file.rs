@@ -18,6 +18,7 @@ pub const VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct BaselineFile {
     /// The format version: 1.
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     /// Every finding of the run, one entry per key, sorted by key.
     pub findings: Vec<Entry>,

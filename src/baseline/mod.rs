@@ -228,3 +228,61 @@ pub fn compare<'a>(
         .collect();
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::snippet_model;
+
+    const MIL: &str = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
+
+    fn finding(dir: &Path, rule: &str) -> Finding {
+        let mut f = Finding::bare(rule, &dir.join("m.mil").display().to_string());
+        f.function = Some("main".into());
+        f.op = Some("y".into());
+        f
+    }
+
+    /// Compares `now` (findings of `m.mil` in `dir`) with a baseline of `then`.
+    fn compared(dir: &Path, then: Vec<Finding>, now: Vec<Finding>) -> (Vec<Finding>, Comparison) {
+        let mut model = snippet_model("m", MIL).unwrap();
+        model.path = dir.join("m.mil");
+        let keyer = Keyer::new(&dir.join("b.json"));
+        let file = record([(&model, then.as_slice())], &keyer).unwrap();
+        let mut findings = now;
+        let c = compare(
+            &file,
+            &keyer,
+            Path::new("b.json"),
+            [(&model, &mut findings)],
+            &[dir.to_path_buf()],
+            &|_, _| Vec::new(),
+        )
+        .unwrap();
+        (findings, c)
+    }
+
+    #[test]
+    fn findings_with_one_key_are_counted_as_a_multiset() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (new, c) = compared(
+            d,
+            vec![finding(d, "r")],
+            vec![finding(d, "r"), finding(d, "r")],
+        );
+        assert_eq!(
+            (new.len(), c.new, c.unchanged.len(), c.fixed_count()),
+            (1, 1, 1, 0)
+        );
+        let (new, c) = compared(
+            d,
+            vec![finding(d, "r"), finding(d, "r")],
+            vec![finding(d, "r")],
+        );
+        assert_eq!((new.len(), c.unchanged.len(), c.fixed_count()), (0, 1, 1));
+        assert_eq!(c.fixed[0].count, 1);
+        let (new, c) = compared(d, vec![finding(d, "r")], vec![finding(d, "other")]);
+        assert_eq!((new.len(), c.fixed_count()), (1, 1));
+    }
+}
