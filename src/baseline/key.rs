@@ -45,9 +45,19 @@ impl Keyer {
             })
     }
 
-    /// Where a model key points on disk.
+    /// Where a model key points on disk (`..` resolved by name: the model may be gone).
     pub fn model_path(&self, model: &str) -> PathBuf {
-        self.dir.join(model)
+        let mut out = PathBuf::new();
+        for c in self.dir.join(model).components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                other => out.push(other.as_os_str()),
+            }
+        }
+        out
     }
 
     /// The key of a finding.
@@ -125,6 +135,14 @@ mod tests {
         );
         assert_eq!(rel("/zoo/a.mil", "/zoo/ci").as_deref(), Some("../a.mil"));
         assert_eq!(rel("/zoo", "/zoo").as_deref(), Some("."));
+        let keyer = Keyer {
+            dir: PathBuf::from("/zoo/ci"),
+            file: PathBuf::from("b.json"),
+        };
+        assert_eq!(
+            keyer.model_path("../Models/a.mil"),
+            Path::new("/zoo/Models/a.mil")
+        );
     }
 
     #[test]

@@ -410,6 +410,13 @@ fn the_baseline_path_is_relative_to_the_folder_it_is_given_from() {
     let (code, doc) = json(zoo.path(), &["--baseline", "ci/b.json", "Models"]);
     assert_eq!(code, 0, "{doc}");
     assert_eq!(doc["baseline"]["new"], 0);
+    // A model gone from the checked folder: its findings are fixed, keyed `../Models/…`.
+    std::fs::remove_dir_all(zoo.path().join("Models/state.mlpackage")).unwrap();
+    let (_, doc) = json(zoo.path(), &["--baseline", "ci/b.json", "Models"]);
+    assert_eq!(
+        doc["baseline"]["fixed_findings"][0]["model"], "../Models/state.mlpackage",
+        "{doc}"
+    );
 }
 
 #[test]
