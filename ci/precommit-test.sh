@@ -65,8 +65,10 @@ if grep -q "good.mlmodelc.*state-full-extent-write" "$scratch/out.txt"; then
 fi
 
 echo "-- with a baseline of it (coreml-lint.yaml's baseline:): the hook must pass"
-hook_bin="$(find "$PRE_COMMIT_HOME" -name coreml-lint -type f -perm -u+x | head -1)"
-[[ -n "$hook_bin" ]] || { echo "FAIL: no coreml-lint installed under $PRE_COMMIT_HOME" >&2; exit 1; }
+# try-repo installs the hook in a store it deletes: the baseline is written by the same source's
+# binary (COREML_LINT_BIN, default the debug build `cargo test` leaves in target/).
+hook_bin="${COREML_LINT_BIN:-$repo/target/debug/coreml-lint}"
+[[ -x "$hook_bin" ]] || { echo "FAIL: no coreml-lint at $hook_bin (build it, or set COREML_LINT_BIN)" >&2; exit 1; }
 (cd "$work" && "$hook_bin" check --write-baseline coreml-lint-baseline.json models) >"$scratch/out.txt" 2>&1 || {
   cat "$scratch/out.txt"; echo "FAIL: --write-baseline failed" >&2; exit 1; }
 echo "baseline: coreml-lint-baseline.json" > "$work/coreml-lint.yaml"

@@ -92,6 +92,6 @@ git -C "$mirror" add -A
 git -C "$mirror" -c user.name=ci -c user.email=ci@localhost commit --quiet -m mirror
 # The mirror's build backend and the wheel are all pip may use: nothing is compiled.
 "$TOOLS/bin/pip" download "${pip_quiet[@]}" --dest "$scratch/wheels" --only-binary :all: "setuptools>=61"
-HOOK_REPO="$mirror" PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" \
+HOOK_REPO="$mirror" COREML_LINT_BIN="$scratch/venv/bin/coreml-lint" PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" \
   PRE_COMMIT_HOME="$scratch/pre-commit-home" bash ci/precommit-test.sh
 echo "python package tests passed"

@@ -522,6 +522,8 @@ fn graph(args: &GraphArgs) -> u8 {
     let options = CheckOptions {
         keep: Keep::Programs,
         rendering: Rendering::Skip,
+        // The picture shows every finding, baselined or not.
+        baseline: Some(BaselineMode::Off),
         ..CheckOptions::default()
     };
     let outcome = match check::check(std::slice::from_ref(&args.model), &options) {

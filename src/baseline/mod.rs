@@ -29,6 +29,8 @@ pub enum BaselineMode {
     Compare(PathBuf),
     /// Write every finding and the placement estimate to this file.
     Write(PathBuf),
+    /// No baseline, not even the config's (`graph`, which draws every finding).
+    Off,
 }
 
 /// A baseline file that could not be read, used or written.

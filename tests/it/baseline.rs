@@ -472,3 +472,38 @@ fn fix_with_a_baseline_fixes_every_finding_and_names_what_it_fixed() {
         "{out}\n{err}"
     );
 }
+
+#[test]
+fn graph_draws_every_finding_whatever_the_config_baseline() {
+    let zoo = zoo();
+    std::fs::write(
+        zoo.path().join("coreml-lint.yaml"),
+        "baseline: missing.json\n",
+    )
+    .unwrap();
+    let (code, _, err) = check(zoo.path(), &["Models/head.mil"]);
+    assert_eq!(code, 0, "--isolated ignores the config: {err}");
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .current_dir(zoo.path())
+        .args(["graph", "Models/head.mil", "--format", "dot"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let checked = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .current_dir(zoo.path())
+        .args(["check", "Models/head.mil"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        checked.status.code(),
+        Some(2),
+        "check reads the config's baseline"
+    );
+    assert!(String::from_utf8_lossy(&checked.stderr).contains("missing.json"));
+}
