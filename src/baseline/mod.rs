@@ -179,14 +179,19 @@ pub fn compare<'a>(
         let name = keyer.model(&model.path)?;
         let sub = key::sub_model_key(model.sub_model.as_ref());
         // The estimate sees every finding, baselined or not, as it did when the baseline was written.
-        let mut facts = Vec::new();
+        let mut moved = Vec::new();
         for f in &model.program.functions {
             let Some(then) = recorded.get(&(name.as_str(), sub.as_deref(), f.name.as_str())) else {
                 continue;
             };
             let now = placement::estimate(f, findings);
-            let (moved, before, after) = placement::regressions(f, then, &now);
-            if !moved.is_empty() {
+            let (facts, before, after) = placement::regressions(f, then, &now);
+            if facts.is_empty() {
+                continue;
+            }
+            // Findings only where the rule runs (`--ignore placement-regression` drops them).
+            let found = regressions(model, facts);
+            if !found.is_empty() {
                 out.placement.push(ShareChange {
                     path: model.path.clone(),
                     sub_model: model.sub_model.clone(),
@@ -195,7 +200,7 @@ pub fn compare<'a>(
                     now: after,
                 });
             }
-            facts.extend(moved);
+            moved.extend(found);
         }
         let mut kept = Vec::with_capacity(findings.len());
         for f in findings.drain(..) {
@@ -207,8 +212,8 @@ pub fn compare<'a>(
                 _ => kept.push(f),
             }
         }
-        if !facts.is_empty() {
-            kept.extend(regressions(model, facts));
+        if !moved.is_empty() {
+            kept.extend(moved);
             kept.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         }
         out.new += kept.len();

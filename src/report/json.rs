@@ -61,7 +61,8 @@ pub fn target(t: &DeployTarget) -> Value {
     })
 }
 
-/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`.
+/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`,
+/// and `"baseline": {...}` when the run compared with or wrote a baseline (`report::baseline::json`).
 pub fn render(run: &CheckRun) -> String {
     to_text(&document(run))
 }

@@ -305,6 +305,11 @@ fn a_sigmoid_moved_to_fp32_is_a_placement_regression_with_the_ane_share() {
     assert!(rules_of(&doc)
         .iter()
         .all(|(_, r)| r != "placement-regression"));
+    assert_eq!(
+        doc["baseline"]["placement"],
+        serde_json::json!([]),
+        "no share without a finding"
+    );
     std::fs::write(
         zoo.path().join("coreml-lint.yaml"),
         "baseline: b.json\nseverity:\n  placement-regression: warning\n",
