@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The pre-commit hook for real: `pre-commit try-repo` builds coreml-lint from this checkout
 # (language: rust) and runs it on a scratch git repo holding a bad and a good compiled model.
-# Expects the hook to fail while the bad model is there and to pass once it is removed.
+# Expects the hook to fail while the bad model is there, to pass once a baseline holds its finding
+# (`baseline:` in coreml-lint.yaml) but fail on a new bad model, and to pass once it is removed.
 # HOOK_REPO names another hook repository to try the same way (ci/python-package.sh passes the
 # wheel-installed `language: python` mirror).
 #
@@ -62,6 +63,30 @@ if grep -q "good.mlmodelc.*state-full-extent-write" "$scratch/out.txt"; then
   echo "FAIL: the clean model was flagged" >&2
   exit 1
 fi
+
+echo "-- with a baseline of it (coreml-lint.yaml's baseline:): the hook must pass"
+# try-repo installs the hook in a store it deletes: the baseline is written by the same source's
+# binary (COREML_LINT_BIN, default the debug build `cargo test` leaves in target/).
+hook_bin="${COREML_LINT_BIN:-$repo/target/debug/coreml-lint}"
+[[ -x "$hook_bin" ]] || { echo "FAIL: no coreml-lint at $hook_bin (build it, or set COREML_LINT_BIN)" >&2; exit 1; }
+(cd "$work" && "$hook_bin" check --write-baseline coreml-lint-baseline.json models) >"$scratch/out.txt" 2>&1 || {
+  cat "$scratch/out.txt"; echo "FAIL: --write-baseline failed" >&2; exit 1; }
+echo "baseline: coreml-lint-baseline.json" > "$work/coreml-lint.yaml"
+git -C "$work" add -A
+if ! run_hook; then
+  cat "$scratch/out.txt"
+  echo "FAIL: the hook failed on a baselined finding" >&2
+  exit 1
+fi
+echo "-- a new bad model beside the baselined one: the hook must fail on it"
+cp -R "$bad" "$work/models/new.mlmodelc"
+git -C "$work" add -A
+if run_hook || ! grep -q "new.mlmodelc" "$scratch/out.txt"; then
+  cat "$scratch/out.txt"
+  echo "FAIL: the hook did not report the new model's finding" >&2
+  exit 1
+fi
+git -C "$work" rm -r -f --quiet models/new.mlmodelc coreml-lint.yaml coreml-lint-baseline.json
 
 echo "-- without it: the hook must pass"
 git -C "$work" rm -r -f --quiet models/bad.mlmodelc

@@ -67,7 +67,19 @@ doc = json.load(open(sys.argv[1]))
 rules = [r["ruleId"] for r in doc["runs"][0]["results"]]
 assert doc["version"] == "2.1.0" and rules == ["state-full-extent-write"], rules
 PY
-rm -rf "$work/Models/state-full-extent-write.mlpackage"
+# With a baseline that holds the bad model's finding the action passes, and its SARIF says so.
+(cd "$work" && "$scratch/venv/bin/coreml-lint" check --write-baseline b.json Models/) >"$scratch/write.log" 2>&1 \
+  || { cat "$scratch/write.log"; echo "FAIL: --write-baseline failed" >&2; exit 1; }
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
+  "$repo" "$work" "paths=Models/" "baseline=b.json" "sarif-file=base.sarif" >"$scratch/action.json" 2>"$scratch/action.log" \
+  || { cat "$scratch/action.log"; echo "FAIL: the action failed on a baselined finding" >&2; exit 1; }
+"$TOOLS/bin/python" - "$work/base.sarif" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+states = [(r["ruleId"], r["baselineState"]) for r in doc["runs"][0]["results"]]
+assert states == [("state-full-extent-write", "unchanged")], states
+PY
+rm -rf "$work/Models/state-full-extent-write.mlpackage" "$work/b.json"
 PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
   "$repo" "$work" "paths=Models/" >"$scratch/action.json" 2>"$scratch/action.log" \
   || { cat "$scratch/action.log"; echo "FAIL: the action failed on a clean model" >&2; exit 1; }
@@ -80,6 +92,6 @@ git -C "$mirror" add -A
 git -C "$mirror" -c user.name=ci -c user.email=ci@localhost commit --quiet -m mirror
 # The mirror's build backend and the wheel are all pip may use: nothing is compiled.
 "$TOOLS/bin/pip" download "${pip_quiet[@]}" --dest "$scratch/wheels" --only-binary :all: "setuptools>=61"
-HOOK_REPO="$mirror" PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" \
+HOOK_REPO="$mirror" COREML_LINT_BIN="$scratch/venv/bin/coreml-lint" PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" \
   PRE_COMMIT_HOME="$scratch/pre-commit-home" bash ci/precommit-test.sh
 echo "python package tests passed"

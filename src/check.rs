@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::analysis::entity::Entity;
+use crate::analysis::placement_regression::PLACEMENT_REGRESSION;
+use crate::baseline::{self, BaselineError, BaselineFile, BaselineMode, BaselineOutcome, Keyer};
 use crate::config::{self, ConfigError, Overrides, Settings};
 use crate::discover::{discover, Discovered};
 use crate::finding::{Finding, Severity};
@@ -49,6 +52,8 @@ pub struct CheckOptions {
     pub keep: Keep,
     /// Whether protobuf programs are rendered as text MIL for the report.
     pub rendering: Rendering,
+    /// Compare with a baseline file or write one (`None`: the config's `baseline:`, if any).
+    pub baseline: Option<BaselineMode>,
 }
 
 /// Whether protobuf programs are rendered as text MIL (text models always have their text).
@@ -82,6 +87,10 @@ pub enum CheckError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Selector(#[from] config::selectors::UnknownSelector),
+    /// The baseline file could not be read, used or written.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Baseline(#[from] BaselineError),
 }
 
 /// Told how a check advances (a front end's progress line). Calls come from worker threads.
@@ -144,13 +153,58 @@ pub fn check_observed(
         paths.to_vec()
     };
     let checker = Checker::new(&paths, options)?;
-    let mut outcome = checker.check(&paths, options.fix.as_ref(), options.keep, observer);
+    let mode = options
+        .baseline
+        .clone()
+        .or_else(|| checker.settings.baseline.clone().map(BaselineMode::Compare));
+    // A bad baseline stops the check before any model is read.
+    let compared = match &mode {
+        Some(BaselineMode::Compare(file)) => Some(BaselineFile::read(file)?),
+        _ => None,
+    };
+    // The placement estimate a baseline records and compares reads the graphs.
+    let keep = if mode.is_some() {
+        Keep::Programs
+    } else {
+        options.keep
+    };
+    let mut outcome = checker.check(&paths, options.fix.as_ref(), keep, observer);
     if default {
         // Only a folder the user named must hold a model (ruff's rule for its inputs).
         let named_nothing =
             |m: &ModelResult| matches!(m.outcome, ModelOutcome::Failed(ReadError::NoModels { .. }));
         outcome.run.models.retain(|m| !named_nothing(m));
     }
+    outcome.run.baseline = match (mode, compared) {
+        (Some(BaselineMode::Write(file)), _) => {
+            let recorded = baseline::record(outcome.run.checked(), &Keyer::new(&file))?;
+            recorded.write(&file)?;
+            Some(BaselineOutcome::Written(baseline::Written {
+                findings: outcome.run.findings().count(),
+                functions: recorded.placement.len(),
+                file,
+            }))
+        }
+        (Some(BaselineMode::Compare(file)), Some(recorded)) => {
+            let models = outcome
+                .run
+                .models
+                .iter_mut()
+                .filter_map(|m| match &mut m.outcome {
+                    ModelOutcome::Checked { model, findings } => Some((&**model, findings)),
+                    _ => None,
+                });
+            Some(BaselineOutcome::Compared(baseline::compare(
+                &recorded,
+                &Keyer::new(&file),
+                &file,
+                models,
+                &paths,
+                &|model, facts| checker.regression_findings(model, facts),
+            )?))
+        }
+        _ => None,
+    };
     Ok(outcome)
 }
 
@@ -201,6 +255,21 @@ impl Checker {
             linter,
             rendering: Rendering::default(),
         }
+    }
+
+    /// The `placement-regression` findings of the `placement-change` entities `changes` in
+    /// `model`, when the rule is enabled, after the settings (severity, ignores).
+    fn regression_findings(&self, model: &Model, changes: Vec<Entity>) -> Vec<Finding> {
+        let mut rules = self.linter.rules().clone();
+        rules.retain(|r| r.id == PLACEMENT_REGRESSION);
+        if rules.rules().is_empty() {
+            return Vec::new();
+        }
+        self.settings.apply(crate::rules::match_model(
+            model,
+            &rules,
+            &crate::analysis::registry::ModelEntities { entities: changes },
+        ))
     }
 
     /// This checker, rendering protobuf programs or not.
@@ -280,6 +349,7 @@ impl Checker {
             models: models.into_iter().flatten().collect(),
             elapsed: started.elapsed(),
             target: self.linter.target().cloned(),
+            baseline: None,
         }
     }
 
@@ -373,6 +443,7 @@ fn merge_fixed(
         models,
         elapsed: run.elapsed + rerun.elapsed,
         target: run.target,
+        baseline: None,
     }
 }
 
@@ -418,6 +489,9 @@ pub struct CheckRun {
     pub elapsed: Duration,
     /// The deployment target the rules checked for (`None`: every family, any OS).
     pub target: Option<DeployTarget>,
+    /// What the baseline did: the comparison (the findings above are then only the new ones) or
+    /// the file written.
+    pub baseline: Option<BaselineOutcome>,
 }
 
 /// Counts for the summary line.

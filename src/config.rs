@@ -53,6 +53,9 @@ pub struct Options {
     pub ignores: Option<Vec<IgnoreEntry>>,
     /// Deployment target: the app's minimum OS and chip families (`ios17`, `[macos14, m1]`).
     pub target: Option<OneOrMany>,
+    /// Baseline file (`check --write-baseline FILE` writes one), relative to this file: only
+    /// findings not in it are reported, as with `--baseline`.
+    pub baseline: Option<PathBuf>,
 }
 
 /// A config file that could not be used.
@@ -127,6 +130,8 @@ pub struct Settings {
     pub rule_dirs: Vec<PathBuf>,
     /// The deployment target (`None`: every family, any OS).
     pub target: Option<DeployTarget>,
+    /// The config's baseline file, resolved against the config file's folder.
+    pub baseline: Option<PathBuf>,
     ignores: Vec<CompiledIgnore>,
     per_path: Vec<(GlobMatcher, Vec<String>)>,
     /// Folder the config's globs are relative to.
@@ -218,6 +223,7 @@ impl Settings {
             };
         Ok(Settings {
             target,
+            baseline: opts.baseline.map(|b| base.join(b)),
             select,
             ignore,
             severity: opts.severity.unwrap_or_default(),

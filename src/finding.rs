@@ -154,3 +154,39 @@ impl Finding {
         }
     }
 }
+
+/// What the findings of `function` flag for the placement estimate, by the lists of op table
+/// `t` (its `op-risk-rules`, `op-cpu-rules` and `function-risk-rules`). An origin finding flags its op and
+/// every op its region covers.
+pub fn placement_flags(
+    t: &crate::analysis::placement::OpTable,
+    function: &str,
+    findings: &[Finding],
+) -> crate::analysis::placement::Flags {
+    let mine: Vec<&Finding> = findings
+        .iter()
+        .filter(|x| x.function.as_deref() == Some(function))
+        .collect();
+    let listed = |list: &[String], rule: &str| list.iter().any(|r| r == rule);
+    let function_risk = mine
+        .iter()
+        .find(|x| listed(&t.function_risk_rules, &x.rule))
+        .map(|x| x.rule.clone());
+    let ops_of = |list: &[String]| -> std::collections::BTreeMap<String, String> {
+        let mut m = std::collections::BTreeMap::new();
+        for x in mine.iter().filter(|x| listed(list, &x.rule)) {
+            let names =
+                x.op.iter()
+                    .chain(x.covered.iter().flat_map(|c| c.names.iter()));
+            for n in names {
+                m.entry(n.clone()).or_insert_with(|| x.rule.clone());
+            }
+        }
+        m
+    };
+    crate::analysis::placement::Flags {
+        function_risk,
+        op_risk: ops_of(&t.op_risk_rules),
+        op_cpu: ops_of(&t.op_cpu_rules),
+    }
+}

@@ -1,14 +1,17 @@
 //! JSON Schemas (draft-07, what YAML editors read) of the files users write:
-//! `coreml-lint.yaml` ([`Options`]), rule files ([`RuleFile`]) and a rule folder's `utils.yaml`
-//! of named match fragments ([`Utils`]), generated from the types that
+//! `coreml-lint.yaml` ([`Options`]), rule files ([`RuleFile`]), a rule folder's `utils.yaml`
+//! of named match fragments ([`Utils`]) and baseline files ([`BaselineFile`], which
+//! `check --write-baseline` writes and teams commit), generated from the types that
 //! deserialize them, so the schemas cannot drift from what the loader accepts; and the `placement`
-//! member of `check --placement`'s JSON output ([`PlacementDoc`]), from the type it is written from. The generated
+//! member of `check --placement`'s JSON output ([`PlacementDoc`]), from the type it is written
+//! from. The generated
 //! files are committed in `schemas/`; `tests/it/json_schema.rs` checks they are current.
 
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::Value;
 
+use crate::baseline::BaselineFile;
 use crate::config::Options;
 use crate::report::placement::PlacementDoc;
 use crate::rules::schema::{RuleFile, Utils};
@@ -29,6 +32,8 @@ pub const UTILS_SCHEMA_FILE: &str = "utils.schema.json";
 
 /// File name of the schema of the JSON output's `placement` member (`check --placement`).
 pub const PLACEMENT_SCHEMA_FILE: &str = "placement.schema.json";
+/// File name of the baseline file's schema in `schemas/`.
+pub const BASELINE_SCHEMA_FILE: &str = "baseline.schema.json";
 
 fn schema_for<T: JsonSchema>(file: &str, title: &str) -> Value {
     let schema = SchemaSettings::draft07()
@@ -108,8 +113,13 @@ pub(crate) fn placement_schema() -> Value {
     )
 }
 
+/// The schema of a baseline file (`check --write-baseline FILE`).
+pub(crate) fn baseline_schema() -> Value {
+    schema_for::<BaselineFile>(BASELINE_SCHEMA_FILE, "coreml-lint baseline")
+}
+
 /// Every schema with its file name, rendered as committed (pretty JSON, final newline).
-pub fn rendered() -> [(&'static str, String); 4] {
+pub fn rendered() -> [(&'static str, String); 5] {
     let render = |v: Value| {
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
@@ -120,5 +130,6 @@ pub fn rendered() -> [(&'static str, String); 4] {
         (RULE_SCHEMA_FILE, render(rule_schema())),
         (UTILS_SCHEMA_FILE, render(utils_schema())),
         (PLACEMENT_SCHEMA_FILE, render(placement_schema())),
+        (BASELINE_SCHEMA_FILE, render(baseline_schema())),
     ]
 }

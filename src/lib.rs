@@ -8,6 +8,7 @@
 
 pub mod allocator;
 pub mod analysis;
+pub mod baseline;
 pub mod check;
 pub mod config;
 pub mod discover;

@@ -90,6 +90,5 @@ fn model_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> 
     entities.extend(crate::analysis::state_writes::model_state_entities(model));
     entities.extend(opset_entities_with(model, analyses));
     entities.push(crate::analysis::os_requirement::model_entity(model));
-    let facts = Vec::new();
-    ModelEntities { entities, facts }
+    ModelEntities { entities }
 }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use coreml_lint::baseline::{BaselineMode, BaselineOutcome};
 use coreml_lint::check::{self, CheckOptions, CheckOutcome, ConfigFile, Keep, Observer, Rendering};
 use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
@@ -182,6 +183,14 @@ struct CheckArgs {
     /// device and boundaries, per op device, reason and MACs). An estimate, not Core ML's placement.
     #[arg(long)]
     placement: bool,
+    /// Report only the findings not in this baseline file (and ops that left the Neural Engine
+    /// since it was written); replaces the config's `baseline`.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every finding of the run and the placement estimate to this baseline file (exit 0
+    /// once written); the config's `baseline` is not compared with.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    write_baseline: Option<PathBuf>,
     /// When to use colour (also honours NO_COLOR).
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -333,6 +342,11 @@ fn check(args: CheckArgs) -> u8 {
         } else {
             Rendering::Skip
         },
+        baseline: match (&args.baseline, &args.write_baseline) {
+            (_, Some(file)) => Some(BaselineMode::Write(file.clone())),
+            (Some(file), None) => Some(BaselineMode::Compare(file.clone())),
+            (None, None) => None,
+        },
     };
     let outcome = match check::check_observed(&args.paths, &options, &StderrProgress::default()) {
         Ok(o) => o,
@@ -350,9 +364,10 @@ fn check(args: CheckArgs) -> u8 {
     if !diff_only {
         print_run(&outcome, &args);
     }
+    let written = matches!(outcome.run.baseline, Some(BaselineOutcome::Written(_)));
     let code = if outcome.has_errors() {
         2
-    } else if !args.exit_zero && outcome.has_failing_findings() {
+    } else if !args.exit_zero && !written && outcome.has_failing_findings() {
         1
     } else {
         0
@@ -409,6 +424,10 @@ fn print_run(outcome: &CheckOutcome, args: &CheckArgs) {
         emit(&report::statistics::render(run, infos));
     } else {
         emit(&text);
+    }
+    // The human report ends with it; JSON carries it; other stdout stays one document.
+    if args.statistics || !matches!(args.output_format, OutputFormat::Human | OutputFormat::Json) {
+        eprint!("{}", report::baseline::summary(run));
     }
     if args.placement {
         let table = report::placement::render(run);
@@ -505,6 +524,8 @@ fn graph(args: &GraphArgs) -> u8 {
     let options = CheckOptions {
         keep: Keep::Programs,
         rendering: Rendering::Skip,
+        // The picture shows every finding, baselined or not.
+        baseline: Some(BaselineMode::Off),
         ..CheckOptions::default()
     };
     let outcome = match check::check(std::slice::from_ref(&args.model), &options) {

@@ -147,6 +147,7 @@ def check(
     ignore: Union[None, str, Sequence[str]] = None,
     config: Union[None, bool, str, "os.PathLike[str]"] = None,
     target: Union[None, str, Sequence[str]] = None,
+    baseline: Union[None, str, "os.PathLike[str]"] = None,
 ) -> List[Diagnostic]:
     """Lints a model and returns its diagnostics (an empty list when no rule reports anything).
 
@@ -160,11 +161,14 @@ def check(
             command line does; ``False`` ignores config files.
         target: the deployment target, as ``--target`` takes it (``"ios17,a15"``,
             ``["macos14", "m1"]``); replaces the config's ``target``.
+        baseline: a baseline file (``coreml-lint check --write-baseline FILE`` writes one): only
+            the diagnostics not in it are returned, and ``placement-regression`` ones for ops
+            that left the Neural Engine since; replaces the config's ``baseline``.
 
     Raises:
         ReadError: a model could not be read (the message is the one the CLI prints).
-        ConfigError: the config file or a rule folder it names could not be used, or ``target``
-            names an unknown OS or chip family.
+        ConfigError: the config file or a rule folder it names could not be used, ``target``
+            names an unknown OS or chip family, or the baseline file is missing or not one.
     """
     config_file, isolated = _config(config)
     with _ModelPath(model) as package:
@@ -175,6 +179,7 @@ def check(
             config_file,
             isolated,
             _selectors(target),
+            None if baseline is None else os.fspath(baseline),
         )
 
 

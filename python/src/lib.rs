@@ -237,6 +237,7 @@ fn options(
         // `Diagnostic.dump_line` / `.dump_column` point into the rendered text of a protobuf
         // program.
         rendering: Rendering::Text,
+        baseline: None,
     }
 }
 
@@ -296,7 +297,8 @@ fn config_error(e: &coreml_lint::check::CheckError) -> PyErr {
 
 /// `coreml_lint.check`: the diagnostics of every model under `path`.
 #[pyfunction]
-#[pyo3(signature = (path, select, ignore, config, isolated, target=None))]
+#[pyo3(signature = (path, select, ignore, config, isolated, target=None, baseline=None))]
+#[allow(clippy::too_many_arguments)]
 fn _check(
     py: Python<'_>,
     path: PathBuf,
@@ -305,8 +307,11 @@ fn _check(
     config: Option<PathBuf>,
     isolated: bool,
     target: Option<Vec<String>>,
+    baseline: Option<PathBuf>,
 ) -> PyResult<Vec<Diagnostic>> {
     let mut options = options(select, ignore, config, isolated, None);
+    // Only the findings not in the baseline file (`check --baseline FILE`).
+    options.baseline = baseline.map(coreml_lint::baseline::BaselineMode::Compare);
     options.overrides.target = target
         .map(|t| coreml_lint::rules::DeployTarget::parse(&t))
         .transpose()

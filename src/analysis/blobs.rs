@@ -910,14 +910,7 @@ mod tests {
         let entities = blob_entities(m);
         let kinds: Vec<EntityKind> = crate::analysis::registry::entity_kinds().copied().collect();
         assert_registered(&entities, &kinds);
-        let mut f = match_model(
-            m,
-            blob_rules(),
-            &ModelEntities {
-                entities,
-                facts: Vec::new(),
-            },
-        );
+        let mut f = match_model(m, blob_rules(), &ModelEntities { entities });
         f.sort_by(|a, b| a.rule.cmp(&b.rule));
         f
     }

@@ -201,14 +201,7 @@ mod tests {
                 "{}",
                 path.display()
             );
-            let found = crate::rules::match_model(
-                &m,
-                &rules,
-                &ModelEntities {
-                    entities,
-                    facts: Vec::new(),
-                },
-            );
+            let found = crate::rules::match_model(&m, &rules, &ModelEntities { entities });
             if path.ends_with("clean.aimodel") {
                 assert!(found.is_empty(), "{found:?}");
             }

@@ -1,6 +1,6 @@
 //! Analysis computed once per function (constant values, run-time dependence, state write chains:
-//! [`FunctionAnalysis`]) and per model (blob and description checks: [`facts::Fact`]s, which
-//! `fact:` rules select). "Fact" means only the latter.
+//! [`FunctionAnalysis`]) and per model (weights, bundle items, the op-set check, the description:
+//! [`entity::Entity`]s with typed properties, which entity rules select by `kind:`).
 //! Passes read the graph only, never spans, and are linear in the number of ops.
 
 pub(crate) mod blob_values;
@@ -11,12 +11,12 @@ pub mod coreai;
 pub(crate) mod dependence;
 pub mod description;
 pub mod entity;
-pub mod facts;
 pub mod fix_plan;
 pub mod implied_shape;
 pub mod opset;
 pub mod os_requirement;
 pub mod placement;
+pub mod placement_regression;
 pub mod pow_rewrite;
 pub mod registry;
 pub mod state_writes;

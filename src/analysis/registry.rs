@@ -3,16 +3,12 @@
 //! (a test keeps the two equal).
 
 use super::entity::{Entity, EntityKind};
-use super::facts::Fact;
 
-/// A model's model-level entities, which entity rules (`kind:`) select, and the facts that
-/// `fact:` rules still select (producers not yet describing entities).
+/// A model's model-level entities, which entity rules (`kind:`) select.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ModelEntities {
     /// Every entity of every registered kind.
     pub entities: Vec<Entity>,
-    /// Facts of the producers that emit facts.
-    pub facts: Vec<Fact>,
 }
 
 /// Every entity kind of every producer.
@@ -25,6 +21,7 @@ pub fn entity_kinds() -> impl Iterator<Item = &'static EntityKind> + Clone {
         .chain(super::state_writes::ENTITY_KINDS)
         .chain(super::blobs::ENTITY_KINDS)
         .chain(super::coreai::ENTITY_KINDS)
+        .chain(super::placement_regression::ENTITY_KINDS)
 }
 
 /// The registered kind called `name`.

@@ -2,49 +2,16 @@
 //! function, with the ops and functions its findings flag (the op table's `op-risk-rules`,
 //! `op-cpu-rules` and `function-risk-rules`). The reports render what this returns.
 
-use std::collections::BTreeMap;
-
-use crate::analysis::placement::{self, Flags, FunctionPlacement, OpTable};
+use crate::analysis::placement::{self, FunctionPlacement, OpTable};
 use crate::check::{CheckRun, ModelOutcome};
-use crate::finding::Finding;
+use crate::finding::{placement_flags, Finding};
 use crate::ir::{Function, Model};
-
-/// What the findings of `function` flag, by the lists of `t`. An origin finding flags its op and
-/// every op its region covers.
-pub fn flags(t: &OpTable, function: &str, findings: &[Finding]) -> Flags {
-    let mine: Vec<&Finding> = findings
-        .iter()
-        .filter(|x| x.function.as_deref() == Some(function))
-        .collect();
-    let listed = |list: &[String], rule: &str| list.iter().any(|r| r == rule);
-    let function_risk = mine
-        .iter()
-        .find(|x| listed(&t.function_risk_rules, &x.rule))
-        .map(|x| x.rule.clone());
-    let ops_of = |list: &[String]| -> BTreeMap<String, String> {
-        let mut m = BTreeMap::new();
-        for x in mine.iter().filter(|x| listed(list, &x.rule)) {
-            let names =
-                x.op.iter()
-                    .chain(x.covered.iter().flat_map(|c| c.names.iter()));
-            for n in names {
-                m.entry(n.clone()).or_insert_with(|| x.rule.clone());
-            }
-        }
-        m
-    };
-    Flags {
-        function_risk,
-        op_risk: ops_of(&t.op_risk_rules),
-        op_cpu: ops_of(&t.op_cpu_rules),
-    }
-}
 
 /// The estimate of `f` with the built-in op table, given the findings of its model (`findings`
 /// may hold other functions' findings; they are skipped).
 pub fn place_function(f: &Function, findings: &[Finding]) -> FunctionPlacement {
     let t = OpTable::builtin();
-    placement::place_function(t, f, &flags(t, &f.name, findings))
+    placement::place_function(t, f, &placement_flags(t, &f.name, findings))
 }
 
 /// One function of a checked model with its estimate.
@@ -105,13 +72,13 @@ mod tests {
             // Not in the table's lists: moves nothing.
             finding("tensor-dim-limit-not-a-listed-rule", "main", Some("d")),
         ];
-        let f = flags(t, "main", &findings);
+        let f = placement_flags(t, "main", &findings);
         assert_eq!(f.function_risk.as_deref(), Some("dynamic-shape-with-state"));
         let ops: Vec<&str> = f.op_risk.keys().map(String::as_str).collect();
         assert_eq!(ops, ["a", "b", "c"]);
         assert!(f.op_risk.values().all(|r| r == "tensor-rank"));
         assert!(f.op_cpu.is_empty());
-        let other = flags(t, "other", &findings);
+        let other = placement_flags(t, "other", &findings);
         assert_eq!(other.function_risk.as_deref(), Some("state-not-fp16"));
         assert!(other.op_risk.is_empty());
     }

@@ -236,6 +236,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
         }
     }
     out.push_str(&summary_line(run));
+    out.push_str(&super::baseline::summary(run));
     out
 }
 

@@ -63,7 +63,8 @@ pub fn target(t: &DeployTarget) -> Value {
     })
 }
 
-/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`.
+/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`,
+/// and `"baseline": {...}` when the run compared with or wrote a baseline (`report::baseline::json`).
 pub fn render(run: &CheckRun) -> String {
     to_text(&document(run))
 }
@@ -109,7 +110,7 @@ pub fn document(run: &CheckRun) -> Value {
         })
         .collect();
     let s = run.summary();
-    json!({
+    let mut doc = json!({
         "version": 1,
         "target": run.target.as_ref().map(target),
         "diagnostics": diagnostics,
@@ -123,5 +124,10 @@ pub fn document(run: &CheckRun) -> Value {
             "warnings": s.warnings,
             "infos": s.infos,
         },
-    })
+    });
+    // Only a run with a baseline has the member: the document of every other run is unchanged.
+    if run.baseline.is_some() {
+        doc["baseline"] = super::baseline::json(run);
+    }
+    doc
 }

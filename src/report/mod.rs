@@ -1,6 +1,7 @@
 //! Renderers: human (miette), concise, JSON, SARIF, GitHub annotations. Each is a pure function of a
 //! [`CheckRun`](crate::check::CheckRun) whose findings are already sorted.
 
+pub mod baseline;
 pub mod concise;
 pub mod explain;
 pub mod github;

@@ -16,24 +16,7 @@ use crate::ir::SubModel;
 
 /// One line a person reads about why an op got its estimate.
 pub fn detail(reason: &Reason) -> String {
-    match reason {
-        Reason::CpuOp => "a CPU op type".into(),
-        Reason::TinyProgram { ops } => format!(
-            "a program of {}: Core ML keeps tiny programs on the CPU",
-            plural(*ops, "op")
-        ),
-        Reason::EmbeddingLookup => {
-            "an embedding lookup: a constant table gathered by run-time ids".into()
-        }
-        Reason::IndexConsumer { source } => format!("reads the indices of `{source}`"),
-        Reason::Dtype { dtype } => format!("computes in {dtype} (the ANE computes fp16)"),
-        Reason::OutputTail => "a gather/select/reduce tail on the output path".into(),
-        Reason::CpuFinding { rule } => format!("`{rule}` reports it"),
-        Reason::OpFinding { rule } => format!("`{rule}` reports it"),
-        Reason::FunctionFinding { rule } => format!("`{rule}` reports its function"),
-        Reason::AneOp => "an ANE op type".into(),
-        Reason::NotInTable => "not in the op table".into(),
-    }
+    reason.text()
 }
 
 /// The likely-ANE share of the known compute as people read it: `92 %`, `<1 %`, or `n/a` when no

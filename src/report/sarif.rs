@@ -1,10 +1,15 @@
 //! `--output-format sarif`: one SARIF 2.1.0 log with one run, for editors and GitHub code scanning.
 //!
 //! Text models (`.mlmodelc`, bare `.mil`) get a region on the `model.mil` line of the op. Protobuf
-//! models (`.mlpackage`, bare `.mlmodel`) point at the `model.mlmodel` file with no line (it is
-//! binary: the region is the whole file in bytes); every result names its sub-model, function and
+//! models (`.mlpackage`, bare `.mlmodel`) point at the `model.mlmodel` file: it is binary, so the
+//! region is the whole file in bytes, and `startLine` 1, since GitHub code scanning reads only
+//! line regions (ossf/scorecard#1458 did the same); every result names its sub-model, function and
 //! op through `logicalLocations`. Artifact URIs are relative to the folder the
 //! tool ran in (`%SRCROOT%`). Nothing in the output depends on the time of the run.
+//!
+//! A run compared with a baseline marks every result `baselineState: new`, and adds the baselined
+//! findings found again (`unchanged`, with an external suppression: they are not reported) and
+//! those that are gone (`absent`, a `pass` result at the baseline file).
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -17,6 +22,7 @@ use serde_sarif::sarif::{
     Run, Sarif, Tool, ToolComponent,
 };
 
+use crate::baseline::{BaselineOutcome, Comparison, Entry};
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Applicability, Finding, Severity};
 use crate::ir::{Model, Span};
@@ -65,10 +71,16 @@ pub(crate) fn to_sarif(
         .map(|(i, r)| (r.id.as_str(), i64::try_from(i).unwrap_or(i64::MAX)))
         .collect();
 
-    let results: Vec<SarifResult> = run
+    let mut results: Vec<SarifResult> = run
         .findings_with_models()
         .map(|(model, f)| result(model, f, index.get(f.rule.as_str()).copied(), base, fixed))
         .collect();
+    if let Some(BaselineOutcome::Compared(c)) = &run.baseline {
+        for r in &mut results {
+            r.baseline_state = Some(json!("new"));
+        }
+        results.extend(baselined_results(run, c, &index, base, fixed));
+    }
 
     let notifications = notifications(run, base);
     let failed = run
@@ -288,9 +300,95 @@ fn result(
         let whole_file = fixed
             .get(&model.source.file)
             .map(|after| (model.source.text.encode_utf16().count(), after.as_str()));
-        vec![fix_of(fix, artifact, region, whole_file)]
+        // A binary file's `startLine` 1 is no place to insert text.
+        let at = region.filter(|_| model.source.is_file);
+        vec![fix_of(fix, artifact, at, whole_file)]
     });
     out
+}
+
+/// The baselined findings found again (`unchanged`, suppressed: not reported) and the ones gone
+/// (`absent`: `pass` results at the baseline file, where they were recorded).
+fn baselined_results(
+    run: &CheckRun,
+    c: &Comparison,
+    index: &BTreeMap<&str, i64>,
+    base: &Path,
+    fixed: &BTreeMap<PathBuf, String>,
+) -> Vec<SarifResult> {
+    let justification = format!("in the baseline {}", c.file.display());
+    let mut out = Vec::new();
+    for f in &c.unchanged {
+        let model = run
+            .checked()
+            .map(|(m, _)| m)
+            .find(|m| m.path == f.path && m.sub_model == f.sub_model);
+        let Some(model) = model else { continue };
+        let mut r = result(model, f, index.get(f.rule.as_str()).copied(), base, fixed);
+        r.baseline_state = Some(json!("unchanged"));
+        r.suppressions = Some(vec![serde_sarif::sarif::Suppression {
+            guid: None,
+            justification: Some(justification.clone()),
+            kind: json!("external"),
+            location: None,
+            properties: None,
+            status: Some(json!("accepted")),
+        }]);
+        out.push(r);
+    }
+    for e in &c.fixed {
+        out.push(absent_result(
+            e,
+            &c.file,
+            index.get(e.rule.as_str()).copied(),
+            base,
+        ));
+    }
+    out
+}
+
+/// A baselined key no longer found: a `pass` result at line 1 of the baseline file.
+fn absent_result(e: &Entry, file: &Path, rule_index: Option<i64>, base: &Path) -> SarifResult {
+    let at = Location {
+        physical_location: Some(PhysicalLocation {
+            artifact_location: Some(artifact(file, base)),
+            region: Some(Region {
+                start_line: Some(1),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let scope = [e.function.as_deref(), e.op.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("/");
+    let scope = if scope.is_empty() {
+        String::new()
+    } else {
+        format!(" [{scope}]")
+    };
+    let count = if e.count > 1 {
+        format!(" ({} findings)", e.count)
+    } else {
+        String::new()
+    };
+    let mut r = SarifResult::builder()
+        .message(text(&format!(
+            "fixed since the baseline: {} in {}{scope}{count}",
+            e.rule, e.model
+        )))
+        .rule_id(e.rule.clone())
+        .level(ResultLevel::None)
+        .kind(serde_sarif::sarif::ResultKind::Pass)
+        .locations(vec![at])
+        .properties(bag([("model", json!(e.model))]))
+        .build();
+    r.rule_index = rule_index;
+    r.baseline_state = Some(json!("absent"));
+    r
 }
 
 fn message(f: &Finding) -> Message {
@@ -476,12 +574,14 @@ fn whole_text_file(text: &str) -> Region {
     }
 }
 
-/// The whole of a binary file as a byte region (`None` when its size cannot be read).
+/// The whole of a binary file as a byte region (when its size can be read), at `startLine` 1:
+/// GitHub code scanning drops or mis-shows results without a line (github/codeql-action#754).
 fn whole_binary_file(path: &Path) -> Option<Region> {
-    let len = std::fs::metadata(path).ok()?.len();
+    let len = std::fs::metadata(path).ok().map(|m| m.len());
     Some(Region {
-        byte_offset: Some(0),
-        byte_length: i64::try_from(len).ok(),
+        start_line: Some(1),
+        byte_offset: len.map(|_| 0),
+        byte_length: len.and_then(|l| i64::try_from(l).ok()),
         ..Default::default()
     })
 }

@@ -110,6 +110,7 @@ mod tests {
             }],
             elapsed: Default::default(),
             target: None,
+            baseline: None,
         };
         let rules = vec![RuleInfo {
             id: "b-rule".into(),

@@ -100,6 +100,34 @@ impl Compiler {
         Some(out)
     }
 
+    /// A key of a node rule object that is not the language's (a misspelling, or a property that
+    /// only an entity rule has).
+    fn unknown_key(&mut self, key: &str) {
+        if key == "fact" {
+            self.error(
+                key,
+                "`fact:` is gone: a model-level rule names its entity with `kind:` and tests its \
+                 properties (docs/rule-language.md, \"Model-level entities\")",
+            );
+            return;
+        }
+        let schema = schemars::schema_for!(SerRule);
+        let known: Vec<String> = schema
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        self.error(
+            key,
+            format!(
+                "unknown key `{key}`{} (a node rule object takes {}; properties of model-level \
+                 entities need `kind:`)",
+                did_you_mean(key, known.iter().map(String::as_str)),
+                known.join(", ")
+            ),
+        );
+    }
+
     fn error(&mut self, key: &str, message: impl Into<String>) {
         let mut path = self.path.clone();
         if !key.is_empty() {
@@ -574,7 +602,7 @@ impl Compiler {
                             return None;
                         }
                     };
-                    for err in text.check(&own, None) {
+                    for err in text.check(&own) {
                         c.error("text", err);
                     }
                     Some(Reason { rule, text })
@@ -634,11 +662,8 @@ impl Compiler {
                 "only allowed inside fed-by, feeds, inside or has",
             );
         }
-        if r.fact.is_some() {
-            self.error(
-                "fact",
-                "`fact:` selects model-level facts and must be the only key of `match`",
-            );
+        for key in r.props.keys() {
+            self.unknown_key(key);
         }
         if let Some(op) = &r.op {
             let (types, opset) = match op {
@@ -836,7 +861,7 @@ impl Compiler {
         let positive = !atomic.is_empty()
             || composite.iter().any(is_positive)
             || relational.iter().any(is_positive);
-        if !positive && !conjunct && r.fact.is_none() && r.matches.is_none() {
+        if !positive && !conjunct && r.matches.is_none() && r.props.is_empty() {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \

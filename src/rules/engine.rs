@@ -16,20 +16,19 @@ use super::matcher::{Binding, Bindings, Ctx, Matcher};
 use super::region::regions;
 use super::schema::Status;
 use super::target::DeployTarget;
-use super::template::FactTarget;
+use super::template::TargetApplies;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::entity::Entity;
-use crate::analysis::facts::Fact;
 use crate::analysis::fix_plan::{plan_model, ModelPlans};
-use crate::analysis::registry::ModelEntities;
 use crate::analysis::pow_rewrite::plan_pow_base_two;
+use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
 use crate::rules::fixes::{PAD_STATE, REWRITE_POW_BASE_TWO};
 
 /// Every finding of `rules` in `model`, with no deployment target. `model_entities` are the
-/// model-level facts `fact:` rules select.
+/// model-level entities entity rules select.
 pub fn match_model(model: &Model, rules: &RuleSet, model_entities: &ModelEntities) -> Vec<Finding> {
     match_model_for(model, rules, model_entities, None)
 }
@@ -116,21 +115,6 @@ pub fn match_model_with(
                 let on = applies.as_ref().map(|families| (families, target));
                 out.push(entity_finding(model, rule, er, e, on));
             }
-            continue;
-        }
-        let Target::Fact(kind, on_target) = &rule.target else {
-            continue;
-        };
-        for fact in model_entities.facts.iter().filter(|x| &x.kind == kind) {
-            let applies = match on_target {
-                None => None,
-                Some(t) => match t.holds(target, fact.requires_os) {
-                    Some(families) => Some(families),
-                    None => continue,
-                },
-            };
-            let on = applies.as_ref().map(|families| (families, target));
-            out.push(fact_finding(model, rule, fact, on));
         }
     }
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -533,7 +517,7 @@ fn entity_finding(
     rule: &Rule,
     er: &EntityRule,
     e: &Entity,
-    on: Option<FactTarget<'_>>,
+    on: Option<TargetApplies<'_>>,
 ) -> Finding {
     Finding {
         rule: rule.id.clone(),
@@ -554,30 +538,6 @@ fn entity_finding(
         span: e.span,
         labels: Vec::new(),
         order: e.op_order,
-        covered: None,
-    }
-}
-
-fn fact_finding(model: &Model, rule: &Rule, fact: &Fact, on: Option<FactTarget<'_>>) -> Finding {
-    Finding {
-        rule: rule.id.clone(),
-        severity: rule.severity,
-        path: model.path.clone(),
-        sub_model: model.sub_model.clone(),
-        function: fact.function.clone(),
-        op: fact.op.clone(),
-        state: fact.state.clone(),
-        message: rule.message.render_fact(fact, on),
-        help: rule.help.as_ref().map(|h| h.render_fact(fact, on)),
-        fix: rule.fix.as_ref().map(|fx| FixOffer {
-            kind: fx.kind.clone(),
-            title: fx.title.render_fact(fact, on),
-            applicability: fx.applicability,
-            plan: None,
-        }),
-        span: fact.span,
-        labels: Vec::new(),
-        order: fact.op_order,
         covered: None,
     }
 }

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::compile::CompileError;
 use super::schema::SerRule;
-use crate::suggest::did_you_mean;
 use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropertyDef};
+use crate::suggest::did_you_mean;
 
 /// A number bound: a constant or another property of the entity.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,7 +144,6 @@ fn node_only_keys(r: &SerRule) -> Vec<&'static str> {
         ("peers", r.peers.is_some()),
         ("stop-by", r.stop_by.is_some()),
         ("via", r.via.is_some()),
-        ("fact", r.fact.is_some()),
     ];
     for (key, is) in present {
         if is {

@@ -16,9 +16,7 @@ use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM, VarKind};
 use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
 use super::template::Template;
-use crate::analysis::facts::{fact_kind, fact_kinds};
 use crate::finding::{Applicability, Severity};
-use crate::suggest::did_you_mean;
 use crate::yaml;
 
 mod builtin {
@@ -40,9 +38,6 @@ struct BuiltinRule {
 pub(crate) enum Target {
     /// Nodes of each function (ops and inputs).
     Nodes(Matcher),
-    /// Model-level facts of this kind, on a deployment target that meets the condition (`target:`
-    /// next to `fact:`).
-    Fact(String, Option<TargetM>),
     /// Model-level entities of a kind that match, on a deployment target that meets the
     /// condition (`target:` at the top of `match`).
     Entity(EntityRule, Option<TargetM>),
@@ -116,7 +111,7 @@ pub struct Rule {
     /// Op types the matcher can hit (`None`: any node).
     pub(crate) potential: Option<BTreeSet<String>>,
     pub(crate) inputs_only: bool,
-    /// The node matcher specialised for ops and for function inputs (`None` for `fact:` rules).
+    /// The node matcher specialised for ops and for function inputs (`None` for entity rules).
     pub(crate) node_matchers: Option<NodeMatchers>,
     /// `severity-when:` entries, tested in order on the matched node.
     pub(crate) severity_when: Vec<(Severity, Matcher)>,
@@ -193,9 +188,9 @@ impl Rule {
         }
     }
 
-    /// True for `fact:` rules.
-    pub fn is_fact_rule(&self) -> bool {
-        matches!(self.target, Target::Fact(..) | Target::Entity(..))
+    /// True for entity (`kind:`) rules, which select model-level entities rather than nodes.
+    pub fn is_entity_rule(&self) -> bool {
+        matches!(self.target, Target::Entity(..))
     }
 }
 
@@ -413,13 +408,12 @@ fn compile_rule(
         .kind
         .as_deref()
         .map(|k| entity_kind_named(k).map_err(|message| err(&["match", "kind"], message)));
-    let (target, mut vars, fact) = match (&parsed.matcher.fact, entity_kind) {
-        (_, Some(Err(()))) => (
-            Target::Nodes(Matcher::All(Vec::new())),
-            Vars::new(),
-            Some(None),
-        ),
-        (_, Some(Ok(kind))) => {
+    // An entity rule whose kind is unknown (reported above) is compiled as an empty node rule
+    // whose placeholders are not checked.
+    let entity_rule = entity_kind.is_some();
+    let (target, mut vars) = match entity_kind {
+        Some(Err(())) => (Target::Nodes(Matcher::All(Vec::new())), Vars::new()),
+        Some(Ok(kind)) => {
             let mut c = EntityCompiler::new("match", kind);
             let er = c.rule(&parsed.matcher);
             errors.extend(c.errors);
@@ -430,76 +424,15 @@ fn compile_rule(
                 errors.extend(c.errors);
                 tm
             });
-            (Target::Entity(er, on_target), vars, Some(None))
+            (Target::Entity(er, on_target), vars)
         }
-        (Some(kind), None) => {
-            let m = &parsed.matcher;
-            let only_fact = m.op.is_none()
-                && m.input.is_none()
-                && m.state_write.is_none()
-                && m.param.is_none()
-                && m.output.is_none()
-                && m.attr.is_none()
-                && m.name.is_none()
-                && m.axis_dim.is_none()
-                && m.blocked_axes.is_none()
-                && m.implied_shape.is_none()
-                && m.reasons.is_none()
-                && m.peers.is_none()
-                && m.function.is_none()
-                && m.model.is_none()
-                && m.capture.is_none()
-                && m.all.is_none()
-                && m.any.is_none()
-                && m.not.is_none()
-                && m.fed_by.is_none()
-                && m.feeds.is_none()
-                && m.inside.is_none()
-                && m.has.is_none()
-                && m.origin.is_none()
-                && m.stop_by.is_none()
-                && m.via.is_none()
-                && m.matches.is_none();
-            if !only_fact {
-                err(
-                    &["match", "fact"],
-                    "`fact:` must be the only key of `match`".to_string(),
-                );
-            }
-            let registered = fact_kind(kind);
-            if registered.is_none() {
-                err(
-                    &["match", "fact"],
-                    format!(
-                        "unknown fact kind `{kind}`{} (known: {})",
-                        did_you_mean(kind, fact_kinds().map(|k| k.name)),
-                        fact_kinds().map(|k| k.name).collect::<Vec<_>>().join(", ")
-                    ),
-                );
-            }
-            let mut vars = Vars::new();
-            let on_target = m.target.as_ref().map(|t| {
-                let mut c = Compiler::at("match");
-                let tm = c.target(t, &mut vars);
-                errors.extend(c.errors);
-                tm
-            });
-            (
-                Target::Fact(kind.clone(), on_target),
-                vars,
-                Some(registered),
-            )
-        }
-        (None, None) => {
+        None => {
             let mut c = Compiler::with_utils("match", utils.clone());
             let (m, vars) = c.rule(&parsed.matcher, false);
             errors.extend(c.errors);
-            (Target::Nodes(m), vars, None)
+            (Target::Nodes(m), vars)
         }
     };
-    // `Some(kind)` for a `fact:` rule (`None` inside when the kind is unknown: reported above, and
-    // its placeholders are then not checked).
-    let fact_rule = fact.is_some();
     let group_by = parsed.group_by.as_ref().and_then(|raw| {
         let mut err = |message: String| {
             errors.push(CompileError {
@@ -507,9 +440,9 @@ fn compile_rule(
                 message,
             })
         };
-        if fact_rule || parsed.matcher.origin.is_some() {
+        if entity_rule || parsed.matcher.origin.is_some() {
             err(
-                "`group-by:` groups node findings; `fact:` and `origin:` rules report once already"
+                "`group-by:` groups node findings; entity (`kind:`) and `origin:` rules report once already"
                     .into(),
             );
             return None;
@@ -542,15 +475,14 @@ fn compile_rule(
     let template = |key: &str, t: &str, errors: &mut Vec<CompileError>| -> Option<Template> {
         match Template::parse(t) {
             Ok(tpl) => {
-                let errs = match (&target, fact) {
-                    (Target::Entity(er, on_target), _) => super::entity_rule::check_placeholders(
+                let errs = match &target {
+                    Target::Entity(er, on_target) => super::entity_rule::check_placeholders(
                         er,
                         &tpl.placeholders(),
                         on_target.is_some(),
                     ),
-                    (_, Some(None)) => Vec::new(),
-                    (_, Some(Some(kind))) => tpl.check(&vars, Some(kind)),
-                    (_, None) => tpl.check(&vars, None),
+                    Target::Nodes(_) if entity_rule => Vec::new(),
+                    Target::Nodes(_) => tpl.check(&vars),
                 };
                 for e in errs {
                     errors.push(CompileError {
@@ -604,7 +536,7 @@ fn compile_rule(
                     None
                 }
                 Some(fk) => {
-                    if !fact_rule && !vars.values().any(|k| fk.needs.contains(k)) {
+                    if !entity_rule && !vars.values().any(|k| fk.needs.contains(k)) {
                         errors.push(CompileError {
                             path: vec!["fix".into()],
                             message: format!(
@@ -630,10 +562,10 @@ fn compile_rule(
     };
     let mut severity_when = Vec::new();
     for (i, sw) in parsed.severity_when.iter().enumerate() {
-        if fact_rule {
+        if entity_rule {
             errors.push(CompileError {
                 path: vec!["severity-when".into()],
-                message: "`fact:` rules have one severity".into(),
+                message: "entity (`kind:`) rules have one severity".into(),
             });
             break;
         }
@@ -643,7 +575,7 @@ fn compile_rule(
         severity_when.push((sw.severity, m));
     }
     if let Some(cases) = tests.parsed.get() {
-        errors.extend(test_case_errors(cases, builtin && !fact_rule));
+        errors.extend(test_case_errors(cases, builtin && !entity_rule));
     }
     if !errors.is_empty() {
         let labels = errors
@@ -658,7 +590,7 @@ fn compile_rule(
     }
     let (potential, inputs_only, node_matchers) = match &target {
         Target::Nodes(m) => (m.potential_ops(), m.inputs_only(), Some(m.for_node_kinds())),
-        Target::Fact(..) | Target::Entity(..) => (None, false, None),
+        Target::Entity(..) => (None, false, None),
     };
     Ok(Rule {
         id: parsed.id,

@@ -149,9 +149,6 @@ pub struct SerRule {
     /// The node is a write into a state (`write_state` / `coreml_update_state`), from the analysis.
     #[serde(default)]
     pub state_write: Option<StateWriteSpec>,
-    /// Selects model-level facts of this kind (alone; no other key).
-    #[serde(default)]
-    pub fact: Option<String>,
     /// Parameters of the op by name; a parameter with several bindings matches when any does.
     #[serde(default)]
     pub param: Option<BTreeMap<String, ValueSpec>>,
@@ -183,7 +180,7 @@ pub struct SerRule {
     #[serde(default)]
     pub model: Option<ModelSpec>,
     /// The run's deployment target (`--target`): its chip families or its minimum OS. Binds
-    /// `{TARGET}` (the families the finding applies to). Allowed next to `fact:`.
+    /// `{TARGET}` (the families the finding applies to). Allowed next to `kind:`.
     #[serde(default)]
     pub target: Option<TargetSpec>,
     /// Binds the matched node to a capture (`$X`).
@@ -610,7 +607,7 @@ pub struct TargetSpec {
     #[serde(default)]
     pub only_families: Option<OneOrMany>,
     /// The target's minimum OS is older than this: an opset or OS (`ios18`, `CoreML8`, `macos15`),
-    /// or `required`: the OS the function's opset needs (in a `fact:` rule, the OS the fact says
+    /// or `required`: the OS the function's opset needs (in an entity rule, the OS the entity says
     /// the model needs).
     #[serde(default)]
     pub os_before: Option<String>,
@@ -715,7 +712,7 @@ pub struct SerCase {
     #[serde(default)]
     pub mil: Option<String>,
     /// Or a model on disk (a package, `.mlmodelc`, `.mlmodel` or `.mil`), relative to the rule
-    /// file's folder: for `fact:` rules whose facts need weight files or a description.
+    /// file's folder: for entity rules whose entities need weight files or a description.
     #[serde(default)]
     pub model: Option<String>,
     /// Expected findings (invalid cases); empty means "at least one".

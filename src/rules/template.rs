@@ -8,9 +8,7 @@ use super::entity_rule::{placeholder_text, EntityRule};
 use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
 use super::target::{families_text, DeployTarget, Family};
 use crate::analysis::entity::Entity;
-use crate::analysis::facts::{Fact, FactKind, LOCATION_CAPTURES};
 use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
-use crate::suggest::did_you_mean;
 
 /// Accessors of an op / input capture (`{OP}` is one).
 pub const NODE_ACCESSORS: &[(&str, &str)] = &[
@@ -177,8 +175,8 @@ pub const TARGET_ACCESSORS: &[(&str, &str)] = &[
     ("given", "the `--target` tokens of the run, or `none`"),
 ];
 
-/// A fact finding's target: the families it applies to and the run's target.
-pub type FactTarget<'a> = (&'a BTreeSet<Family>, Option<&'a DeployTarget>);
+/// An entity finding's target: the families it applies to and the run's target.
+pub type TargetApplies<'a> = (&'a BTreeSet<Family>, Option<&'a DeployTarget>);
 
 /// How many names `{REGION.ops}` and `{REGION.exits}` spell out.
 const REGION_NAMES_SHOWN: usize = 3;
@@ -285,35 +283,10 @@ impl Template {
     /// Errors for placeholders that are not bound by the rule or use an unknown accessor. In a
     /// `fact:` rule (`fact` is its registered kind) a placeholder names a capture of the kind or
     /// the fact's location (`FUNCTION`, `OP`, `STATE`).
-    pub fn check(&self, vars: &Vars, fact: Option<&FactKind>) -> Vec<String> {
+    pub fn check(&self, vars: &Vars) -> Vec<String> {
         let mut errors = Vec::new();
         for p in &self.parts {
             let Part::Var { name, acc } = p else { continue };
-            if fact.is_some() && name == TARGET_VAR && vars.contains_key(name) {
-                if !TARGET_ACCESSORS.iter().any(|(a, _)| a == acc) {
-                    errors.push(format!(
-                        "`{{TARGET.{acc}}}`: unknown accessor for the target"
-                    ));
-                }
-                continue;
-            }
-            if let Some(kind) = fact {
-                if !acc.is_empty() {
-                    errors.push(format!(
-                        "`{{{name}.{acc}}}`: fact captures have no accessors"
-                    ));
-                }
-                let known = || kind.captures.iter().chain(LOCATION_CAPTURES).copied();
-                if !known().any(|c| c == name) {
-                    errors.push(format!(
-                        "`{{{name}}}` is not a capture of `{}` facts{} (captures: {})",
-                        kind.name,
-                        did_you_mean(name, known()),
-                        known().collect::<Vec<_>>().join(", ")
-                    ));
-                }
-                continue;
-            }
             let kind = if BUILTIN_VARS.contains(&name.as_str()) && !vars.contains_key(name) {
                 if name == "FUNCTION" {
                     if !acc.is_empty() {
@@ -384,7 +357,7 @@ impl Template {
         &self,
         rule: &EntityRule,
         e: &Entity,
-        on: Option<FactTarget<'_>>,
+        on: Option<TargetApplies<'_>>,
     ) -> String {
         let mut out = String::new();
         for p in &self.parts {
@@ -395,27 +368,6 @@ impl Template {
                         on.map(|(families, run)| target_accessor(families, run, acc))
                     } else {
                         placeholder_text(rule, e, name, acc)
-                    };
-                    out.push_str(v.as_deref().unwrap_or("?"));
-                }
-            }
-        }
-        out
-    }
-
-    /// Renders against a model-level fact.
-    pub fn render_fact(&self, fact: &Fact, on: Option<FactTarget<'_>>) -> String {
-        let mut out = String::new();
-        for p in &self.parts {
-            match p {
-                Part::Text(t) => out.push_str(t),
-                Part::Var { name, acc } => {
-                    let v = match name.as_str() {
-                        TARGET_VAR => on.map(|(families, run)| target_accessor(families, run, acc)),
-                        "FUNCTION" => fact.function.clone(),
-                        "OP" => fact.op.clone(),
-                        "STATE" if !fact.captures.contains_key("STATE") => fact.state.clone(),
-                        other => fact.captures.get(other).cloned(),
                     };
                     out.push_str(v.as_deref().unwrap_or("?"));
                 }
@@ -811,18 +763,11 @@ mod tests {
         let mut vars = Vars::new();
         vars.insert("S".into(), VarKind::State);
         let ok = Template::parse("{S} {S.padded_shape} {OP} {OP.type} {FUNCTION}").expect("parses");
-        assert!(ok.check(&vars, None).is_empty());
+        assert!(ok.check(&vars).is_empty());
         let bad = Template::parse("{W} {S.nope}").expect("parses");
-        let errs = bad.check(&vars, None);
+        let errs = bad.check(&vars);
         assert_eq!(errs.len(), 2, "{errs:?}");
         assert!(errs[0].contains("not bound"));
         assert!(errs[1].contains("unknown accessor"));
-        // fact rules take their kind's captures and the location, and suggest the closest
-        let kind = crate::analysis::facts::fact_kind("description-signature-mismatch")
-            .expect("registered");
-        let fact = Template::parse("{DETAIL} {OP} {DETAL}").expect("parses");
-        let errs = fact.check(&vars, Some(kind));
-        assert_eq!(errs.len(), 1, "{errs:?}");
-        assert!(errs[0].contains("did you mean `DETAIL`?"), "{errs:?}");
     }
 }

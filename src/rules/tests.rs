@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use super::testing::snippet_model;
 use super::*;
-use crate::analysis::facts::Fact;
 use crate::analysis::registry::ModelEntities;
 use crate::finding::{Applicability, Finding, Severity};
 
@@ -360,59 +359,16 @@ fn redirects_resolve_old_ids() {
 }
 
 #[test]
-fn fact_rules_render_fact_captures() {
-    let kind = "description-signature-mismatch";
-    let body = format!("id: {kind}\ntitle: t\nseverity: error\nmatch: {{ fact: {kind} }}\nmessage: \"`{{OP}}` in `{{FUNCTION}}`: {{DETAIL}}\"\n");
-    let file = format!("{kind}.yaml");
-    let rule = load_rule_text(&file, &body, Some(kind), false).expect("loads");
-    let rules = RuleSet::from_rules(vec![rule]).expect("set");
-    let model = snippet_model("m.mil", &decode(257)).expect("parses");
-    let mut fact = Fact::new(kind).with("DETAIL", "input `x` is fp16 in the program");
-    fact.function = Some("main".into());
-    fact.op = Some("w".into());
-    let other = Fact::new("something-else");
-    let findings = match_model(
-        &model,
-        &rules,
-        &ModelEntities {
-            facts: vec![fact, other],
-            ..Default::default()
-        },
-    );
-    assert_eq!(findings.len(), 1);
-    assert_eq!(
-        findings[0].message,
-        "`w` in `main`: input `x` is fp16 in the program"
-    );
-    // `fact:` with other keys is refused
-    let mixed = body.replace(
-        &format!("{{ fact: {kind} }}"),
-        &format!("{{ fact: {kind}, op: relu }}"),
-    );
-    assert!(load_rule_text(&file, &mixed, None, false).is_err());
-}
-
-#[test]
-fn fact_rules_name_registered_kinds_and_captures() {
-    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: description-signature-mismatc }\nmessage: \"{DETAIL}\"\n";
+fn unknown_keys_of_node_rules_are_refused_with_the_closest_key() {
+    let body = "id: r\ntitle: t\nseverity: error\nmatch: { op: relu, ouptut: { dtype: fp16 } }\nmessage: m\n";
     let (msg, labels) = load_error("r", body);
-    assert!(
-        msg.contains("unknown fact kind `description-signature-mismatc`"),
-        "{msg}"
-    );
-    assert!(
-        msg.contains("did you mean `description-signature-mismatch`?"),
-        "{msg}"
-    );
+    assert!(msg.contains("unknown key `ouptut`"), "{msg}");
+    assert!(msg.contains("did you mean `output`?"), "{msg}");
     assert_eq!(labels.len(), 1);
-    assert_eq!(labels[0].1, body.find("match").expect("in the body"));
-    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: description-signature-mismatch }\nmessage: \"{OP} {DETAL}\"\n";
+    // `fact:` is gone: model-level rules name an entity kind.
+    let body = "id: r\ntitle: t\nseverity: error\nmatch: { fact: blob-overlap }\nmessage: m\n";
     let (msg, _) = load_error("r", body);
-    assert!(
-        msg.contains("`{DETAL}` is not a capture of `description-signature-mismatch` facts"),
-        "{msg}"
-    );
-    assert!(msg.contains("did you mean `DETAIL`?"), "{msg}");
+    assert!(msg.contains("`fact:` is gone"), "{msg}");
 }
 
 #[test]
@@ -590,10 +546,10 @@ fn severity_when_picks_the_first_matching_severity() {
 }
 
 #[test]
-fn severity_when_is_refused_on_fact_rules() {
+fn severity_when_is_refused_on_entity_rules() {
     let err = load_rule_text(
         "t.yaml",
-        "id: t\ntitle: t\nseverity: error\nmatch: { fact: description-signature-mismatch }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
+        "id: t\ntitle: t\nseverity: error\nmatch: { kind: signature-difference }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
         None,
         false,
     )
@@ -1154,7 +1110,6 @@ message: "{B.file} is a pointer, not the {B.what} (at {OP})"
         .with("missing", true);
     let entities = ModelEntities {
         entities: vec![pointer, missing],
-        facts: Vec::new(),
     };
     let findings = match_model(&model, &rules, &entities);
     assert_eq!(findings.len(), 1);
@@ -1260,7 +1215,10 @@ fn model_converter_version_reads_the_metadata_version_range() {
     let r = user_rule("id: t\ntitle: t\nseverity: info\nmatch: { op: relu, model: { converter-version: { min: \"9.0\", before: \"9.0.1\" } } }\nmessage: m\n");
     let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [2]> x) {\n            tensor<fp16, [2]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n";
     let mut model = snippet_model("t.mil", mil).unwrap();
-    assert!(match_model(&model, &r, &ModelEntities::default()).is_empty(), "no metadata");
+    assert!(
+        match_model(&model, &r, &ModelEntities::default()).is_empty(),
+        "no metadata"
+    );
     let key = "com.github.apple.coremltools.version".to_string();
     for (version, hits) in [
         ("9.0", 1),

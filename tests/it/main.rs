@@ -6,6 +6,7 @@ mod common;
 #[path = "../fuzz_harness/mod.rs"]
 mod fuzz_harness;
 
+mod baseline;
 mod blob_realworld;
 mod builtin_rules;
 mod bundles;

@@ -157,8 +157,7 @@ fn check(paths: &[PathBuf], message: &str) -> CheckRun {
         .collect();
     CheckRun {
         models,
-        elapsed: Default::default(),
-        target: None,
+        ..CheckRun::default()
     }
 }
 
@@ -337,14 +336,14 @@ fn sarif_meets_github_code_scanning_ingestion_rules() {
         if uri.ends_with("model.mil") {
             assert!(phys["region"]["startLine"].as_u64().is_some_and(|l| l >= 1));
         } else {
-            // A binary model.mlmodel has no lines: the region is the whole file in bytes, the op
-            // named logically.
+            // A binary model.mlmodel has no lines: the region is the whole file in bytes, at
+            // line 1 (code scanning shows only line regions), the op named logically.
             let len = std::fs::metadata(base.join(percent_decode(uri)))
                 .expect("file")
                 .len();
             assert_eq!(
                 phys["region"],
-                serde_json::json!({"byteOffset": 0, "byteLength": len})
+                serde_json::json!({"startLine": 1, "byteOffset": 0, "byteLength": len})
             );
             assert_eq!(r["locations"][0]["logicalLocations"][0]["kind"], "member");
         }
@@ -487,8 +486,8 @@ fn sarif_package_results_name_the_op_logically() {
         );
         assert_eq!(
             phys["region"],
-            serde_json::json!({"byteOffset": 0, "byteLength": 2}),
-            "no lines in a binary file: all of its bytes"
+            serde_json::json!({"startLine": 1, "byteOffset": 0, "byteLength": 2}),
+            "no lines in a binary file: all of its bytes, at line 1 for code scanning"
         );
         let logical = loc["logicalLocations"].as_array().expect("logical");
         assert_eq!(logical[0]["kind"], "member");

@@ -52,6 +52,10 @@ fn entity_kinds_are_documented_as_registered() {
     // Every kind a built-in rule names is documented (the table is the registry, so this holds
     // when the rule loads; the check guards the markers' placement).
     for k in entity_kinds() {
-        assert!(current.contains(&format!("#### `{}`", k.name)), "{}", k.name);
+        assert!(
+            current.contains(&format!("#### `{}`", k.name)),
+            "{}",
+            k.name
+        );
     }
 }

@@ -200,6 +200,24 @@ def test_a_config_file_is_found_or_named(tmp_path: Path) -> None:
         coreml_lint.check(pkg, config=bad)
 
 
+def test_check_with_a_baseline_returns_only_what_is_new(tmp_path: Path) -> None:
+    models = tmp_path / "Models"
+    shutil.copytree(CORPUS / "packages/state-full-extent-write.mlpackage", models / "old.mlpackage")
+    baseline = tmp_path / "b.json"
+    written = cli("check", "--write-baseline", str(baseline), str(models))
+    assert written.returncode == 0, written.stderr
+    assert coreml_lint.check(models, baseline=baseline) == []
+    shutil.copytree(CORPUS / "packages/state-full-extent-write.mlpackage", models / "new.mlpackage")
+    new = coreml_lint.check(models, baseline=str(baseline))
+    assert [(Path(d.path).name, d.rule) for d in new] == [("new.mlpackage", "state-full-extent-write")]
+    # The config's `baseline:`, relative to the config file.
+    (tmp_path / "coreml-lint.yaml").write_text("baseline: b.json\n")
+    assert [Path(d.path).name for d in coreml_lint.check(models)] == ["new.mlpackage"]
+    (tmp_path / "bad.json").write_text("not json")
+    with pytest.raises(coreml_lint.ConfigError, match="bad.json.*not JSON"):
+        coreml_lint.check(models, baseline=tmp_path / "bad.json")
+
+
 def loaded_copy(ct, tmp_path: Path, name: str):
     """An MLModel of a copy of a corpus package (coremltools rewrites the Manifest.json it loads)."""
     path = tmp_path / name
@@ -403,6 +421,7 @@ def test_the_schemas_validate_the_builtin_rules_and_the_readme_config() -> None:
     jsonschema.Draft7Validator.check_schema(config_schema)
     utils_schema = json.loads((ROOT / "schemas/utils.schema.json").read_text())
     jsonschema.Draft7Validator.check_schema(utils_schema)
+    jsonschema.Draft7Validator.check_schema(json.loads((ROOT / "schemas/baseline.schema.json").read_text()))
     rules = jsonschema.Draft7Validator(rule_schema)
     utils = jsonschema.Draft7Validator(utils_schema)
     files = sorted(p for p in (ROOT / "rules").glob("*.yaml") if p.stem != "redirects")

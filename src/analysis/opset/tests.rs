@@ -33,7 +33,6 @@ fn kinds(opset: &str, sig: &str, body: &[&str]) -> Vec<String> {
     let f = &program.functions[0];
     let entities = crate::analysis::registry::ModelEntities {
         entities: check_function(OpTable::builtin(), f, None, true),
-        facts: Vec::new(),
     };
     let model = crate::rules::testing::snippet_model("t.mil", &text).expect("parses");
     let mut rules = crate::rules::RuleSet::builtin().expect("built-ins load");

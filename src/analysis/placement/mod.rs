@@ -92,6 +92,30 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// One line a person reads about why an op got its estimate.
+    pub fn text(&self) -> String {
+        match self {
+            Reason::CpuOp => "a CPU op type".into(),
+            Reason::TinyProgram { ops: 1 } => {
+                "a program of 1 op: Core ML keeps tiny programs on the CPU".into()
+            }
+            Reason::TinyProgram { ops } => {
+                format!("a program of {ops} ops: Core ML keeps tiny programs on the CPU")
+            }
+            Reason::EmbeddingLookup => {
+                "an embedding lookup: a constant table gathered by run-time ids".into()
+            }
+            Reason::IndexConsumer { source } => format!("reads the indices of `{source}`"),
+            Reason::Dtype { dtype } => format!("computes in {dtype} (the ANE computes fp16)"),
+            Reason::OutputTail => "a gather/select/reduce tail on the output path".into(),
+            Reason::CpuFinding { rule } => format!("`{rule}` reports it"),
+            Reason::OpFinding { rule } => format!("`{rule}` reports it"),
+            Reason::FunctionFinding { rule } => format!("`{rule}` reports its function"),
+            Reason::AneOp => "an ANE op type".into(),
+            Reason::NotInTable => "not in the op table".into(),
+        }
+    }
+
     /// A stable kebab-case code (the JSON `reason`).
     pub fn code(&self) -> &'static str {
         match self {
