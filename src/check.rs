@@ -18,7 +18,7 @@ use crate::fix::run::{fix_models, FixOptions, FixRun};
 use crate::ir::Model;
 use crate::lint::Linter;
 use crate::read::{read_model_with, ReadError, ReadOptions, ReadOutcome, Stage};
-use crate::rules::DeployTarget;
+use crate::rules::{ComputeUnits, DeployTarget};
 use crate::rules::{LoadError, RuleInfo, RuleSet};
 
 /// Which config file a check reads.
@@ -193,7 +193,8 @@ impl Checker {
         settings.redirect(rules.redirects());
         let linter = Linter::new(rules)
             .restricted_to(|id| settings.is_enabled(id))
-            .for_target(settings.target.clone());
+            .for_target(settings.target.clone())
+            .for_units(settings.compute_units);
         Checker {
             settings,
             linter,
@@ -278,6 +279,7 @@ impl Checker {
             models: models.into_iter().flatten().collect(),
             elapsed: started.elapsed(),
             target: self.linter.target().cloned(),
+            compute_units: self.linter.units(),
         }
     }
 
@@ -371,6 +373,7 @@ fn merge_fixed(
         models,
         elapsed: run.elapsed + rerun.elapsed,
         target: run.target,
+        compute_units: run.compute_units,
     }
 }
 
@@ -416,6 +419,8 @@ pub struct CheckRun {
     pub elapsed: Duration,
     /// The deployment target the rules checked for (`None`: every family, any OS).
     pub target: Option<DeployTarget>,
+    /// The compute units the rules checked for.
+    pub compute_units: ComputeUnits,
 }
 
 /// Counts for the summary line.

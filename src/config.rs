@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use crate::finding::{Finding, Severity};
 use crate::rules::schema::OneOrMany;
-use crate::rules::DeployTarget;
+use crate::rules::{ComputeUnits, DeployTarget};
 
 pub mod selectors;
 
@@ -53,6 +53,9 @@ pub struct Options {
     pub ignores: Option<Vec<IgnoreEntry>>,
     /// Deployment target: the app's minimum OS and chip families (`ios17`, `[macos14, m1]`).
     pub target: Option<OneOrMany>,
+    /// The compute units the app loads its models with (Core ML's `MLComputeUnits`): `all` (the
+    /// default), `cpu-and-ne`, `cpu-and-gpu` or `cpu-only`.
+    pub compute_units: Option<String>,
 }
 
 /// A config file that could not be used.
@@ -109,6 +112,8 @@ pub struct Overrides {
     pub rules: Vec<PathBuf>,
     /// `--target`: replaces the config's `target`.
     pub target: Option<DeployTarget>,
+    /// `--compute-units`: replaces the config's `compute-units`.
+    pub compute_units: Option<ComputeUnits>,
 }
 
 struct CompiledIgnore {
@@ -127,6 +132,8 @@ pub struct Settings {
     pub rule_dirs: Vec<PathBuf>,
     /// The deployment target (`None`: every family, any OS).
     pub target: Option<DeployTarget>,
+    /// The compute units the app loads its models with (default `all`).
+    pub compute_units: ComputeUnits,
     ignores: Vec<CompiledIgnore>,
     per_path: Vec<(GlobMatcher, Vec<String>)>,
     /// Folder the config's globs are relative to.
@@ -216,8 +223,17 @@ impl Settings {
                 )?),
                 (None, None) => None,
             };
+        let compute_units = match (cli.compute_units, opts.compute_units) {
+            (Some(u), _) => u,
+            (None, Some(text)) => ComputeUnits::parse(&text).map_err(|e| ConfigError {
+                path: config_path.clone(),
+                message: format!("`compute-units`: {e}"),
+            })?,
+            (None, None) => ComputeUnits::default(),
+        };
         Ok(Settings {
             target,
+            compute_units,
             select,
             ignore,
             severity: opts.severity.unwrap_or_default(),

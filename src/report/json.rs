@@ -61,7 +61,7 @@ pub fn target(t: &DeployTarget) -> Value {
     })
 }
 
-/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`.
+/// Renders the whole run as `{"version": 1, "target": …, "compute_units": "all", "diagnostics": [...], "errors": [...], "summary": {...}}`.
 pub fn render(run: &CheckRun) -> String {
     to_text(&document(run))
 }
@@ -110,6 +110,7 @@ pub fn document(run: &CheckRun) -> Value {
     json!({
         "version": 1,
         "target": run.target.as_ref().map(target),
+        "compute_units": run.compute_units.token(),
         "diagnostics": diagnostics,
         "errors": errors,
         "skipped": skipped,

@@ -110,6 +110,7 @@ mod tests {
             }],
             elapsed: Default::default(),
             target: None,
+            compute_units: Default::default(),
         };
         let rules = vec![RuleInfo {
             id: "b-rule".into(),

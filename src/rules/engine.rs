@@ -62,7 +62,7 @@ pub fn match_model_with(
     target: Option<&DeployTarget>,
     analyses: Option<&[FunctionAnalysis]>,
 ) -> Vec<Finding> {
-    let node_rules: Vec<&Rule> = node_rules(rules).collect();
+    let node_rules: Vec<&Rule> = node_rules(rules).filter(|r| r.applies(target)).collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;
@@ -99,6 +99,9 @@ pub fn match_model_with(
         let Target::Fact(kind, on_target) = &rule.target else {
             continue;
         };
+        if !rule.applies(target) {
+            continue;
+        }
         for fact in model_facts.iter().filter(|x| &x.kind == kind) {
             let applies = match on_target {
                 None => None,
@@ -108,7 +111,7 @@ pub fn match_model_with(
                 },
             };
             let on = applies.as_ref().map(|families| (families, target));
-            out.push(fact_finding(model, rule, fact, on));
+            out.push(fact_finding(model, rule, fact, on, target));
         }
     }
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -284,8 +287,12 @@ const REGION_LABELS: usize = 5;
 fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId) -> Severity {
     rule.severity_when
         .iter()
-        .find(|(_, m)| m.matches(cx, id, &mut Bindings::new()))
-        .map_or(rule.severity, |(s, _)| *s)
+        .find(|(_, applies, m)| {
+            applies.as_ref().is_none_or(|a| a.holds(cx.target))
+                && m.as_ref()
+                    .is_none_or(|m| m.matches(cx, id, &mut Bindings::new()))
+        })
+        .map_or(rule.severity, |(s, ..)| *s)
 }
 
 fn node_span(f: &Function, id: NodeId) -> Option<Span> {
@@ -406,7 +413,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         op,
         state,
         message: rule.message.render(cx, id, b),
-        help: rule.help.as_ref().map(|h| h.render(cx, id, b)),
+        help: rule.help_for(cx.target).map(|h| h.render(cx, id, b)),
         fix,
         span: primary,
         labels,
@@ -415,17 +422,29 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
     }
 }
 
-fn fact_finding(model: &Model, rule: &Rule, fact: &Fact, on: Option<FactTarget<'_>>) -> Finding {
+fn fact_finding(
+    model: &Model,
+    rule: &Rule,
+    fact: &Fact,
+    on: Option<FactTarget<'_>>,
+    run: Option<&DeployTarget>,
+) -> Finding {
+    // A fact rule's `severity-when` entries are `applies-to:` only (checked at load).
+    let severity = rule
+        .severity_when
+        .iter()
+        .find(|(_, applies, m)| m.is_none() && applies.as_ref().is_some_and(|a| a.holds(run)))
+        .map_or(rule.severity, |(s, ..)| *s);
     Finding {
         rule: rule.id.clone(),
-        severity: rule.severity,
+        severity,
         path: model.path.clone(),
         sub_model: model.sub_model.clone(),
         function: fact.function.clone(),
         op: fact.op.clone(),
         state: fact.state.clone(),
         message: rule.message.render_fact(fact, on),
-        help: rule.help.as_ref().map(|h| h.render_fact(fact, on)),
+        help: rule.help_for(run).map(|h| h.render_fact(fact, on)),
         fix: rule.fix.as_ref().map(|fx| FixOffer {
             kind: fx.kind.clone(),
             title: fx.title.render_fact(fact, on),

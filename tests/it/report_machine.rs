@@ -49,6 +49,7 @@ fn rule_infos() -> Vec<RuleInfo> {
         seen_on: vec!["M1, macOS 15".into()],
         references: vec!["https://example.invalid/ref".into()],
         fix: fix.map(str::to_string),
+        applies_to: String::new(),
     };
     vec![
         rule(RULE_WRITE, Severity::Error, Some("pad-state")),
@@ -159,6 +160,7 @@ fn check(paths: &[PathBuf], message: &str) -> CheckRun {
         models,
         elapsed: Default::default(),
         target: None,
+        compute_units: Default::default(),
     }
 }
 
