@@ -122,6 +122,7 @@ def _check(
     config: Optional[str],
     isolated: bool,
     target: Optional[List[str]] = None,
+    compute_units: Optional[str] = None,
 ) -> List[Diagnostic]: ...
 def _fix(
     path: str,

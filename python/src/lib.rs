@@ -296,7 +296,8 @@ fn config_error(e: &coreml_lint::check::CheckError) -> PyErr {
 
 /// `coreml_lint.check`: the diagnostics of every model under `path`.
 #[pyfunction]
-#[pyo3(signature = (path, select, ignore, config, isolated, target=None))]
+#[pyo3(signature = (path, select, ignore, config, isolated, target=None, compute_units=None))]
+#[allow(clippy::too_many_arguments)]
 fn _check(
     py: Python<'_>,
     path: PathBuf,
@@ -305,10 +306,15 @@ fn _check(
     config: Option<PathBuf>,
     isolated: bool,
     target: Option<Vec<String>>,
+    compute_units: Option<String>,
 ) -> PyResult<Vec<Diagnostic>> {
     let mut options = options(select, ignore, config, isolated, None);
     options.overrides.target = target
         .map(|t| coreml_lint::rules::DeployTarget::parse(&t))
+        .transpose()
+        .map_err(|e| ConfigError::new_err(e.to_string()))?;
+    options.overrides.compute_units = compute_units
+        .map(|u| coreml_lint::rules::ComputeUnits::parse(&u))
         .transpose()
         .map_err(|e| ConfigError::new_err(e.to_string()))?;
     Ok(run_check(py, path, options)?.0.diagnostics)

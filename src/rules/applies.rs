@@ -342,6 +342,78 @@ mod tests {
         assert!(!m5.holds(Some(&run(&["ios18"], ComputeUnits::All))));
     }
 
+    const RELU: &str = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 32]> x) {\n            tensor<fp16, [1, 32]> y = relu(x = x)[name = string(\"r\")];\n        } -> (y);\n}";
+
+    fn rule(extra: &str) -> Result<super::super::Rule, super::super::LoadError> {
+        let text = format!(
+            "id: t\ntitle: t\nseverity: warning\nmatch: {{ op: relu }}\nmessage: m\nhelp: default\n{extra}"
+        );
+        super::super::load_rule_text("t.yaml", &text, None, false)
+    }
+
+    fn run_rule(r: super::super::Rule, run: Option<&DeployTarget>) -> Vec<crate::finding::Finding> {
+        let model = super::super::testing::snippet_model("t.mil", RELU).unwrap();
+        let set = super::super::RuleSet::from_rules(vec![r]).unwrap();
+        super::super::match_model_for(&model, &set, &[], run)
+    }
+
+    #[test]
+    fn rules_help_and_severities_follow_the_run() {
+        let gpu = run(&[], ComputeUnits::CpuAndGpu);
+        let ne = run(&[], ComputeUnits::CpuAndNe);
+        let ane_only = || rule("applies-to: { units: ane }\n").unwrap();
+        assert_eq!(
+            run_rule(ane_only(), None).len(),
+            1,
+            "no setting: every unit"
+        );
+        assert!(run_rule(ane_only(), Some(&gpu)).is_empty());
+        assert_eq!(run_rule(ane_only(), Some(&ne)).len(), 1);
+        let help = || {
+            rule("help-when:\n  - applies-to: { compute-units: cpu-and-gpu }\n    help: \"for the GPU: `{OP}`\"\n")
+                .unwrap()
+        };
+        assert_eq!(
+            run_rule(help(), Some(&gpu))[0].help.as_deref(),
+            Some("for the GPU: `r`")
+        );
+        assert_eq!(run_rule(help(), None)[0].help.as_deref(), Some("default"));
+        let sev = || {
+            rule("severity-when:\n  - severity: info\n    applies-to: { only-families: mac }\n")
+                .unwrap()
+        };
+        let mac = run(&["macos15"], ComputeUnits::All);
+        assert_eq!(
+            run_rule(sev(), Some(&mac))[0].severity,
+            crate::finding::Severity::Info
+        );
+        assert_eq!(
+            run_rule(sev(), None)[0].severity,
+            crate::finding::Severity::Warning
+        );
+    }
+
+    #[test]
+    fn rule_files_name_what_is_wrong() {
+        let e = rule("applies-to: { units: [gpu, neural-engine] }\n").unwrap_err();
+        assert!(e.to_string().contains("applies-to.units"), "{e}");
+        let e = rule("applies-to: { os: { min: macos26.4, max: ios26.6 } }\n").unwrap_err();
+        assert!(e.to_string().contains("two platforms"), "{e}");
+        let e = rule("applies-to: {}\n").unwrap_err();
+        assert!(e.to_string().contains("names no condition"), "{e}");
+        let e = rule("help-when:\n  - applies-to: { compute-units: cpu-and-nu }\n    help: x\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("did you mean `cpu-and-ne`?"), "{e}");
+        let e = rule("severity-when:\n  - severity: info\n").unwrap_err();
+        assert!(
+            e.to_string().contains("needs `match:` or `applies-to:`"),
+            "{e}"
+        );
+        let builtin = "id: t\ntitle: t\nseverity: warning\ncategory: c\ndescription: d\nwhy: w\nhelp: h\nmatch: { op: relu }\nmessage: m\ntests: { valid: [{ mil: x }], invalid: [{ mil: x }] }\n";
+        let e = super::super::load_rule_text("t.yaml", builtin, None, true).unwrap_err();
+        assert!(e.to_string().contains("name the compute units"), "{e}");
+    }
+
     #[test]
     fn bad_values_are_named() {
         let spec: SerAppliesTo =
