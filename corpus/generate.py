@@ -766,6 +766,9 @@ def edit_pos_to_fp16(spec):
 # `generate_field_quant.py`, `generate_targets.py`.
 OTHER_GENERATORS = (
     "torch-",
+    "gpu-unfused-attention",
+    "gpu-rnn-abort",
+    "cpu-istft-crash",
     "sdpa-fused-fp16",
     "conv-transpose-risky",
     "quant-per-block-on-ane",

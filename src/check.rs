@@ -21,7 +21,7 @@ use crate::fix::run::{fix_models, FixOptions, FixRun};
 use crate::ir::Model;
 use crate::lint::Linter;
 use crate::read::{read_model_with, ReadError, ReadOptions, ReadOutcome, Stage};
-use crate::rules::DeployTarget;
+use crate::rules::{ComputeUnits, DeployTarget};
 use crate::rules::{LoadError, RuleInfo, RuleSet};
 
 pub mod placement;
@@ -249,7 +249,8 @@ impl Checker {
         settings.redirect(rules.redirects());
         let linter = Linter::new(rules)
             .restricted_to(|id| settings.is_enabled(id))
-            .for_target(settings.target.clone());
+            .for_target(settings.target.clone())
+            .for_units(settings.compute_units);
         Checker {
             settings,
             linter,
@@ -350,6 +351,7 @@ impl Checker {
             elapsed: started.elapsed(),
             target: self.linter.target().cloned(),
             baseline: None,
+            compute_units: self.linter.units(),
         }
     }
 
@@ -444,6 +446,7 @@ fn merge_fixed(
         elapsed: run.elapsed + rerun.elapsed,
         target: run.target,
         baseline: None,
+        compute_units: run.compute_units,
     }
 }
 
@@ -492,6 +495,8 @@ pub struct CheckRun {
     /// What the baseline did: the comparison (the findings above are then only the new ones) or
     /// the file written.
     pub baseline: Option<BaselineOutcome>,
+    /// The compute units the rules checked for.
+    pub compute_units: ComputeUnits,
 }
 
 /// Counts for the summary line.

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use crate::finding::{Finding, Severity};
 use crate::rules::schema::OneOrMany;
-use crate::rules::DeployTarget;
+use crate::rules::{ComputeUnits, DeployTarget};
 
 pub mod selectors;
 
@@ -56,6 +56,9 @@ pub struct Options {
     /// Baseline file (`check --write-baseline FILE` writes one), relative to this file: only
     /// findings not in it are reported, as with `--baseline`.
     pub baseline: Option<PathBuf>,
+    /// The compute units the app loads its models with (Core ML's `MLComputeUnits`): `all` (the
+    /// default), `cpu-and-ne`, `cpu-and-gpu` or `cpu-only`.
+    pub compute_units: Option<String>,
 }
 
 /// A config file that could not be used.
@@ -112,6 +115,8 @@ pub struct Overrides {
     pub rules: Vec<PathBuf>,
     /// `--target`: replaces the config's `target`.
     pub target: Option<DeployTarget>,
+    /// `--compute-units`: replaces the config's `compute-units`.
+    pub compute_units: Option<ComputeUnits>,
 }
 
 struct CompiledIgnore {
@@ -132,6 +137,8 @@ pub struct Settings {
     pub target: Option<DeployTarget>,
     /// The config's baseline file, resolved against the config file's folder.
     pub baseline: Option<PathBuf>,
+    /// The compute units the app loads its models with (default `all`).
+    pub compute_units: ComputeUnits,
     ignores: Vec<CompiledIgnore>,
     per_path: Vec<(GlobMatcher, Vec<String>)>,
     /// Folder the config's globs are relative to.
@@ -221,9 +228,18 @@ impl Settings {
                 )?),
                 (None, None) => None,
             };
+        let compute_units = match (cli.compute_units, opts.compute_units) {
+            (Some(u), _) => u,
+            (None, Some(text)) => ComputeUnits::parse(&text).map_err(|e| ConfigError {
+                path: config_path.clone(),
+                message: format!("`compute-units`: {e}"),
+            })?,
+            (None, None) => ComputeUnits::default(),
+        };
         Ok(Settings {
             target,
             baseline: opts.baseline.map(|b| base.join(b)),
+            compute_units,
             select,
             ignore,
             severity: opts.severity.unwrap_or_default(),

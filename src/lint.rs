@@ -9,7 +9,9 @@ use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::Finding;
 use crate::ir::Model;
 use crate::rules::RuleInfo;
-use crate::rules::{match_model_with, needs_function_analysis, DeployTarget, RuleSet};
+use crate::rules::{
+    match_model_with, needs_function_analysis, ComputeUnits, DeployTarget, RuleSet,
+};
 
 /// Runs a rule set over models.
 #[derive(Debug)]
@@ -20,6 +22,10 @@ pub struct Linter {
     infos: Vec<RuleInfo>,
     /// The deployment target rules check for (`None`: every family, any OS).
     target: Option<DeployTarget>,
+    /// The compute units the app loads the model with.
+    units: ComputeUnits,
+    /// The target and the units together, as the rules see them.
+    run: Option<DeployTarget>,
 }
 
 impl Linter {
@@ -29,13 +35,29 @@ impl Linter {
             infos: rules.infos(),
             rules,
             target: None,
+            units: ComputeUnits::default(),
+            run: None,
         }
     }
 
     /// Checks for this deployment target.
     pub fn for_target(mut self, target: Option<DeployTarget>) -> Linter {
         self.target = target;
+        self.run = DeployTarget::with_units(self.target.clone(), self.units);
         self
+    }
+
+    /// Checks for an app that loads its models with these compute units: rules that concern no
+    /// unit of the setting do not run.
+    pub fn for_units(mut self, units: ComputeUnits) -> Linter {
+        self.units = units;
+        self.run = DeployTarget::with_units(self.target.clone(), self.units);
+        self
+    }
+
+    /// The compute units rules check for.
+    pub fn units(&self) -> ComputeUnits {
+        self.units
     }
 
     /// The deployment target rules check for.
@@ -69,7 +91,7 @@ impl Linter {
             model,
             &self.rules,
             &model_entities_with(model, analyses.as_deref()),
-            self.target.as_ref(),
+            self.run.as_ref(),
             analyses.as_deref(),
         )
     }

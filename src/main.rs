@@ -15,7 +15,7 @@ use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
 use coreml_lint::fix::run::{fixed_texts, FixOptions};
 use coreml_lint::report;
-use coreml_lint::rules::{DeployTarget, RuleSet};
+use coreml_lint::rules::{ComputeUnits, DeployTarget, RuleSet};
 
 #[derive(Parser)]
 #[command(
@@ -154,6 +154,11 @@ struct CheckArgs {
     /// (`ios17`, `macos14,m1`, `iphone`, `a15,a17`); replaces the config's `target`.
     #[arg(long, value_name = "TARGET", value_parser = valid_target)]
     target: Option<String>,
+    /// The compute units the app loads the models with (Core ML's MLComputeUnits): all (the
+    /// default, as Core ML's), cpu-and-ne, cpu-and-gpu, cpu-only; replaces the config's
+    /// `compute-units`. Rules about units the app does not use stay quiet.
+    #[arg(long, value_name = "UNITS", value_parser = valid_units)]
+    compute_units: Option<ComputeUnits>,
     /// Apply safe fixes.
     #[arg(long)]
     fix: bool,
@@ -296,6 +301,11 @@ fn valid_target(text: &str) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
+/// `--compute-units`, with a suggestion for an unknown value (clap's usage error, exit 2).
+fn valid_units(text: &str) -> Result<ComputeUnits, String> {
+    ComputeUnits::parse(text).map_err(|e| e.to_string())
+}
+
 fn check(args: CheckArgs) -> u8 {
     let fixing = args.fix || args.unsafe_fixes || args.diff;
     let diff_only = args.diff && !(args.fix || args.unsafe_fixes);
@@ -315,6 +325,7 @@ fn check(args: CheckArgs) -> u8 {
                 .target
                 .as_deref()
                 .and_then(|t| DeployTarget::parse(&[t]).ok()),
+            compute_units: args.compute_units,
         },
         fix: fixing.then(|| FixOptions {
             allow_unsafe: args.unsafe_fixes,

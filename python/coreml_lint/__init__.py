@@ -98,6 +98,13 @@ def _selectors(value: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
     return [str(v) for v in value]
 
 
+def _units(value: Any) -> Optional[str]:
+    """``compute_units`` as text: a string, or coremltools' ``ct.ComputeUnit`` member (its name)."""
+    if value is None or isinstance(value, str):
+        return value
+    return str(getattr(value, "name", value))
+
+
 def _config(config: Union[None, bool, str, "os.PathLike[str]"]) -> "tuple[Optional[str], bool]":
     """(config file, isolated) from ``config``: None finds one, False ignores them, else a path."""
     if config is None or config is True:
@@ -148,6 +155,7 @@ def check(
     config: Union[None, bool, str, "os.PathLike[str]"] = None,
     target: Union[None, str, Sequence[str]] = None,
     baseline: Union[None, str, "os.PathLike[str]"] = None,
+    compute_units: Union[None, str, Any] = None,
 ) -> List[Diagnostic]:
     """Lints a model and returns its diagnostics (an empty list when no rule reports anything).
 
@@ -164,11 +172,17 @@ def check(
         baseline: a baseline file (``coreml-lint check --write-baseline FILE`` writes one): only
             the diagnostics not in it are returned, and ``placement-regression`` ones for ops
             that left the Neural Engine since; replaces the config's ``baseline``.
+        compute_units: the compute units the app loads the model with, as ``--compute-units``
+            takes them (``"all"``, the default as in Core ML, ``"cpu-and-ne"``, ``"cpu-and-gpu"``,
+            ``"cpu-only"``; coremltools' ``ct.ComputeUnit.CPU_AND_GPU`` or its name too);
+            rules about units the app does not use report nothing. Replaces the config's
+            ``compute-units``.
 
     Raises:
         ReadError: a model could not be read (the message is the one the CLI prints).
         ConfigError: the config file or a rule folder it names could not be used, ``target``
-            names an unknown OS or chip family, or the baseline file is missing or not one.
+            names an unknown OS or chip family, ``compute_units`` an unknown setting, or the
+            baseline file is missing or not one.
     """
     config_file, isolated = _config(config)
     with _ModelPath(model) as package:
@@ -180,6 +194,7 @@ def check(
             isolated,
             _selectors(target),
             None if baseline is None else os.fspath(baseline),
+            _units(compute_units),
         )
 
 

@@ -123,6 +123,7 @@ def _check(
     isolated: bool,
     target: Optional[List[str]] = None,
     baseline: Optional[str] = None,
+    compute_units: Optional[str] = None,
 ) -> List[Diagnostic]: ...
 def _fix(
     path: str,

@@ -297,7 +297,7 @@ fn config_error(e: &coreml_lint::check::CheckError) -> PyErr {
 
 /// `coreml_lint.check`: the diagnostics of every model under `path`.
 #[pyfunction]
-#[pyo3(signature = (path, select, ignore, config, isolated, target=None, baseline=None))]
+#[pyo3(signature = (path, select, ignore, config, isolated, target=None, baseline=None, compute_units=None))]
 #[allow(clippy::too_many_arguments)]
 fn _check(
     py: Python<'_>,
@@ -308,12 +308,17 @@ fn _check(
     isolated: bool,
     target: Option<Vec<String>>,
     baseline: Option<PathBuf>,
+    compute_units: Option<String>,
 ) -> PyResult<Vec<Diagnostic>> {
     let mut options = options(select, ignore, config, isolated, None);
     // Only the findings not in the baseline file (`check --baseline FILE`).
     options.baseline = baseline.map(coreml_lint::baseline::BaselineMode::Compare);
     options.overrides.target = target
         .map(|t| coreml_lint::rules::DeployTarget::parse(&t))
+        .transpose()
+        .map_err(|e| ConfigError::new_err(e.to_string()))?;
+    options.overrides.compute_units = compute_units
+        .map(|u| coreml_lint::rules::ComputeUnits::parse(&u))
         .transpose()
         .map_err(|e| ConfigError::new_err(e.to_string()))?;
     Ok(run_check(py, path, options)?.0.diagnostics)

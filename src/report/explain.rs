@@ -24,6 +24,9 @@ pub fn explain(rule: &RuleInfo) -> String {
         );
     }
     let _ = writeln!(out, "Severity: {sev}    Category: {}", rule.category);
+    if !rule.applies_to.is_empty() {
+        let _ = writeln!(out, "Applies to: {}", rule.applies_to);
+    }
     let _ = writeln!(out, "Fix: {}\n", rule.fix.as_deref().unwrap_or("none"));
     for (title, body) in [
         ("What it does", &rule.description),

@@ -15,6 +15,7 @@ use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::span::line_col;
 use crate::ir::Model;
+use crate::rules::ComputeUnits;
 
 /// Options of the human renderer.
 #[derive(Clone, Copy, Debug, Default)]
@@ -250,8 +251,13 @@ pub(crate) fn summary_line(run: &CheckRun) -> String {
             format!("{n} {one}s")
         }
     };
+    // The compute units, when not Core ML's default: findings about other units are not shown.
+    let units = match run.compute_units {
+        ComputeUnits::All => String::new(),
+        u => format!(" for {} ({})", u.swift_name(), u.describe()),
+    };
     format!(
-        "Checked {} ({} skipped, {} unreadable): {}, {}, {} in {} ms\n",
+        "Checked {}{units} ({} skipped, {} unreadable): {}, {}, {} in {} ms\n",
         plural(s.checked, "model"),
         s.skipped,
         s.failed,

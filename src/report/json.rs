@@ -63,7 +63,7 @@ pub fn target(t: &DeployTarget) -> Value {
     })
 }
 
-/// Renders the whole run as `{"version": 1, "target": …, "diagnostics": [...], "errors": [...], "summary": {...}}`,
+/// Renders the whole run as `{"version": 1, "target": …, "compute_units": "all", "diagnostics": [...], "errors": [...], "summary": {...}}`,
 /// and `"baseline": {...}` when the run compared with or wrote a baseline (`report::baseline::json`).
 pub fn render(run: &CheckRun) -> String {
     to_text(&document(run))
@@ -113,6 +113,7 @@ pub fn document(run: &CheckRun) -> Value {
     let mut doc = json!({
         "version": 1,
         "target": run.target.as_ref().map(target),
+        "compute_units": run.compute_units.token(),
         "diagnostics": diagnostics,
         "errors": errors,
         "skipped": skipped,

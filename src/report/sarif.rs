@@ -89,10 +89,15 @@ pub(crate) fn to_sarif(
         .any(|m| matches!(m.outcome, ModelOutcome::Failed(_)));
     let mut invocation = Invocation::builder().execution_successful(!failed).build();
     invocation.tool_execution_notifications = (!notifications.is_empty()).then_some(notifications);
-    invocation.properties = run
+    // The run's settings: the target when given, and the compute units always.
+    let mut settings: Vec<(&'static str, Value)> = run
         .target
         .as_ref()
-        .map(|t| bag([("target", super::json::target(t))]));
+        .map(|t| ("target", super::json::target(t)))
+        .into_iter()
+        .collect();
+    settings.push(("computeUnits", Value::from(run.compute_units.token())));
+    invocation.properties = Some(bag(settings));
 
     let driver = ToolComponent::builder()
         .name("coreml-lint")

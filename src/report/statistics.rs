@@ -111,6 +111,7 @@ mod tests {
             elapsed: Default::default(),
             target: None,
             baseline: None,
+            compute_units: Default::default(),
         };
         let rules = vec![RuleInfo {
             id: "b-rule".into(),

@@ -65,7 +65,7 @@ pub fn match_model_with(
     target: Option<&DeployTarget>,
     analyses: Option<&[FunctionAnalysis]>,
 ) -> Vec<Finding> {
-    let node_rules: Vec<&Rule> = node_rules(rules).collect();
+    let node_rules: Vec<&Rule> = node_rules(rules).filter(|r| r.applies(target)).collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;
@@ -100,6 +100,9 @@ pub fn match_model_with(
     }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
         if let Target::Entity(er, on_target) = &rule.target {
+            if !rule.applies(target) {
+                continue;
+            }
             for e in model_entities
                 .entities
                 .iter()
@@ -113,7 +116,7 @@ pub fn match_model_with(
                     },
                 };
                 let on = applies.as_ref().map(|families| (families, target));
-                out.push(entity_finding(model, rule, er, e, on));
+                out.push(entity_finding(model, rule, er, e, on, target));
             }
         }
     }
@@ -377,8 +380,12 @@ const REGION_LABELS: usize = 5;
 fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId) -> Severity {
     rule.severity_when
         .iter()
-        .find(|(_, m)| m.matches(cx, id, &mut Bindings::new()))
-        .map_or(rule.severity, |(s, _)| *s)
+        .find(|(_, applies, m)| {
+            applies.as_ref().is_none_or(|a| a.holds(cx.target))
+                && m.as_ref()
+                    .is_none_or(|m| m.matches(cx, id, &mut Bindings::new()))
+        })
+        .map_or(rule.severity, |(s, ..)| *s)
 }
 
 fn node_span(f: &Function, id: NodeId) -> Option<Span> {
@@ -503,7 +510,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         op,
         state,
         message: rule.message.render(cx, id, b),
-        help: rule.help.as_ref().map(|h| h.render(cx, id, b)),
+        help: rule.help_for(cx.target).map(|h| h.render(cx, id, b)),
         fix,
         span: primary,
         labels,
@@ -518,17 +525,24 @@ fn entity_finding(
     er: &EntityRule,
     e: &Entity,
     on: Option<TargetApplies<'_>>,
+    run: Option<&DeployTarget>,
 ) -> Finding {
+    // An entity rule's `severity-when` entries are `applies-to:` only (checked at load).
+    let severity = rule
+        .severity_when
+        .iter()
+        .find(|(_, applies, m)| m.is_none() && applies.as_ref().is_some_and(|a| a.holds(run)))
+        .map_or(rule.severity, |(s, ..)| *s);
     Finding {
         rule: rule.id.clone(),
-        severity: rule.severity,
+        severity,
         path: model.path.clone(),
         sub_model: model.sub_model.clone(),
         function: e.function.clone(),
         op: e.op.clone(),
         state: e.state.clone(),
         message: rule.message.render_entity(er, e, on),
-        help: rule.help.as_ref().map(|h| h.render_entity(er, e, on)),
+        help: rule.help_for(run).map(|h| h.render_entity(er, e, on)),
         fix: rule.fix.as_ref().map(|fx| FixOffer {
             kind: fx.kind.clone(),
             title: fx.title.render_entity(er, e, on),

@@ -29,4 +29,7 @@ pub struct RuleInfo {
     pub references: Vec<String>,
     /// Name of the fix primitive, when the rule offers one.
     pub fix: Option<String>,
+    /// The runs the rule concerns (`applies-to:`), e.g. `the GPU; macOS 26.5–26.6`; empty: every
+    /// run.
+    pub applies_to: String,
 }

@@ -9,12 +9,14 @@ use std::sync::{Arc, OnceLock};
 use miette::{Diagnostic, LabeledSpan, NamedSource};
 use rayon::prelude::*;
 
+use super::applies::{self, AppliesTo};
 use super::compile::{CompileError, Compiler, Vars, GROUP_VAR};
 use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM, VarKind};
 use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
+use super::target::DeployTarget;
 use super::template::Template;
 use crate::finding::{Applicability, Severity};
 use crate::yaml;
@@ -113,10 +115,15 @@ pub struct Rule {
     pub(crate) inputs_only: bool,
     /// The node matcher specialised for ops and for function inputs (`None` for entity rules).
     pub(crate) node_matchers: Option<NodeMatchers>,
-    /// `severity-when:` entries, tested in order on the matched node.
-    pub(crate) severity_when: Vec<(Severity, Matcher)>,
+    /// `severity-when:` entries, tested in order on the matched node: the run's settings
+    /// (`applies-to:`) and the node (`match:`), each when given.
+    pub(crate) severity_when: Vec<(Severity, Option<AppliesTo>, Option<Matcher>)>,
     /// `group-by:`: the capture whose binding makes matches one finding.
     pub(crate) group_by: Option<String>,
+    /// The run's settings the rule concerns (`applies-to:`); the default holds for every run.
+    pub applies_to: AppliesTo,
+    /// `help-when:` entries: the help for the runs whose settings meet the entry's conditions.
+    pub(crate) help_when: Vec<(AppliesTo, Template)>,
 }
 
 /// A rule's `tests:`. A rule folder's are parsed and checked at load; a built-in rule's stay JSON
@@ -176,7 +183,7 @@ impl Rule {
             id: self.id.clone(),
             title: self.title.clone(),
             default_severity: Some(self.severity),
-            conditional_severities: self.severity_when.iter().map(|(s, _)| *s).collect(),
+            conditional_severities: self.severity_when.iter().map(|(s, ..)| *s).collect(),
             category: self.category.clone(),
             description: self.description.clone().unwrap_or_default(),
             why: self.why.clone().unwrap_or_default(),
@@ -185,12 +192,27 @@ impl Rule {
             seen_on: self.seen_on.clone(),
             references: self.references.clone(),
             fix: self.fix.as_ref().map(|f| f.kind.clone()),
+            applies_to: self.applies_to.describe(),
         }
     }
 
     /// True for entity (`kind:`) rules, which select model-level entities rather than nodes.
     pub fn is_entity_rule(&self) -> bool {
         matches!(self.target, Target::Entity(..))
+    }
+
+    /// True when the rule runs for `run`'s settings (`applies-to:`; `None`: no target, every unit).
+    pub fn applies(&self, run: Option<&DeployTarget>) -> bool {
+        self.applies_to.holds(run)
+    }
+
+    /// The help for `run`: the first `help-when:` entry that holds, else `help:`.
+    pub(crate) fn help_for(&self, run: Option<&DeployTarget>) -> Option<&Template> {
+        self.help_when
+            .iter()
+            .find(|(a, _)| a.holds(run))
+            .map(|(_, t)| t)
+            .or(self.help.as_ref())
     }
 }
 
@@ -401,6 +423,13 @@ fn compile_rule(
                 err(&[key], format!("built-in rules need `{key}:`"));
             }
         }
+        if parsed.applies_to.as_ref().is_none_or(|a| a.units.is_none()) {
+            err(
+                &["id"],
+                "built-in rules name the compute units they concern: `applies-to: { units: [ane, gpu, cpu] }`"
+                    .to_string(),
+            );
+        }
     }
     // Target.
     let entity_kind = parsed
@@ -562,17 +591,56 @@ fn compile_rule(
     };
     let mut severity_when = Vec::new();
     for (i, sw) in parsed.severity_when.iter().enumerate() {
-        if entity_rule {
+        let at = |key: &str| vec!["severity-when".to_string(), i.to_string(), key.to_string()];
+        let applies = sw
+            .applies_to
+            .as_ref()
+            .map(|a| applies::compile(a, &at("applies-to"), &mut errors));
+        if sw.matcher.is_none() && applies.is_none() {
+            errors.push(CompileError {
+                path: at("severity"),
+                message: "a `severity-when` entry needs `match:` or `applies-to:`".into(),
+            });
+        }
+        if entity_rule && sw.matcher.is_some() {
             errors.push(CompileError {
                 path: vec!["severity-when".into()],
-                message: "entity (`kind:`) rules have one severity".into(),
+                message:
+                    "entity (`kind:`) rules have one severity per run (`applies-to:` entries only)"
+                        .into(),
             });
             break;
         }
-        let mut c = Compiler::with_utils("severity-when", utils.clone());
-        let (m, _) = c.nested_rule(&i.to_string(), &sw.matcher);
-        errors.extend(c.errors);
-        severity_when.push((sw.severity, m));
+        let m = sw.matcher.as_ref().map(|matcher| {
+            let mut c = Compiler::with_utils("severity-when", utils.clone());
+            let (m, _) = c.nested_rule(&i.to_string(), matcher);
+            errors.extend(c.errors);
+            m
+        });
+        severity_when.push((sw.severity, applies, m));
+    }
+    let applies_to = parsed
+        .applies_to
+        .as_ref()
+        .map(|a| applies::compile(a, &["applies-to".to_string()], &mut errors))
+        .unwrap_or_default();
+    let mut help_when = Vec::new();
+    for (i, hw) in parsed.help_when.iter().enumerate() {
+        let at = vec![
+            "help-when".to_string(),
+            i.to_string(),
+            "applies-to".to_string(),
+        ];
+        let a = applies::compile(&hw.applies_to, &at, &mut errors);
+        if let Some(t) = template(&format!("help-when.{i}.help"), &hw.help, &mut errors) {
+            help_when.push((a, t));
+        }
+    }
+    if !parsed.help_when.is_empty() && parsed.help.is_none() {
+        errors.push(CompileError {
+            path: vec!["help-when".into()],
+            message: "`help-when:` needs a `help:` for the other runs".into(),
+        });
     }
     if let Some(cases) = tests.parsed.get() {
         errors.extend(test_case_errors(cases, builtin && !entity_rule));
@@ -623,6 +691,8 @@ fn compile_rule(
         node_matchers,
         severity_when,
         group_by,
+        applies_to,
+        help_when,
     })
 }
 

@@ -4,6 +4,7 @@
 //! implemented here once, a message / help template, an optional fix primitive and test snippets.
 //! No rule has Rust code of its own.
 
+pub mod applies;
 pub(crate) mod compile;
 pub(crate) mod cost;
 pub mod engine;
@@ -17,6 +18,7 @@ pub mod schema;
 pub mod target;
 pub(crate) mod template;
 pub mod testing;
+pub mod units;
 
 pub use engine::{
     match_function, match_model, match_model_for, match_model_with, needs_function_analysis,
@@ -27,6 +29,7 @@ pub use target::{DeployTarget, TargetError};
 pub use testing::{
     run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseStatus, TestReport,
 };
+pub use units::{ComputeUnits, ComputeUnitsError, Unit};
 
 #[cfg(test)]
 mod tests;

@@ -110,17 +110,87 @@ pub struct RuleFile {
     /// value, op or state are one, at the first in program order; `{GROUP}` names the others.
     #[serde(default)]
     pub group_by: Option<String>,
+    /// The run's settings the rule concerns (compute units, chip families, OS ranges), tested once
+    /// per run: a rule that does not apply reports nothing.
+    #[serde(default)]
+    pub applies_to: Option<SerAppliesTo>,
+    /// Help texts for some runs (`applies-to:` per entry; first that holds wins, else `help`).
+    #[serde(default)]
+    pub help_when: Vec<SerHelpWhen>,
+}
+
+/// `applies-to:`: conditions on the run's settings, not on a node.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SerAppliesTo {
+    /// The compute units the hazard concerns (`ane`, `gpu`, `cpu`): holds when the run's
+    /// `--compute-units` uses one of them. Absent: every unit.
+    #[serde(default)]
+    pub units: Option<OneOrMany>,
+    /// The run's `--compute-units` setting is one of these (`all`, `cpu-and-ne`, `cpu-and-gpu`,
+    /// `cpu-only`).
+    #[serde(default)]
+    pub compute_units: Option<OneOrMany>,
+    /// Some chip family of the target is one of these (`a12`…`a19`, `m1`…`m5`, `iphone`, `mac`);
+    /// holds when the target names no family.
+    #[serde(default)]
+    pub families: Option<OneOrMany>,
+    /// Every chip family of the target is one of these (never when the target names none).
+    #[serde(default)]
+    pub only_families: Option<OneOrMany>,
+    /// OS ranges the hazard was seen on (`{ min: macos26.4, max: macos26.5 }`, one or a list):
+    /// holds when the target's oldest OS for that platform is at most a range's `max`, and when the
+    /// target names no OS.
+    #[serde(default)]
+    pub os: Option<SerOsRanges>,
+}
+
+/// One OS range or a list of them.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SerOsRanges {
+    /// One range.
+    One(SerOsRange),
+    /// Several ranges (any holds).
+    Many(Vec<SerOsRange>),
+}
+
+/// `{ min, max }`: an inclusive range of one platform's versions (`max: macos26.5` covers 26.5.x).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SerOsRange {
+    /// The first version (`ios26.4`); absent: every earlier version.
+    #[serde(default)]
+    pub min: Option<String>,
+    /// The last version (`ios26.6`); absent: every later version.
+    #[serde(default)]
+    pub max: Option<String>,
+}
+
+/// One entry of `help-when:`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SerHelpWhen {
+    /// The runs this help is for.
+    pub applies_to: SerAppliesTo,
+    /// The help text (same placeholders as `help`).
+    pub help: String,
 }
 
 /// One entry of `severity-when:`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(rename_all = "kebab-case")]
 pub struct SerSeverityWhen {
-    /// The severity findings get when `match` holds at the matched node.
+    /// The severity findings get when `match` holds at the matched node (and `applies-to` for
+    /// the run).
     pub severity: Severity,
     /// A rule object tested on the matched node (it sees the main match's captures).
-    #[serde(rename = "match")]
-    pub matcher: SerRule,
+    #[serde(rename = "match", default)]
+    pub matcher: Option<SerRule>,
+    /// Conditions on the run's settings (as the rule's `applies-to:`).
+    #[serde(default)]
+    pub applies_to: Option<SerAppliesTo>,
 }
 
 /// A rule object (ast-grep style). Sibling keys must all hold.
@@ -724,6 +794,9 @@ pub struct SerCase {
     /// The deployment target the case is checked for (`--target` tokens, e.g. `ios17,a17`).
     #[serde(default)]
     pub target: Option<String>,
+    /// The compute units the case is checked for (`--compute-units`, e.g. `cpu-and-gpu`).
+    #[serde(default, rename = "compute-units")]
+    pub compute_units: Option<String>,
 }
 
 /// One expected finding; absent keys are not checked.

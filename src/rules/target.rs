@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use super::units::ComputeUnits;
 use crate::os_level::opset_level;
 use crate::suggest::did_you_mean;
 
@@ -139,6 +140,11 @@ impl OsVersion {
             .unwrap_or(&PLATFORMS[0])
     }
 
+    /// The platform's display name (`macOS`).
+    pub fn platform_name(self) -> &'static str {
+        self.entry().2
+    }
+
     /// The iOS major version of the same Core ML generation (macOS 14 → 17).
     pub fn ios_level(self) -> u32 {
         self.entry()
@@ -169,6 +175,9 @@ pub struct DeployTarget {
     /// The chip families it runs on: the ones named, else those the named platforms imply
     /// (iOS, tvOS: the A-series; macOS, visionOS: the M-series); empty when unknown.
     pub families: BTreeSet<Family>,
+    /// The compute units the app loads the model with (`--compute-units`; default `all`). Rules
+    /// concerning no unit of the setting do not run.
+    pub units: ComputeUnits,
 }
 
 /// A `--target` token that names no OS, family or shorthand.
@@ -243,6 +252,23 @@ impl DeployTarget {
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(" / ")
+    }
+
+    /// The run's target with these compute units: `None` when there is neither a target nor a
+    /// setting other than the default (every family, any OS, every unit).
+    pub fn with_units(target: Option<DeployTarget>, units: ComputeUnits) -> Option<DeployTarget> {
+        match target {
+            None if units == ComputeUnits::default() => None,
+            t => Some(DeployTarget {
+                units,
+                ..t.unwrap_or_default()
+            }),
+        }
+    }
+
+    /// True when `--target` tokens were given (not only compute units).
+    pub fn is_given(&self) -> bool {
+        !self.tokens.is_empty()
     }
 
     /// The tokens as given, comma-separated (`ios17,a15`).
@@ -323,7 +349,8 @@ pub fn family(w: &str) -> Option<Family> {
     Family::all().contains(&f).then_some(f)
 }
 
-fn os_version(w: &str) -> Option<OsVersion> {
+/// `ios17`, `macos26.4`: an OS version of a known platform and major version.
+pub fn os_version(w: &str) -> Option<OsVersion> {
     PLATFORMS
         .iter()
         .find_map(|(platform, prefix, _, versions)| {

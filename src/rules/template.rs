@@ -575,7 +575,9 @@ fn region_accessor(cx: &Ctx<'_>, r: &super::region::Region, acc: &str) -> Option
 fn target_accessor(families: &BTreeSet<Family>, run: Option<&DeployTarget>, acc: &str) -> String {
     match acc {
         "os" => run.map_or_else(|| "not given".to_string(), DeployTarget::os_text),
-        "given" => run.map_or_else(|| "none".to_string(), DeployTarget::text),
+        "given" => run
+            .filter(|r| r.is_given())
+            .map_or_else(|| "none".to_string(), DeployTarget::text),
         _ => families_text(families),
     }
 }

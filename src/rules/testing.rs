@@ -9,6 +9,7 @@ use super::engine::match_model_for;
 use super::loader::{Rule, RuleSet};
 use super::schema::{SerCase, SerExpect};
 use super::target::DeployTarget;
+use super::units::ComputeUnits;
 use crate::analysis::registry::ModelEntities;
 use crate::discover::discover;
 use crate::finding::Finding;
@@ -284,6 +285,12 @@ fn run_case(
         Some(Ok(t)) => Some(t),
         Some(Err(e)) => return result(CaseStatus::Error, e.to_string()),
     };
+    let units = match case.compute_units.as_deref().map(ComputeUnits::parse) {
+        None => ComputeUnits::default(),
+        Some(Ok(u)) => u,
+        Some(Err(e)) => return result(CaseStatus::Error, e.to_string()),
+    };
+    let target = DeployTarget::with_units(target, units);
     let findings = match_model_for(&model, single, &facts(&model), target.as_ref());
     let got: Vec<String> = findings.iter().map(describe).collect();
     match kind {

@@ -13,6 +13,7 @@ mod bundles;
 mod cli_check;
 mod cli_read;
 mod cli_target;
+mod cli_units;
 mod compiled_pipelines;
 mod coreai;
 mod corpus_dump;

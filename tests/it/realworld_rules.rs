@@ -16,6 +16,11 @@
 //!   the 8 chunk convs that share it named in it).
 //! - `flexible-input-shape`: the RangeDim inputs of the parakeet preprocessor (audio 1…32000) and
 //!   FluidAudio's TransposeEncoder (1…2048 on two axes).
+//! - `gpu-rnn-abort` (info): the `lstm` layers of silero-vad (8 in a function, one finding at the
+//!   first) and of the parakeet decoder.
+//! - `gpu-unfused-attention` (info): WhisperKit's hand-written attention (`matmul(transpose_x)` →
+//!   softmax → `matmul(transpose_y)`), once per deep function: large-v3's encoder (32 sites, 1645
+//!   ops) and decoder (64, 2960 ops), tiny's decoder (8, 283 ops).
 //! - `io-last-axis-alignment` (info): fp16 inputs and outputs whose last axis is not a multiple of
 //!   32 (e.g. WhisperKit's 3000-wide mel features).
 //!
@@ -173,6 +178,72 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "mobius-silero-vad-mlpackage/unified_256ms_palette_4bit.mlpackage",
         "warning",
         8,
+    ),
+    (
+        "gpu-rnn-abort",
+        "fluidaudio-parakeet-eou-1280ms/decoder.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-rnn-abort",
+        "mobius-silero-vad-compiled/silero-vad-unified-256ms-v6.0.0.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-rnn-abort",
+        "mobius-silero-vad-compiled/unified_256ms_int8.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-rnn-abort",
+        "mobius-silero-vad-compiled/unified_256ms_palette_4bit.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-rnn-abort",
+        "mobius-silero-vad-compiled/unified_256ms_pruned_int8.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-rnn-abort",
+        "mobius-silero-vad-compiled/unified_palette_2bit.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-rnn-abort",
+        "mobius-silero-vad-mlpackage/silero-vad-unified-256ms-v6.0.0.mlpackage",
+        "info",
+        1,
+    ),
+    (
+        "gpu-rnn-abort",
+        "mobius-silero-vad-mlpackage/unified_256ms_palette_4bit.mlpackage",
+        "info",
+        1,
+    ),
+    (
+        "gpu-unfused-attention",
+        "whisperkit-large-v3-947MB-palettized/AudioEncoder.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-unfused-attention",
+        "whisperkit-large-v3-947MB-palettized/TextDecoder.mlmodelc",
+        "info",
+        1,
+    ),
+    (
+        "gpu-unfused-attention",
+        "whisperkit-tiny/TextDecoder.mlmodelc",
+        "info",
+        1,
     ),
     (
         "io-last-axis-alignment",

@@ -49,6 +49,7 @@ fn rule_infos() -> Vec<RuleInfo> {
         seen_on: vec!["M1, macOS 15".into()],
         references: vec!["https://example.invalid/ref".into()],
         fix: fix.map(str::to_string),
+        applies_to: String::new(),
     };
     vec![
         rule(RULE_WRITE, Severity::Error, Some("pad-state")),
@@ -157,6 +158,7 @@ fn check(paths: &[PathBuf], message: &str) -> CheckRun {
         .collect();
     CheckRun {
         models,
+        compute_units: Default::default(),
         ..CheckRun::default()
     }
 }

@@ -80,6 +80,13 @@ fn every_rule_renders_its_cases_as_snapshotted() {
                 let target = case.target.as_deref().map(|t| {
                     coreml_lint::rules::DeployTarget::parse(&[t]).expect("a known target")
                 });
+                let units = case
+                    .compute_units
+                    .as_deref()
+                    .map_or_else(Default::default, |u| {
+                        coreml_lint::rules::ComputeUnits::parse(u).expect("known compute units")
+                    });
+                let target = coreml_lint::rules::DeployTarget::with_units(target, units);
                 let findings =
                     match_model_for(&model, &single, &model_entities(&model), target.as_ref());
                 let _ = writeln!(

@@ -187,6 +187,24 @@ def test_select_and_ignore() -> None:
         coreml_lint.check(model, select=["state-blend-rwm"])
 
 
+def test_compute_units_follow_the_app() -> None:
+    import coremltools as ct
+
+    attention = CORPUS / "packages/gpu-unfused-attention.mlpackage"
+    blend = CORPUS / "packages/state-blend-rmw.mlpackage"
+    assert {d.rule for d in coreml_lint.check(attention)} == {"gpu-unfused-attention"}
+    assert coreml_lint.check(attention, compute_units="cpu-and-ne") == []
+    # An ANE-only hazard is not reported for an app that loads the model on the CPU and the GPU.
+    assert "state-full-extent-write" in {d.rule for d in coreml_lint.check(blend)}
+    assert coreml_lint.check(blend, compute_units="cpu-and-gpu") == []
+    sdpa = CORPUS / "packages/sdpa-fused-fp16.mlpackage"
+    (gpu,) = coreml_lint.check(sdpa, compute_units=ct.ComputeUnit.CPU_AND_GPU)
+    (ane,) = coreml_lint.check(sdpa, compute_units="cpu-and-ne")
+    assert "Keep it fused" in gpu.help and "decompose" in ane.help
+    with pytest.raises(coreml_lint.ConfigError, match="did you mean `cpu-and-ne`"):
+        coreml_lint.check(sdpa, compute_units="cpu-and-nu")
+
+
 def test_a_config_file_is_found_or_named(tmp_path: Path) -> None:
     pkg = tmp_path / "m.mlpackage"
     shutil.copytree(CORPUS / "packages/state-full-extent-write.mlpackage", pkg)
