@@ -266,13 +266,13 @@ def fit_problems(dt: DevTools) -> list[str]:
 
 
 def readme_shot(dt: DevTools, article: str, path: str) -> None:
-    """A finding as README shows it: its box at most 1100 × 900 px, drawn at 80 %."""
+    """A finding as README shows it: its box (at most 900 px tall), drawn at 70 %."""
     rect = dt.evaluate(
         f"(() => {{ const e = document.getElementById({json.dumps(article)}); e.scrollIntoView();"
         " const r = e.getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()"
     )
     x, y, w, h = rect
-    clip = {"x": x - 4, "y": y - 4, "width": min(w, 1100) + 8, "height": min(h, 900) + 8, "scale": 0.8}
+    clip = {"x": x - 4, "y": y - 4, "width": w + 8, "height": min(h, 900) + 8, "scale": 0.7}
     data = base64.b64decode(
         dt.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)["data"]
     )
@@ -324,6 +324,13 @@ def check(report: str, shots: str | None, expect: int | None) -> list[str]:
         uses = dt.evaluate("document.querySelectorAll('.picture svg use').length")
         if uses:
             problems.append(f"{uses} stored pictures were not copied into their findings")
+        tooltip = dt.evaluate(
+            "(() => { const n = document.querySelector('.picture svg .node'); if (!n) return null;"
+            " n.querySelector('rect').dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));"
+            " const t = n.querySelector('title'); return t ? t.textContent : ''; })()"
+        )
+        if tooltip is not None and not tooltip:
+            problems.append("a box shows no tooltip")
         black = dt.evaluate(
             "Array.from(document.querySelectorAll('.picture svg .node > rect:first-of-type'))"
             ".filter(r => getComputedStyle(r).fill === 'rgb(0, 0, 0)').length"

@@ -334,3 +334,52 @@ fn a_picture_fits_its_box_by_default() {
         "no picture of the corpus is too large to show whole"
     );
 }
+
+#[test]
+fn a_fragment_keeps_its_styles_and_ids_to_itself() {
+    use coreml_lint::check::{check, CheckOptions, ConfigFile, Keep, Rendering};
+    use coreml_lint::report::html::{render_for, Target};
+    let options = CheckOptions {
+        config: ConfigFile::Isolated,
+        keep: Keep::Programs,
+        rendering: Rendering::Text,
+        ..CheckOptions::default()
+    };
+    let model = common::corpus().join("packages/state-blend-rmw.mlpackage");
+    let outcome = check(&[model], &options).unwrap();
+    let target = Target::Fragment {
+        id: "cell-7".into(),
+    };
+    let html = render_for(&outcome.run, &outcome.rules, &target);
+    assert!(html.starts_with("<div class=\"coreml-lint\" id=\"cell-7-report\"><style>"));
+    assert!(html.ends_with("</div>") && !html.contains("<body") && !html.contains("<html"));
+    // The summary, the placement and each finding with its picture; no filters, overviews or
+    // rule pages (a notebook cell shows one model).
+    assert!(html.contains("Likely placement per function") && html.contains("<div class=\"bar\">"));
+    assert_eq!(findings(&html).len(), 2);
+    assert_eq!(html.matches("<div class=\"picture\"").count(), 2);
+    assert!(!html.contains("class=\"filter-group\"") && !html.contains("class=\"overview\""));
+    let style = &html[html.find("<style>").unwrap() + 7..html.find("</style>").unwrap()];
+    for rule in style.split('}').filter(|r| r.contains('{')) {
+        for selector in rule[..rule.find('{').unwrap()].split(',') {
+            assert!(selector.trim().starts_with(".coreml-lint"), "{selector}");
+        }
+    }
+    let ids: Vec<&str> = html
+        .split(" id=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert!(
+        ids.len() > 3 && ids.iter().all(|i| i.starts_with("cell-7-")),
+        "{ids:?}"
+    );
+    for r in html.split("href=\"#").skip(1) {
+        assert!(
+            r.starts_with("cell-7-"),
+            "a link out of the fragment: {}",
+            &r[..40]
+        );
+    }
+    assert!(html.contains("(document.getElementById(\"cell-7-report\"))"));
+}

@@ -97,6 +97,22 @@
     svg.parentNode.appendChild(tools);
   });
 
+  // A box's text as its tooltip, made when the pointer first reaches it (legible when the
+  // picture is zoomed out).
+  root.addEventListener("mouseover", function (e) {
+    var n = e.target.closest && e.target.closest("svg.graph .node");
+    if (!n || n.querySelector("title")) return;
+    var lines = [];
+    n.querySelectorAll("text:not(.badge-text)").forEach(function (t) {
+      var spans = t.querySelectorAll("tspan");
+      if (!spans.length) lines.push(t.textContent);
+      spans.forEach(function (s) { lines.push(s.textContent); });
+    });
+    var title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    title.textContent = lines.join(" · ");
+    n.insertBefore(title, n.firstChild);
+  });
+
   // A finding's link: centre its box in the overview and mark it.
   root.querySelectorAll("a.to-overview").forEach(function (a) {
     a.addEventListener("click", function (e) {
