@@ -358,6 +358,14 @@ fn a_fragment_keeps_its_styles_and_ids_to_itself() {
     assert!(html.contains("Likely placement per function") && html.contains("<div class=\"bar\">"));
     assert_eq!(findings(&html).len(), 2);
     assert_eq!(html.matches("<div class=\"picture\"").count(), 2);
+    // Both findings are at one write and draw one picture: in place in each, so that a notebook
+    // that does not run the script still colours them.
+    assert!(!html.contains("<use ") && !html.contains("<g id=\"cell-7-pic"));
+    assert_eq!(
+        html.matches("data-name=\"coreml_update_state_1_write_state\"")
+            .count(),
+        2
+    );
     assert!(!html.contains("class=\"filter-group\"") && !html.contains("class=\"overview\""));
     let style = &html[html.find("<style>").unwrap() + 7..html.find("</style>").unwrap()];
     for rule in style.split('}').filter(|r| r.contains('{')) {

@@ -213,12 +213,21 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
              <div class=\"{ROOT_CLASS}\" id=\"{root_id}\">"
         );
     }
-    let _ = writeln!(
-        page.out,
-        "<header><h1>coreml-lint report</h1><p class=\"version\">coreml-lint {}</p></header>",
-        env!("CARGO_PKG_VERSION")
-    );
-    let drawn = draw_findings(&models, &views, &page.arrow);
+    let version = env!("CARGO_PKG_VERSION");
+    if fragment {
+        // A notebook cell: no page title.
+        let _ = writeln!(
+            page.out,
+            "<p class=\"version\">coreml-lint {version} report</p>"
+        );
+    } else {
+        let _ = writeln!(
+            page.out,
+            "<header><h1>coreml-lint report</h1><p class=\"version\">coreml-lint {version}</p></header>"
+        );
+    }
+    // A fragment draws every picture in place: a notebook may show it without running its script.
+    let drawn = draw_findings(&models, &views, &page.arrow, !fragment);
     store(&mut page, &drawn);
     summary(&mut page, run, &models, &views, rules);
     if !fragment {
@@ -266,11 +275,13 @@ fn scoped(css: &str, scope: &str) -> String {
     out
 }
 
-/// The picture of every finding that has one, in report order.
+/// The picture of every finding that has one, in report order; with `share`, those several
+/// findings draw are marked to be stored once.
 fn draw_findings(
     models: &[ModelRef<'_>],
     views: &[Vec<FunctionView<'_>>],
     arrow: &str,
+    share: bool,
 ) -> Vec<Option<Drawn>> {
     let mut drawn = Vec::new();
     for (m, fs) in models.iter().zip(views) {
@@ -295,6 +306,9 @@ fn draw_findings(
                 }
             }));
         }
+    }
+    if !share {
+        return drawn;
     }
     // Pictures drawn by more than one finding (two rules at one write, one model in two
     // places) are stored once.
