@@ -16,6 +16,12 @@ use crate::report::graph::placement::{placements, Placements};
 use crate::report::graph::{self, escape, overview, select, svg, Counts};
 use crate::rules::RuleInfo;
 
+mod pictures;
+mod style;
+
+use pictures::{draw_findings, store, zoom_box, Drawn};
+use style::scoped;
+
 const STYLE: &str = include_str!("page.css");
 /// The page around a report of its own (a fragment leaves the page's styles alone).
 const PAGE_STYLE: &str =
@@ -121,16 +127,6 @@ struct Page {
     fragment: bool,
     /// The arrow marker every picture's edges end in.
     arrow: String,
-}
-
-/// A finding's picture: drawn, its default view, its region's size, and where it is stored.
-struct Drawn {
-    drawing: svg::Drawing,
-    view: svg::View,
-    nodes: usize,
-    omitted: usize,
-    /// The index of its stored copy when another finding draws the same picture.
-    stored: Option<usize>,
 }
 
 /// Renders the run as a page of its own. `rules` are every loaded rule (the documentation of
@@ -246,116 +242,6 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
         page.out.push_str("</body></html>\n");
     }
     page.out
-}
-
-/// `css` with every selector inside elements of class `scope` (`&` is that element itself).
-/// The stylesheets are ours: rules of plain selectors, no at-rules.
-fn scoped(css: &str, scope: &str) -> String {
-    let mut out = String::with_capacity(css.len() * 2);
-    for rule in css.split_inclusive('}') {
-        let Some((selectors, body)) = rule.split_once('{') else {
-            out.push_str(rule);
-            continue;
-        };
-        let selectors: Vec<String> = selectors
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| match s.strip_prefix('&') {
-                Some(rest) => format!(".{scope}{rest}"),
-                None => format!(".{scope} {s}"),
-            })
-            .collect();
-        if selectors.is_empty() {
-            continue;
-        }
-        let _ = write!(out, "{} {{{body}", selectors.join(", "));
-        out.push('\n');
-    }
-    out
-}
-
-/// The picture of every finding that has one, in report order; with `share`, those several
-/// findings draw are marked to be stored once.
-fn draw_findings(
-    models: &[ModelRef<'_>],
-    views: &[Vec<FunctionView<'_>>],
-    arrow: &str,
-    share: bool,
-) -> Vec<Option<Drawn>> {
-    let mut drawn = Vec::new();
-    for (m, fs) in models.iter().zip(views) {
-        let all: Vec<&Finding> = m.findings.iter().collect();
-        for x in m.findings {
-            let view = x
-                .function
-                .as_deref()
-                .and_then(|name| fs.iter().position(|v| v.function.name == name))
-                .or(if fs.len() == 1 { Some(0) } else { None });
-            drawn.push(view.map(|fi| {
-                let v = &fs[fi];
-                let picture = graph::finding_picture(&v.index, v.function, &v.placements, x, &all);
-                let drawing = svg::draw(&picture, None, arrow);
-                let view = svg::fit(&drawing, &picture.focus, svg::BOX_WIDTH, svg::BOX_HEIGHT);
-                Drawn {
-                    drawing,
-                    view,
-                    nodes: picture.nodes.len(),
-                    omitted: picture.omitted,
-                    stored: None,
-                }
-            }));
-        }
-    }
-    if !share {
-        return drawn;
-    }
-    // Pictures drawn by more than one finding (two rules at one write, one model in two
-    // places) are stored once.
-    let mut seen: rustc_hash::FxHashMap<&str, (usize, usize)> = rustc_hash::FxHashMap::default();
-    for (i, d) in drawn.iter().enumerate() {
-        if let Some(d) = d {
-            seen.entry(d.drawing.body.as_str()).or_insert((i, 0)).1 += 1;
-        }
-    }
-    let mut shared: Vec<usize> = seen
-        .into_values()
-        .filter(|&(_, uses)| uses > 1)
-        .map(|(first, _)| first)
-        .collect();
-    shared.sort_unstable();
-    let stored: rustc_hash::FxHashMap<String, usize> = shared
-        .iter()
-        .enumerate()
-        .filter_map(|(k, &i)| drawn[i].as_ref().map(|d| (d.drawing.body.clone(), k)))
-        .collect();
-    for d in drawn.iter_mut().flatten() {
-        d.stored = stored.get(&d.drawing.body).copied();
-    }
-    drawn
-}
-
-/// The arrow marker and the pictures more than one finding draws, once each, in a hidden
-/// `<svg>` that the findings' pictures `<use>`.
-fn store(page: &mut Page, drawn: &[Option<Drawn>]) {
-    let _ = write!(
-        page.out,
-        "<svg class=\"graph store\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs>{}",
-        svg::marker(&page.arrow)
-    );
-    let mut written = rustc_hash::FxHashSet::default();
-    for d in drawn.iter().flatten() {
-        if let Some(k) = d.stored {
-            if written.insert(k) {
-                let _ = write!(
-                    page.out,
-                    "<g id=\"{}pic{k}\">{}</g>",
-                    page.ids, d.drawing.body
-                );
-            }
-        }
-    }
-    page.out.push_str("</defs></svg>\n");
 }
 
 fn summary(
@@ -655,20 +541,6 @@ fn finding(
         _ => out.push_str("<div class=\"picture none\"><p class=\"note\">This finding is about the model, not about a function's graph.</p></div>"),
     }
     out.push_str("</article>\n");
-}
-
-/// The most height an overview's box takes (px).
-const ZOOM_HEIGHT: f64 = 640.0;
-
-/// A zoomable box with the whole of `d` fitted into it, as tall as the picture needs at the
-/// report's width, at most `ZOOM_HEIGHT`.
-fn zoom_box(d: &svg::Drawing) -> String {
-    let scale = (svg::BOX_WIDTH / d.width.max(1.0)).min(1.0);
-    let height = (d.height * scale).clamp(120.0, ZOOM_HEIGHT);
-    format!(
-        "<div class=\"zoom\" style=\"height:{height:.0}px\"><svg class=\"graph\" viewBox=\"0 0 {:.0} {:.0}\">{}</svg></div>",
-        d.width, d.height, d.body
-    )
 }
 
 fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView<'_>>]) {
