@@ -1,11 +1,14 @@
 """Loads coreml-lint HTML reports in headless Chromium over the DevTools protocol (standard
-library only) and checks them: no console error or exception, every finding has its picture, the
-filters change what is shown, and a screenshot is not blank.
+library only) at a 1300 px wide window and checks them: no console error or exception, every
+finding has its picture, every visible picture fits its box (its bounding box inside its
+container's, nothing to scroll) and a finding's picture draws its 12 px labels at 9 px or more
+by default, the filters change what is shown, and a screenshot is not blank.
 
     python ci/html_browser.py REPORT.html [--shots DIR] [--expect-findings N]
 
 With --shots it also writes the screenshots of a state finding, of an overview and of the
-placement summary (docs/html-report-*.png come from this).
+placement summary, and html-report.png (a state finding, as README shows it: docs/html-report.png
+comes from `ci/html-browser.sh --shots docs`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,13 @@ import tempfile
 import time
 import urllib.request
 import zlib
+
+
+#: The window's width: the issue's measure (a laptop browser).
+WIDTH = 1300
+#: A finding's picture draws its 12 px labels at 9 px or more (svg.rs MIN_SCALE), less 1 % for
+#: rounding.
+MIN_SCALE = 0.75 * 0.99
 
 
 class DevTools:
@@ -132,7 +142,7 @@ def start_browser(profile: str) -> tuple[subprocess.Popen, str]:
             "--hide-scrollbars",
             f"--user-data-dir={profile}",
             f"--remote-debugging-port={port}",
-            "--window-size=1280,1000",
+            f"--window-size={WIDTH},1000",
             "about:blank",
         ],
         stdout=subprocess.DEVNULL,
@@ -205,7 +215,7 @@ def screenshot(dt: DevTools, selector: str, path: str | None) -> bytes:
     if not rect:
         raise AssertionError(f"nothing matches {selector}")
     x, y, w, h = rect
-    clip = {"x": x, "y": y, "width": min(w, 1280), "height": min(h, 1400), "scale": 1}
+    clip = {"x": x, "y": y, "width": min(w, WIDTH), "height": min(h, 1400), "scale": 1}
     data = base64.b64decode(
         dt.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)[
             "data"
@@ -217,6 +227,61 @@ def screenshot(dt: DevTools, selector: str, path: str | None) -> bytes:
     return data
 
 
+FIT = """(() => {
+  const out = { checked: 0, overflow: [], small: [], minScale: 1 };
+  document.querySelectorAll('.picture svg, .zoom svg').forEach(svg => {
+    const box = svg.parentElement, r = svg.getBoundingClientRect(), c = box.getBoundingClientRect();
+    if (r.width === 0 || svg.closest('.hidden')) return;
+    out.checked += 1;
+    const where = (svg.closest('article') || box).id || svg.closest('article').querySelector('h3').textContent;
+    const edge = 0.5, b = parseFloat(getComputedStyle(box).borderLeftWidth) || 0;
+    if (r.left < c.left - edge || r.right > c.right + edge || r.top < c.top - edge
+        || r.bottom > c.bottom + edge || box.scrollWidth > box.clientWidth + 1
+        || box.scrollHeight > box.clientHeight + 1) {
+      out.overflow.push(`${where}: ${Math.round(r.width)}x${Math.round(r.height)} in ${Math.round(c.width - 2 * b)}x${Math.round(c.height - 2 * b)}`);
+    }
+    if (box.classList.contains('picture')) {
+      const v = svg.getAttribute('viewBox').split(' ').map(Number);
+      const scale = Math.min(r.width / v[2], r.height / v[3]);
+      out.minScale = Math.min(out.minScale, scale);
+      if (scale < %s) out.small.push(`${where}: drawn at ${scale.toFixed(2)}`);
+    }
+  });
+  return out;
+})()""" % MIN_SCALE
+
+
+def fit_problems(dt: DevTools) -> list[str]:
+    """Every visible picture inside its box, a finding's picture legible."""
+    fit = dt.evaluate(FIT)
+    print(
+        f"  {fit['checked']} pictures measured at {WIDTH} px: {len(fit['overflow'])} overflow their box,"
+        f" {len(fit['small'])} drawn below {MIN_SCALE:.2f} (smallest {fit['minScale']:.2f})"
+    )
+    problems = [f"picture overflows its box: {o}" for o in fit["overflow"][:20]]
+    problems += [f"picture too small to read: {o}" for o in fit["small"][:20]]
+    if fit["checked"] == 0:
+        problems.append("no picture measured")
+    return problems
+
+
+def readme_shot(dt: DevTools, article: str, path: str) -> None:
+    """A finding as README shows it: its box (at most 900 px tall), drawn at 70 %."""
+    rect = dt.evaluate(
+        f"(() => {{ const e = document.getElementById({json.dumps(article)}); e.scrollIntoView();"
+        " const r = e.getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()"
+    )
+    x, y, w, h = rect
+    clip = {"x": x - 4, "y": y - 4, "width": w + 8, "height": min(h, 900) + 8, "scale": 0.7}
+    data = base64.b64decode(
+        dt.call("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)["data"]
+    )
+    if png_is_blank(data):
+        raise AssertionError(f"the screenshot of {article} is blank")
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 def check(report: str, shots: str | None, expect: int | None) -> list[str]:
     problems: list[str] = []
     profile = tempfile.mkdtemp(prefix="coreml-lint-chromium-")
@@ -226,22 +291,52 @@ def check(report: str, shots: str | None, expect: int | None) -> list[str]:
         dt.call("Runtime.enable")
         dt.call("Log.enable")
         dt.call("Page.enable")
+        dt.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=WIDTH,
+            height=1000,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
         started = time.time()
         dt.call("Page.navigate", url="file://" + os.path.abspath(report))
         while dt.evaluate("document.readyState") != "complete":
             time.sleep(0.1)
         loaded = time.time() - started
         findings = dt.evaluate("document.querySelectorAll('article.finding').length")
+        # A picture two findings draw is stored once; the page's script copies it into each.
+        nodes_of = "(svg => svg.querySelectorAll('.node').length)"
         with_picture = dt.evaluate(
-            "Array.from(document.querySelectorAll('article.finding')).filter(a =>"
-            " a.querySelector('.picture svg.graph .node') || a.querySelector('.picture.none')).length"
+            f"Array.from(document.querySelectorAll('article.finding')).filter(a => {{"
+            f" const s = a.querySelector('.picture svg.graph'); return (s && {nodes_of}(s) > 0)"
+            " || a.querySelector('.picture.none'); }).length"
         )
-        pictures = dt.evaluate("document.querySelectorAll('article.finding .picture svg .node').length")
+        pictures = dt.evaluate(
+            f"Array.from(document.querySelectorAll('article.finding .picture svg')).reduce((n, s) => n + {nodes_of}(s), 0)"
+        )
+        stored = dt.evaluate("document.querySelectorAll('svg.store defs > g').length")
         overviews = dt.evaluate("document.querySelectorAll('article.overview svg.graph').length")
         print(
             f"{report}: loaded in {loaded:.1f} s, {findings} findings, {with_picture} with a picture"
-            f" ({pictures} boxes), {overviews} overviews"
+            f" ({pictures} boxes, {stored} pictures stored once for several findings), {overviews} overviews"
         )
+        problems += fit_problems(dt)
+        uses = dt.evaluate("document.querySelectorAll('.picture svg use').length")
+        if uses:
+            problems.append(f"{uses} stored pictures were not copied into their findings")
+        tooltip = dt.evaluate(
+            "(() => { const n = document.querySelector('.picture svg .node'); if (!n) return null;"
+            " n.querySelector('rect').dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));"
+            " const t = n.querySelector('title'); return t ? t.textContent : ''; })()"
+        )
+        if tooltip is not None and not tooltip:
+            problems.append("a box shows no tooltip")
+        black = dt.evaluate(
+            "Array.from(document.querySelectorAll('.picture svg .node > rect:first-of-type'))"
+            ".filter(r => getComputedStyle(r).fill === 'rgb(0, 0, 0)').length"
+        )
+        if black:
+            problems.append(f"{black} boxes of the findings' pictures are drawn without the stylesheet")
         if expect is not None and findings != expect:
             problems.append(f"{findings} findings in the page, expected {expect}")
         if with_picture != findings:
@@ -296,6 +391,7 @@ def check(report: str, shots: str | None, expect: int | None) -> list[str]:
             )
             if state:
                 screenshot(dt, f"#{state}", os.path.join(shots, "html-report-state-finding.png"))
+                readme_shot(dt, state, os.path.join(shots, "html-report.png"))
             screenshot(dt, "#summary", os.path.join(shots, "html-report-placement.png"))
             big = dt.evaluate(
                 "(() => { let best = null, n = -1; document.querySelectorAll('article.overview').forEach(a =>"

@@ -53,8 +53,8 @@ cp -R corpus/packages/state-full-extent-write.mlpackage "$work/Models/"
 cp -R corpus/packages/mlp-clean.mlpackage "$work/Models/"
 status=0
 PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
-  "$repo" "$work" "paths=Models/" "sarif-file=out.sarif" >"$scratch/action.json" 2>"$scratch/action.log" \
-  || status=$?
+  "$repo" "$work" "paths=Models/" "sarif-file=out.sarif" "html-report=true" \
+  >"$scratch/action.json" 2>"$scratch/action.log" || status=$?
 if [[ $status -ne 1 ]] || ! grep -q '^::error file=Models/state-full-extent-write.mlpackage/.*state-full-extent-write' "$scratch/action.log" \
   || ! grep -q '"exit-code": "1"' "$scratch/action.json"; then
   cat "$scratch/action.log" "$scratch/action.json"
@@ -80,9 +80,31 @@ states = [(r["ruleId"], r["baselineState"]) for r in doc["runs"][0]["results"]]
 assert states == [("state-full-extent-write", "unchanged")], states
 PY
 rm -rf "$work/Models/state-full-extent-write.mlpackage" "$work/b.json"
+# html-report: true wrote the page after the failing check and hands it to upload-artifact.
+"$TOOLS/bin/python" - "$work" "$scratch/action.json" <<'PY'
+import json, sys
+from pathlib import Path
+work, out = Path(sys.argv[1]), json.load(open(sys.argv[2]))
+page = (work / "coreml-lint-report.html").read_text()
+assert page.startswith("<!DOCTYPE html>") and page.count('<article class="finding"') == 1, page[:300]
+assert 'data-rule="state-full-extent-write"' in page and '<div class="picture"' in page
+assert out["html"]["html-report"] == "coreml-lint-report.html", out
+upload = [u for u in out["uses"] if u["uses"].startswith("actions/upload-artifact@")]
+assert upload == [{"uses": upload[0]["uses"], "with": {"name": "coreml-lint-report",
+    "path": "coreml-lint-report.html", "if-no-files-found": "error"}}], out["uses"]
+PY
+rm -rf "$work/Models/state-full-extent-write.mlpackage" "$work/coreml-lint-report.html"
 PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
   "$repo" "$work" "paths=Models/" >"$scratch/action.json" 2>"$scratch/action.log" \
   || { cat "$scratch/action.log"; echo "FAIL: the action failed on a clean model" >&2; exit 1; }
+# No html-report: no page, nothing uploaded.
+"$TOOLS/bin/python" - "$work" "$scratch/action.json" <<'PY'
+import json, sys
+from pathlib import Path
+work, out = Path(sys.argv[1]), json.load(open(sys.argv[2]))
+assert not (work / "coreml-lint-report.html").exists() and "html" not in out, out
+assert not [u for u in out["uses"] if u["uses"].startswith("actions/upload-artifact@")], out["uses"]
+PY
 
 echo "-- the language: python pre-commit hook, from the wheel"
 mirror="$scratch/mirror"

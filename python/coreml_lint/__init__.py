@@ -15,8 +15,9 @@ released while they lint.
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, Iterable, List, Optional, Sequence, Union
 
 from coreml_lint._native import (
     ConfigError,
@@ -24,6 +25,7 @@ from coreml_lint._native import (
     Fix,
     ReadError,
     Rule,
+    Run,
     __version__,
     _check,
     _fix,
@@ -37,6 +39,7 @@ __all__ = [
     "FixError",
     "FixReport",
     "ReadError",
+    "Report",
     "Rule",
     "__version__",
     "check",
@@ -88,6 +91,33 @@ class FixReport:
             f"<FixReport {len(self.written)} fixed, "
             f"{len(self.diagnostics)} diagnostics remaining, messages={self.messages!r}>"
         )
+
+
+class Report(List[Diagnostic]):
+    """What ``check`` found: a list of ``Diagnostic`` (iterate, index, ``len``, ``not report``
+    as with any list) that renders itself as the HTML report in a notebook.
+
+    It keeps the checked models' graphs to draw the pictures.
+    """
+
+    def __init__(self, diagnostics: Iterable[Diagnostic] = (), run: Optional[Run] = None) -> None:
+        super().__init__(diagnostics)
+        self._run = run
+
+    def to_html(self) -> str:
+        """The HTML report as a page of its own (what ``check --output-format html`` writes):
+        summary, placement, each finding with its picture, an overview of each function, the
+        documentation of the rules that fired."""
+        if self._run is None:
+            raise ValueError("this report was not made by check(): it has no run to render")
+        return str(self._run.html_page())
+
+    def _repr_html_(self) -> Optional[str]:
+        """The summary, placement and each finding with its picture, for a notebook's output
+        cell: one element, its styles scoped to it, its ids unique in the page."""
+        if self._run is None:
+            return None
+        return str(self._run.html_fragment(f"coreml-lint-{secrets.token_hex(6)}"))
 
 
 def _selectors(value: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
@@ -156,8 +186,10 @@ def check(
     target: Union[None, str, Sequence[str]] = None,
     baseline: Union[None, str, "os.PathLike[str]"] = None,
     compute_units: Union[None, str, Any] = None,
-) -> List[Diagnostic]:
-    """Lints a model and returns its diagnostics (an empty list when no rule reports anything).
+) -> Report:
+    """Lints a model and returns its diagnostics (an empty list when no rule reports anything)
+    as a ``Report``: a list of ``Diagnostic`` that shows the HTML report in a notebook
+    (``_repr_html_``) and writes it with ``to_html()``.
 
     Args:
         model: a path to a ``.mlpackage``, ``.mlmodelc``, ``.mlmodel`` or ``.mil``, a folder
@@ -186,7 +218,7 @@ def check(
     """
     config_file, isolated = _config(config)
     with _ModelPath(model) as package:
-        return _check(
+        diagnostics, run = _check(
             package.path,
             _selectors(select),
             _selectors(ignore) or [],
@@ -196,6 +228,7 @@ def check(
             None if baseline is None else os.fspath(baseline),
             _units(compute_units),
         )
+    return Report(diagnostics, run)
 
 
 def fix(

@@ -109,6 +109,15 @@ class Rule:
     def documentation(self) -> str:
         """Everything ``coreml-lint rule ID`` prints."""
 
+class Run:
+    """A check's run, its models' graphs kept, that ``Report`` renders as HTML."""
+
+    def html_fragment(self, id: str) -> str:
+        """The summary, placement and findings with pictures as one element for a notebook's
+        output cell; every id starts with ``id``."""
+    def html_page(self) -> str:
+        """The page ``check --output-format html`` writes."""
+
 def rules(rule_dirs: Sequence[str] = ...) -> List[Rule]:
     """Every built-in rule (and those in ``rule_dirs``), sorted by id."""
 
@@ -124,7 +133,7 @@ def _check(
     target: Optional[List[str]] = None,
     baseline: Optional[str] = None,
     compute_units: Optional[str] = None,
-) -> List[Diagnostic]: ...
+) -> Tuple[List[Diagnostic], Run]: ...
 def _fix(
     path: str,
     output: Optional[str],

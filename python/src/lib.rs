@@ -11,14 +11,14 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 
 use coreml_lint::check::{
-    self, CheckOptions, CheckOutcome, ConfigFile, Keep, ModelOutcome, Rendering,
+    self, CheckOptions, CheckOutcome, CheckRun, ConfigFile, Keep, ModelOutcome, Rendering,
 };
 use coreml_lint::config::Overrides;
 use coreml_lint::finding::{Applicability, Finding};
 use coreml_lint::fix::run::FixOptions;
 use coreml_lint::ir::Model;
 use coreml_lint::report;
-use coreml_lint::rules::RuleSet;
+use coreml_lint::rules::{RuleInfo, RuleSet};
 
 // The `coreml-lint` command of the wheel is the CLI itself, compiled in here (a wheel holds one
 // native artifact); `main` is the binary's entry and unused in this crate.
@@ -265,24 +265,50 @@ fn checked(outcome: &CheckOutcome) -> Checked {
     out
 }
 
+/// A check's run, its models' graphs included, kept by a `Report` to render itself as HTML.
+#[pyclass(frozen, module = "coreml_lint")]
+struct Run {
+    run: CheckRun,
+    rules: Vec<RuleInfo>,
+}
+
+#[pymethods]
+impl Run {
+    /// The HTML report as a part of another page (a notebook's output cell): the summary, the
+    /// placement and each finding with its picture; every id starts with `id`.
+    fn html_fragment(&self, py: Python<'_>, id: String) -> String {
+        let target = report::html::Target::Fragment { id };
+        py.detach(|| report::html::render_for(&self.run, &self.rules, &target))
+    }
+
+    /// The HTML report as a page of its own, as `check --output-format html` writes it.
+    fn html_page(&self, py: Python<'_>) -> String {
+        py.detach(|| report::html::render(&self.run, &self.rules))
+    }
+}
+
 /// Runs the library's one entry with the GIL released; a config or rules error, or a model that
 /// could not be read, becomes the Python exception.
 fn run_check(
     py: Python<'_>,
     path: PathBuf,
     options: CheckOptions,
-) -> PyResult<(Checked, Option<coreml_lint::fix::run::FixRun>)> {
+) -> PyResult<(Checked, Option<coreml_lint::fix::run::FixRun>, Run)> {
     let result = py.detach(move || {
         check::check(&[path], &options).map(|outcome| {
             let c = checked(&outcome);
-            (c, outcome.fixes)
+            let run = Run {
+                run: outcome.run,
+                rules: outcome.rules,
+            };
+            (c, outcome.fixes, run)
         })
     });
-    let (c, fixes) = result.map_err(|e| config_error(&e))?;
+    let (c, fixes, run) = result.map_err(|e| config_error(&e))?;
     if !c.read_errors.is_empty() {
         return Err(ReadError::new_err(c.read_errors.join("\n")));
     }
-    Ok((c, fixes))
+    Ok((c, fixes, run))
 }
 
 /// A config, rule or selector error as Python's `ConfigError`: the message, then its help (the
@@ -295,7 +321,8 @@ fn config_error(e: &coreml_lint::check::CheckError) -> PyErr {
     }
 }
 
-/// `coreml_lint.check`: the diagnostics of every model under `path`.
+/// `coreml_lint.check`: the diagnostics of every model under `path`, and the run they came
+/// from (its graphs kept, for the HTML report).
 #[pyfunction]
 #[pyo3(signature = (path, select, ignore, config, isolated, target=None, baseline=None, compute_units=None))]
 #[allow(clippy::too_many_arguments)]
@@ -309,10 +336,12 @@ fn _check(
     target: Option<Vec<String>>,
     baseline: Option<PathBuf>,
     compute_units: Option<String>,
-) -> PyResult<Vec<Diagnostic>> {
+) -> PyResult<(Vec<Diagnostic>, Run)> {
     let mut options = options(select, ignore, config, isolated, None);
     // Only the findings not in the baseline file (`check --baseline FILE`).
     options.baseline = baseline.map(coreml_lint::baseline::BaselineMode::Compare);
+    // The HTML report draws the graphs, and shows a protobuf program's text.
+    options.keep = Keep::Programs;
     options.overrides.target = target
         .map(|t| coreml_lint::rules::DeployTarget::parse(&t))
         .transpose()
@@ -321,7 +350,8 @@ fn _check(
         .map(|u| coreml_lint::rules::ComputeUnits::parse(&u))
         .transpose()
         .map_err(|e| ConfigError::new_err(e.to_string()))?;
-    Ok(run_check(py, path, options)?.0.diagnostics)
+    let (c, _, run) = run_check(py, path, options)?;
+    Ok((c.diagnostics, run))
 }
 
 /// What `_fix` returns: written roots, the model each came from, messages, failures, and the
@@ -353,7 +383,7 @@ fn _fix(
         pad_axis: None,
     };
     let options = options(select, Vec::new(), config, isolated, Some(fix));
-    let (c, fixes) = run_check(py, path, options)?;
+    let (c, fixes, _) = run_check(py, path, options)?;
     let fixes = fixes.unwrap_or_default();
     let paths = |v: &[PathBuf]| v.iter().map(|p| p.display().to_string()).collect();
     Ok((
@@ -373,6 +403,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Diagnostic>()?;
     m.add_class::<Fix>()?;
     m.add_class::<Rule>()?;
+    m.add_class::<Run>()?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(rules, m)?)?;
     m.add_function(wrap_pyfunction!(_check, m)?)?;

@@ -1,7 +1,10 @@
 """Runs the `run:` steps of the composite action in `action.yml` as a runner would: each step's
 `env:` with `${{ inputs.* }}` and `${{ github.action_path }}` substituted, `GITHUB_PATH` and
-`GITHUB_OUTPUT` files honoured, `if: always()` steps run after a failure. Steps that `uses:`
-another action are listed, not run. Prints the outputs as JSON; exits with the action's status.
+`GITHUB_OUTPUT` files honoured, `if:` conditions evaluated (`always()`, `==` / `!=` between
+`inputs.*` or `steps.*.outputs.*` and a quoted string, joined by `&&`; without `always()` a step
+runs only while every step before it passed). Steps that `uses:` another action are not run:
+those whose condition holds are listed, their `with:` expanded, under `"uses"` in the JSON.
+Prints the steps' outputs as JSON; exits with the action's status.
 
     python action_steps.py ACTION_DIR WORKDIR key=value...   (inputs; defaults from action.yml)
 """
@@ -34,24 +37,47 @@ def main() -> int:
     path_file.touch()
     outputs: dict[str, dict[str, str]] = {}
 
+    def value(expr: str) -> str:
+        expr = expr.strip()
+        if expr.startswith("inputs."):
+            return inputs[expr[len("inputs.") :]]
+        if expr == "github.action_path":
+            return str(action_dir)
+        m = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", expr)
+        if m:
+            return outputs.get(m.group(1), {}).get(m.group(2), "")
+        m = re.fullmatch(r"'([^']*)'", expr)
+        if m:
+            return m.group(1)
+        raise SystemExit(f"unsupported expression {expr}")
+
     def expand(text: str) -> str:
-        def one(m: re.Match) -> str:
-            expr = m.group(1).strip()
-            if expr.startswith("inputs."):
-                return inputs[expr[len("inputs.") :]]
-            if expr == "github.action_path":
-                return str(action_dir)
-            raise SystemExit(f"unsupported expression {expr}")
+        return re.sub(r"\$\{\{(.*?)\}\}", lambda m: value(m.group(1)), text)
 
-        return re.sub(r"\$\{\{(.*?)\}\}", one, text)
+    def holds(condition: str, failed: bool) -> bool:
+        terms = [t.strip() for t in condition.split("&&")] if condition else []
+        if failed and "always()" not in terms:
+            return False
+        for term in terms:
+            if term == "always()":
+                continue
+            m = re.fullmatch(r"(.+?)\s*(==|!=)\s*(.+)", term)
+            if not m:
+                raise SystemExit(f"unsupported condition {term}")
+            equal = value(m.group(1)) == value(m.group(3))
+            if equal != (m.group(2) == "=="):
+                return False
+        return True
 
+    uses: list[dict] = []
     failed = False
     for step in action["runs"]["steps"]:
-        condition = str(step.get("if", ""))
-        if failed and "always()" not in condition:
+        if not holds(str(step.get("if", "")), failed):
+            print(f"-- skipped: {step['name']}", file=sys.stderr)
             continue
         if "uses" in step:
             print(f"-- not run here: uses {step['uses']}", file=sys.stderr)
+            uses.append({"uses": step["uses"], "with": {k: expand(str(v)) for k, v in step.get("with", {}).items()}})
             continue
         assert "${{" not in step["run"], "run scripts take inputs through env, never inline"
         out_file = temp / f"out-{len(outputs)}"
@@ -71,7 +97,7 @@ def main() -> int:
             )
         if code != 0:
             failed = True
-    print(json.dumps(outputs))
+    print(json.dumps({**outputs, "uses": uses}))
     return 1 if failed else 0
 
 

@@ -8,9 +8,11 @@ Run by ``ci/python-package.sh`` in a venv where the freshly built wheel is insta
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -112,6 +114,42 @@ def test_check_on_a_folder_equals_the_cli_json_and_takes_path_objects() -> None:
     got = coreml_lint.check(CORPUS / "packages", config=False)
     assert len(got) == len(doc["diagnostics"]) > 20
     assert [d.to_dict() for d in got] == doc["diagnostics"]
+
+
+def test_check_returns_a_report_that_is_a_list_and_renders_itself() -> None:
+    report = coreml_lint.check(CORPUS / "packages/state-blend-rmw.mlpackage", config=False)
+    assert isinstance(report, coreml_lint.Report) and isinstance(report, list)
+    rules = sorted(d.rule for d in report)
+    assert rules == ["state-blend-rmw", "state-full-extent-write"]
+    assert len(report) == 2 and report[0] in list(report) and report == list(report)
+    html = report._repr_html_()
+    # One element for a notebook's output cell: the summary, the placement, a picture per
+    # finding; nothing of a page of its own.
+    assert html.startswith('<div class="coreml-lint" id="coreml-lint-')
+    assert html.rstrip().endswith("</div>")
+    for part in ("<h2>Summary</h2>", "Likely placement per function", "<h2>Findings</h2>"):
+        assert part in html, part
+    assert html.count('<article class="finding"') == 2
+    assert html.count('<div class="picture"') == 2 and 'data-name="coreml_update_state_1_write_state"' in html
+    assert "<html" not in html and "<body" not in html and 'class="filter-group' not in html
+    # Styles stay inside the report's element; ids are the report's own, unique per rendering.
+    style = html[html.index("<style>") + 7 : html.index("</style>")]
+    selectors = [s.strip() for rule in style.split("}") if "{" in rule for s in rule.split("{")[0].split(",")]
+    assert selectors and all(s.startswith(".coreml-lint") for s in selectors), selectors
+    prefix = re.match(r'<div class="coreml-lint" id="(coreml-lint-[0-9a-f]+)-report"', html).group(1)
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert ids and all(i.startswith(prefix + "-") for i in ids), ids
+    assert len(ids) == len(set(ids))
+    assert prefix not in report._repr_html_(), "a second rendering has ids of its own"
+    page = report.to_html()
+    assert page.startswith("<!DOCTYPE html>") and page.count('<article class="finding"') == 2
+    # A clean model: an empty report, still rendered (summary and placement).
+    clean = coreml_lint.check(CORPUS / "packages/mlp-clean.mlpackage", config=False)
+    assert not clean and clean == [] and "No findings." in clean._repr_html_()
+    # A copy renders too; a Report made by hand is a list with nothing to render.
+    other = copy.copy(report)
+    assert other == report and isinstance(other, coreml_lint.Report) and other._repr_html_()
+    assert coreml_lint.Report(list(report))._repr_html_() is None
 
 
 def test_diagnostic_fields() -> None:

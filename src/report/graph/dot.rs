@@ -118,6 +118,7 @@ mod tests {
                 text: "fp16 [2]".into(),
             }],
             omitted: 3,
+            focus: vec![1],
         };
         let dot = render(&p, "main");
         assert!(dot.starts_with("digraph \"main\" {"));

@@ -84,6 +84,9 @@ pub struct Picture {
     pub edges: Vec<PictureEdge>,
     /// Nodes left out because the region was larger than a picture holds.
     pub omitted: usize,
+    /// The nodes a picture is about (a finding's nodes and the paths between them), indices
+    /// into `nodes`: a picture too large to be legible whole opens on them.
+    pub focus: Vec<usize>,
 }
 
 /// A value type as drawn on an edge: `fp16 [1, 64]`, `state fp16 [1, 8, 64]`.
@@ -205,6 +208,7 @@ pub fn picture_of(
         nodes,
         edges,
         omitted: 0,
+        focus: Vec::new(),
     }
 }
 
@@ -236,6 +240,13 @@ pub fn finding_picture(
     let region = select::finding_region(ix, x);
     let mut p = picture_of(f, &region.nodes, placements, findings);
     p.omitted = region.omitted;
+    // The primary node first: a view that cannot hold every focus node centres on it.
+    p.focus = region
+        .primary
+        .iter()
+        .chain(region.core.iter().filter(|&&c| region.primary != Some(c)))
+        .filter_map(|c| region.nodes.iter().position(|n| n == c))
+        .collect();
     for (i, &id) in region.nodes.iter().enumerate() {
         let Some(n) = p.nodes.get_mut(i) else {
             continue;
@@ -271,6 +282,7 @@ pub fn around_picture(
             n.highlight = id == seed;
         }
     }
+    p.focus = nodes.iter().position(|&n| n == seed).into_iter().collect();
     Some(p)
 }
 

@@ -171,6 +171,8 @@ pub struct FindingRegion {
     pub labels: Vec<(NodeId, String)>,
     /// Nodes of the region left out of the picture.
     pub omitted: usize,
+    /// The finding's own nodes and the paths between them (the rest are neighbours).
+    pub core: Vec<NodeId>,
 }
 
 /// The nodes a finding names: its op, its labels' ops, its covered region, its state's uses.
@@ -243,5 +245,6 @@ pub fn finding_region(ix: &FunctionIndex<'_>, x: &Finding) -> FindingRegion {
         primary,
         labels,
         omitted,
+        core,
     }
 }

@@ -81,11 +81,17 @@ fn node_class(n: &PictureNode) -> String {
     c
 }
 
-/// Collects layout-rs's draw calls as SVG.
+/// Collects layout-rs's draw calls as SVG: the arrows, their type labels and the boxes (drawn
+/// in that order, boxes on top), and where each box is.
 struct Canvas<'p> {
     picture: &'p Picture,
-    id: &'p str,
-    body: String,
+    /// Prefix of the node ids (`{prefix}-n{index}`), when the nodes are link targets.
+    node_ids: Option<&'p str>,
+    nodes: String,
+    edges: String,
+    lines: String,
+    labels: String,
+    boxes: Vec<Option<Rect>>,
     max: Point,
     /// The node whose box was drawn last and whose text comes next.
     open: Option<usize>,
@@ -114,14 +120,22 @@ impl RenderBackend for Canvas<'_> {
         let Some(n) = self.picture.nodes.get(index) else {
             return;
         };
+        if let Some(slot) = self.boxes.get_mut(index) {
+            *slot = Some(Rect {
+                x: xy.x,
+                y: xy.y,
+                w: size.x,
+                h: size.y,
+            });
+        }
+        let _ = write!(self.nodes, "<g class=\"{}\"", node_class(n));
+        if let Some(prefix) = self.node_ids {
+            let _ = write!(self.nodes, " id=\"{prefix}-n{index}\"");
+        }
         let _ = write!(
-            self.body,
-            "<g class=\"{}\" id=\"{}-n{index}\" data-name=\"{}\"><title>{}</title>\
-             <rect x=\"{:.0}\" y=\"{:.0}\" width=\"{:.0}\" height=\"{:.0}\" rx=\"4\"/>",
-            node_class(n),
-            self.id,
+            self.nodes,
+            " data-name=\"{}\"><rect x=\"{:.0}\" y=\"{:.0}\" width=\"{:.0}\" height=\"{:.0}\" rx=\"4\"/>",
             escape(&n.name),
-            escape(&n.lines.join(" · ")),
             xy.x,
             xy.y,
             size.x,
@@ -142,7 +156,7 @@ impl RenderBackend for Canvas<'_> {
                 }
                 let width = w * count as f64 / total;
                 let _ = write!(
-                    self.body,
+                    self.nodes,
                     "<rect class=\"bar {class}\" x=\"{x:.1}\" y=\"{y:.0}\" width=\"{width:.1}\" height=\"7\"/>"
                 );
                 x += width;
@@ -150,7 +164,7 @@ impl RenderBackend for Canvas<'_> {
         }
         if n.findings > 0 {
             let _ = write!(
-                self.body,
+                self.nodes,
                 "<circle class=\"badge\" cx=\"{:.0}\" cy=\"{:.0}\" r=\"8\"/><text class=\"badge-text\" x=\"{:.0}\" y=\"{:.0}\">{}</text>",
                 xy.x + size.x,
                 xy.y,
@@ -172,8 +186,8 @@ impl RenderBackend for Canvas<'_> {
         self.grow(start);
         self.grow(stop);
         let _ = write!(
-            self.body,
-            "<line class=\"edge\" x1=\"{:.0}\" y1=\"{:.0}\" x2=\"{:.0}\" y2=\"{:.0}\"/>",
+            self.lines,
+            "<line x1=\"{:.0}\" y1=\"{:.0}\" x2=\"{:.0}\" y2=\"{:.0}\"/>",
             start.x, start.y, stop.x, stop.y
         );
     }
@@ -188,28 +202,43 @@ impl RenderBackend for Canvas<'_> {
     }
 
     fn draw_text(&mut self, xy: Point, text: &str, _look: &StyleAttr) {
-        let (class, lines): (&str, Vec<&str>) = match self.open.take() {
-            Some(_) => ("label", text.lines().collect()),
-            None => ("edge-label", text.lines().collect()),
-        };
+        let node = self.open.take().is_some();
+        let lines: Vec<&str> = text.lines().collect();
         if lines.is_empty() {
+            if node {
+                self.nodes.push_str("</g>");
+            }
             return;
         }
-        let height = if class == "label" { LINE_HEIGHT } else { 11.0 };
-        let top = xy.y - height * (lines.len() as f64 - 1.0) / 2.0;
-        let _ = write!(self.body, "<text class=\"{class}\">");
-        for (i, line) in lines.iter().enumerate() {
+        let height = if node { LINE_HEIGHT } else { 11.0 };
+        let top = xy.y - height * (lines.len() as f64 - 1.0) / 2.0 + 4.0;
+        let out = if node {
+            &mut self.nodes
+        } else {
+            &mut self.labels
+        };
+        if let [line] = lines[..] {
             let _ = write!(
-                self.body,
-                "<tspan x=\"{:.0}\" y=\"{:.0}\">{}</tspan>",
+                out,
+                "<text x=\"{:.0}\" y=\"{top:.0}\">{}</text>",
                 xy.x,
-                top + height * i as f64 + 4.0,
                 escape(line)
             );
+        } else {
+            out.push_str("<text>");
+            for (i, line) in lines.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "<tspan x=\"{:.0}\" y=\"{:.0}\">{}</tspan>",
+                    xy.x,
+                    top + height * i as f64,
+                    escape(line)
+                );
+            }
+            out.push_str("</text>");
         }
-        self.body.push_str("</text>");
-        if class == "label" {
-            self.body.push_str("</g>");
+        if node {
+            self.nodes.push_str("</g>");
         }
     }
 
@@ -243,12 +272,12 @@ impl RenderBackend for Canvas<'_> {
         for p in rest {
             let _ = write!(d, "S{:.0} {:.0} {:.0} {:.0}", p.0.x, p.0.y, p.1.x, p.1.y);
         }
-        let marker = if head.1 {
-            format!(" marker-end=\"url(#{}-arrow)\"", self.id)
+        let out = if head.1 {
+            &mut self.edges
         } else {
-            String::new()
+            &mut self.lines
         };
-        let _ = write!(self.body, "<path class=\"edge\" d=\"{d}\"{marker}/>");
+        let _ = write!(out, "<path d=\"{d}\"/>");
     }
 
     fn create_clip(&mut self, _xy: Point, _size: Point, _rounded_px: usize) -> ClipHandle {
@@ -260,9 +289,52 @@ fn style(font_size: usize) -> StyleAttr {
     StyleAttr::new(Color::fast("black"), 1, None, 4, font_size)
 }
 
-/// Lays `p` out top to bottom and writes it as an `<svg>` element; `id` prefixes every element
-/// id (one page holds many pictures).
-pub fn render(p: &Picture, id: &str) -> String {
+/// A box in picture coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+    /// Height.
+    pub h: f64,
+}
+
+impl Rect {
+    fn union(self, o: Rect) -> Rect {
+        let (x, y) = (self.x.min(o.x), self.y.min(o.y));
+        Rect {
+            x,
+            y,
+            w: (self.x + self.w).max(o.x + o.w) - x,
+            h: (self.y + self.h).max(o.y + o.h) - y,
+        }
+    }
+
+    fn centre(self) -> (f64, f64) {
+        (self.x + self.w / 2.0, self.y + self.h / 2.0)
+    }
+}
+
+/// A laid-out picture: its SVG content (no `<svg>` element around it), its extent and the box
+/// of each node.
+#[derive(Clone, Debug)]
+pub struct Drawing {
+    /// The content; arrows end in the marker `#{arrow}` named at `draw`.
+    pub body: String,
+    /// The whole picture's width, from 0.
+    pub width: f64,
+    /// Its height, from 0.
+    pub height: f64,
+    /// Where each node of the picture was drawn.
+    pub boxes: Vec<Option<Rect>>,
+}
+
+/// Lays `p` out top to bottom. Arrows end in the marker `#{arrow}` (see `marker`); nodes get the
+/// ids `{node_ids}-n{index}` when `node_ids` is given.
+pub fn draw(p: &Picture, node_ids: Option<&str>, arrow: &str) -> Drawing {
     let mut vg = VisualGraph::new(Orientation::TopToBottom);
     let mut handles = Vec::with_capacity(p.nodes.len());
     for (i, n) in p.nodes.iter().enumerate() {
@@ -296,19 +368,140 @@ pub fn render(p: &Picture, id: &str) -> String {
     let optimize = p.nodes.len() + labelled <= OPTIMIZE_UP_TO;
     let mut canvas = Canvas {
         picture: p,
-        id,
-        body: String::new(),
+        node_ids,
+        nodes: String::new(),
+        edges: String::new(),
+        lines: String::new(),
+        labels: String::new(),
+        boxes: vec![None; p.nodes.len()],
         max: Point::zero(),
         open: None,
     };
     if !p.nodes.is_empty() {
         vg.do_it(false, !optimize, false, &mut canvas);
     }
-    let (w, h) = (canvas.max.x + 12.0, canvas.max.y + 12.0);
+    let mut body = String::with_capacity(
+        canvas.nodes.len() + canvas.edges.len() + canvas.labels.len() + canvas.lines.len() + 96,
+    );
+    if !canvas.edges.is_empty() {
+        let _ = write!(
+            body,
+            "<g class=\"edges\" marker-end=\"url(#{arrow})\">{}</g>",
+            canvas.edges
+        );
+    }
+    if !canvas.lines.is_empty() {
+        let _ = write!(body, "<g class=\"edges\">{}</g>", canvas.lines);
+    }
+    if !canvas.labels.is_empty() {
+        let _ = write!(body, "<g class=\"edge-labels\">{}</g>", canvas.labels);
+    }
+    body.push_str(&canvas.nodes);
+    Drawing {
+        body,
+        width: (canvas.max.x + 12.0).ceil(),
+        height: (canvas.max.y + 12.0).ceil(),
+        boxes: canvas.boxes,
+    }
+}
+
+/// The arrow head every edge of a picture ends in, as a `<marker>` with id `id`.
+pub fn marker(id: &str) -> String {
     format!(
-        "<svg class=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" id=\"{id}\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\">\
-         <defs><marker id=\"{id}-arrow\" markerWidth=\"8\" markerHeight=\"6\" refX=\"8\" refY=\"3\" orient=\"auto\"><path d=\"M0 0L8 3L0 6z\"/></marker></defs>{}</svg>",
-        canvas.body
+        "<marker id=\"{id}\" markerWidth=\"8\" markerHeight=\"6\" refX=\"8\" refY=\"3\" orient=\"auto\"><path d=\"M0 0L8 3L0 6z\"/></marker>"
+    )
+}
+
+/// The width of the box a finding's picture is fitted into: a report column at a 1300 px window
+/// (the page is at most 1200 px wide).
+pub const BOX_WIDTH: f64 = 1080.0;
+/// Its height: room for the finding's text beside it on one screen.
+pub const BOX_HEIGHT: f64 = 560.0;
+/// The smallest scale a picture is drawn at by default: its 12 px labels at 9 px. A picture
+/// that would be smaller when fitted whole opens on the neighbourhood of its focus instead.
+pub const MIN_SCALE: f64 = 0.75;
+
+/// What a picture shows by default and how large: `view` (picture coordinates) drawn at
+/// `width` × `height` px.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct View {
+    /// What is shown, in picture coordinates.
+    pub view: Rect,
+    /// Drawn this wide (px).
+    pub width: f64,
+    /// And this tall.
+    pub height: f64,
+    /// The view is the whole picture.
+    pub whole: bool,
+}
+
+impl View {
+    /// The `viewBox` attribute's value.
+    pub fn view_box(&self) -> String {
+        format!(
+            "{:.0} {:.0} {:.0} {:.0}",
+            self.view.x, self.view.y, self.view.w, self.view.h
+        )
+    }
+}
+
+/// The default view of `d` in a box of `box_w` × `box_h` px: the whole picture when it fits at
+/// `MIN_SCALE` or more (never enlarged); otherwise the largest window that is drawn at
+/// `MIN_SCALE`, centred on the nodes `focus` when they fit in it, else on the first of them.
+pub fn fit(d: &Drawing, focus: &[usize], box_w: f64, box_h: f64) -> View {
+    let (w, h) = (d.width.max(1.0), d.height.max(1.0));
+    let whole = Rect {
+        x: 0.0,
+        y: 0.0,
+        w,
+        h,
+    };
+    let scale = (box_w / w).min(box_h / h).min(1.0);
+    if scale >= MIN_SCALE {
+        return View {
+            view: whole,
+            width: (w * scale).round(),
+            height: (h * scale).round(),
+            whole: true,
+        };
+    }
+    let (vw, vh) = (w.min(box_w / MIN_SCALE), h.min(box_h / MIN_SCALE));
+    let boxes: Vec<Rect> = focus
+        .iter()
+        .filter_map(|&i| d.boxes.get(i).copied().flatten())
+        .collect();
+    let centre = match boxes.split_first() {
+        Some((first, rest)) => {
+            let all = rest.iter().fold(*first, |a, b| a.union(*b));
+            if all.w <= vw && all.h <= vh {
+                all.centre()
+            } else {
+                first.centre()
+            }
+        }
+        None => whole.centre(),
+    };
+    let x = (centre.0 - vw / 2.0).clamp(0.0, w - vw);
+    let y = (centre.1 - vh / 2.0).clamp(0.0, h - vh);
+    View {
+        view: Rect { x, y, w: vw, h: vh },
+        width: (vw * MIN_SCALE).round(),
+        height: (vh * MIN_SCALE).round(),
+        whole: false,
+    }
+}
+
+/// Lays `p` out top to bottom and writes it as an `<svg>` element, whole, with its own arrow
+/// marker; `id` prefixes every element id (one page holds many pictures).
+pub fn render(p: &Picture, id: &str) -> String {
+    let arrow = format!("{id}-arrow");
+    let d = draw(p, Some(id), &arrow);
+    format!(
+        "<svg class=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" id=\"{id}\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\"><defs>{}</defs>{}</svg>",
+        marker(&arrow),
+        d.body,
+        w = d.width,
+        h = d.height,
     )
 }
 
@@ -374,6 +567,7 @@ mod tests {
                 },
             ],
             omitted: 0,
+            focus: vec![1],
         };
         let svg = render(&p, "pic");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
@@ -383,7 +577,17 @@ mod tests {
             .contains("class=\"node cpu hl flagged\" id=\"pic-n1\" data-name=\"b&lt;&amp;&gt;\""));
         assert!(svg.contains("▸ the window starts here"));
         assert!(svg.contains(">fp16 [1, 64]<"), "the edge carries its type");
-        assert_eq!(svg.matches("class=\"edge\"").count(), 2, "{svg}");
+        let edges = &svg[svg
+            .find("<g class=\"edges\" marker-end=\"url(#pic-arrow)\">")
+            .unwrap()..];
+        assert_eq!(
+            edges[..edges.find("</g>").unwrap()]
+                .matches("<path ")
+                .count(),
+            2,
+            "{svg}"
+        );
+        assert!(svg.contains("<marker id=\"pic-arrow\""));
         assert!(svg.contains("class=\"bar ane\"") && svg.contains("class=\"bar cpu\""));
         assert!(
             !svg.contains("class=\"bar risk\""),
@@ -391,6 +595,65 @@ mod tests {
         );
         let groups_open = svg.matches("<g ").count();
         assert_eq!(groups_open, svg.matches("</g>").count(), "balanced groups");
+    }
+
+    fn chain(n: usize, label: &str) -> Picture {
+        let nodes = (0..n)
+            .map(|i| {
+                let mut x = node(&format!("op_{i}"), NodeKind::Op(Placement::Ane));
+                x.labels.push(label.into());
+                x
+            })
+            .collect();
+        let edges = (1..n)
+            .map(|i| PictureEdge {
+                from: i - 1,
+                to: i,
+                text: "fp16 [1, 64]".into(),
+            })
+            .collect();
+        Picture {
+            nodes,
+            edges,
+            omitted: 0,
+            focus: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_small_picture_is_shown_whole_and_never_enlarged() {
+        let d = draw(&chain(3, "x"), None, "a");
+        let v = fit(&d, &[1], BOX_WIDTH, BOX_HEIGHT);
+        assert!(v.whole);
+        assert_eq!((v.width, v.height), (d.width, d.height));
+        assert_eq!(v.view_box(), format!("0 0 {} {}", d.width, d.height));
+        assert!(d.boxes.iter().all(Option::is_some), "every box is known");
+    }
+
+    #[test]
+    fn a_long_chain_opens_legible_on_its_focus() {
+        let d = draw(&chain(30, "x"), None, "a");
+        assert!(d.height * MIN_SCALE > BOX_HEIGHT, "{}", d.height);
+        let v = fit(&d, &[20], BOX_WIDTH, BOX_HEIGHT);
+        assert!(!v.whole);
+        assert!(v.width <= BOX_WIDTH && v.height <= BOX_HEIGHT);
+        assert!(
+            (v.width / v.view.w - MIN_SCALE).abs() < 0.01,
+            "legible: {v:?}"
+        );
+        let b = d.boxes[20].unwrap();
+        assert!(
+            v.view.y <= b.y && b.y + b.h <= v.view.y + v.view.h,
+            "the focus is in view"
+        );
+        assert!(
+            v.view.y >= 0.0 && v.view.y + v.view.h <= d.height + 0.5,
+            "inside the picture"
+        );
+        // Focus nodes too far apart for one legible view: centred on the first.
+        let v = fit(&d, &[2, 29], BOX_WIDTH, BOX_HEIGHT);
+        let b = d.boxes[2].unwrap();
+        assert!(v.view.y <= b.y && b.y + b.h <= v.view.y + v.view.h, "{v:?}");
     }
 
     #[test]

@@ -17,7 +17,16 @@ use crate::ir::{Function, Model};
 use crate::report::graph::{self, escape, overview, select, svg, Placements};
 use crate::rules::RuleInfo;
 
+mod pictures;
+mod style;
+
+use pictures::{draw_findings, store, zoom_box, Drawn};
+use style::scoped;
+
 const STYLE: &str = include_str!("page.css");
+/// The page around a report of its own (a fragment leaves the page's styles alone).
+const PAGE_STYLE: &str =
+    "body { margin: 0 auto; max-width: 1200px; padding: 0 1.5em 4em; background: #fff; }\n";
 const SCRIPT: &str = include_str!("page.js");
 /// Lines of text MIL shown before and after a finding's line.
 const CONTEXT_LINES: usize = 3;
@@ -109,9 +118,40 @@ fn excerpt(text: &str, offset: usize) -> (usize, Vec<(usize, &str)>) {
     (line, lines)
 }
 
-/// Renders the run. `rules` are every loaded rule (the documentation of those that fired is
-/// embedded).
+/// Where a report is shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A page of its own: filters, overviews and rule documentation included.
+    Page,
+    /// A part of another page (a notebook's output cell): the summary, placement and findings,
+    /// every id starting with `id`, every style rule scoped to the report's element.
+    Fragment {
+        /// Unique in the page the fragment goes into.
+        id: String,
+    },
+}
+
+/// The class of the element every report sits in; the stylesheet is scoped to it.
+const ROOT_CLASS: &str = "coreml-lint";
+
+/// What every part of the report writes into.
+struct Page {
+    out: String,
+    /// Prefixes every id of the report.
+    ids: String,
+    fragment: bool,
+    /// The arrow marker every picture's edges end in.
+    arrow: String,
+}
+
+/// Renders the run as a page of its own. `rules` are every loaded rule (the documentation of
+/// those that fired is embedded).
 pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
+    render_for(run, rules, &Target::Page)
+}
+
+/// Renders the run for `target`.
+pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String {
     let mut paths: Vec<&std::path::Path> = Vec::new();
     let mut models: Vec<ModelRef<'_>> = Vec::new();
     for (result, m) in run.models.iter().enumerate() {
@@ -154,40 +194,88 @@ pub fn render(run: &CheckRun, rules: &[RuleInfo]) -> String {
         })
         .collect();
 
-    let mut out = String::with_capacity(1 << 16);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
-    out.push_str("<title>coreml-lint report</title><style>");
-    out.push_str(STYLE);
-    out.push_str(svg::STANDALONE_STYLE);
-    out.push_str("</style></head><body>\n");
-    let _ = writeln!(
-        out,
-        "<header><h1>coreml-lint report</h1><p class=\"version\">coreml-lint {}</p></header>",
-        env!("CARGO_PKG_VERSION")
+    let (ids, fragment) = match target {
+        Target::Page => (String::new(), false),
+        Target::Fragment { id } => (format!("{id}-"), true),
+    };
+    let mut page = Page {
+        out: String::with_capacity(1 << 16),
+        arrow: format!("{ids}arrow"),
+        ids,
+        fragment,
+    };
+    let style = format!(
+        "{}{}",
+        scoped(STYLE, ROOT_CLASS),
+        scoped(svg::STANDALONE_STYLE, ROOT_CLASS)
     );
-    summary(&mut out, run, &models, &views, &paths, rules);
-    filters(&mut out, run, &paths);
-    findings_section(&mut out, &models, &views);
-    overviews(&mut out, &models, &views);
-    rule_docs(&mut out, run, rules);
-    out.push_str("<script>");
-    out.push_str(SCRIPT);
-    out.push_str("</script></body></html>\n");
-    out
+    let root_id = format!("{}report", page.ids);
+    if fragment {
+        let _ = write!(
+            page.out,
+            "<div class=\"{ROOT_CLASS}\" id=\"{root_id}\"><style>{style}</style>"
+        );
+    } else {
+        page.out
+            .push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+        page.out
+            .push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+        let _ = write!(
+            page.out,
+            "<title>coreml-lint report</title><style>{PAGE_STYLE}{style}</style></head><body>\n\
+             <div class=\"{ROOT_CLASS}\" id=\"{root_id}\">"
+        );
+    }
+    let version = env!("CARGO_PKG_VERSION");
+    if fragment {
+        // A notebook cell: no page title.
+        let _ = writeln!(
+            page.out,
+            "<p class=\"version\">coreml-lint {version} report</p>"
+        );
+    } else {
+        let _ = writeln!(
+            page.out,
+            "<header><h1>coreml-lint report</h1><p class=\"version\">coreml-lint {version}</p></header>"
+        );
+    }
+    // A fragment draws every picture in place: a notebook may show it without running its script.
+    let drawn = draw_findings(&models, &views, &page.arrow, !fragment);
+    store(&mut page, &drawn);
+    summary(&mut page, run, &models, &views, rules);
+    if !fragment {
+        filters(&mut page.out, run, &paths);
+    }
+    findings_section(&mut page, &models, &views, &drawn);
+    if !fragment {
+        overviews(&mut page, &models, &views);
+        rule_docs(&mut page.out, run, rules);
+    }
+    let _ = write!(
+        page.out,
+        "<script>{SCRIPT}(document.getElementById(\"{root_id}\"));</script></div>"
+    );
+    if !fragment {
+        page.out.push_str("</body></html>\n");
+    }
+    page.out
 }
 
 fn summary(
-    out: &mut String,
+    page: &mut Page,
     run: &CheckRun,
     models: &[ModelRef<'_>],
     views: &[Vec<FunctionView<'_>>],
-    paths: &[&std::path::Path],
     rules: &[RuleInfo],
 ) {
+    let (ids, fragment) = (page.ids.as_str(), page.fragment);
+    let out = &mut page.out;
     let s = run.summary();
     let functions: usize = views.iter().map(Vec::len).sum();
-    out.push_str("<section id=\"summary\"><h2>Summary</h2><ul class=\"counts\">");
+    let _ = write!(
+        out,
+        "<section class=\"summary\" id=\"{ids}summary\"><h2>Summary</h2><ul class=\"counts\">"
+    );
     let _ = write!(
         out,
         "<li><b>{}</b> models checked</li><li><b>{}</b> skipped</li><li><b>{}</b> failed</li>\
@@ -210,14 +298,17 @@ fn summary(
                 .iter()
                 .find(|r| r.id == *rule)
                 .map_or("", |r| r.title.as_str());
-            let _ = write!(
-                out,
-                "<tr><td><a class=\"sev {}\" href=\"#rule-{}\">{}</a></td><td>{n}</td><td>{}</td></tr>",
-                severity_class(*sev),
-                escape(rule),
-                escape(rule),
-                escape(title)
-            );
+            let sev = severity_class(*sev);
+            let rule = escape(rule);
+            let _ = if fragment {
+                write!(out, "<tr><td><span class=\"sev {sev}\">{rule}</span></td>")
+            } else {
+                write!(
+                    out,
+                    "<tr><td><a class=\"sev {sev}\" href=\"#rule-{rule}\">{rule}</a></td>"
+                )
+            };
+            let _ = write!(out, "<td>{n}</td><td>{}</td></tr>", escape(title));
         }
         out.push_str("</table>");
     }
@@ -238,7 +329,7 @@ fn summary(
         out.push_str("</ul>");
     }
     out.push_str(
-        "<h3 id=\"placement\">Likely placement per function</h3><p class=\"note\">An ESTIMATE from \
+        "<h3>Likely placement per function</h3><p class=\"note\">An ESTIMATE from \
          the op table and the findings, not Core ML's placement: confirm with MLComputePlan on the \
          target device.</p><div class=\"legend\"><span class=\"ane\"></span>likely ANE \
          <span class=\"cpu\"></span>likely CPU <span class=\"risk\"></span>at risk \
@@ -248,13 +339,17 @@ fn summary(
     for (m, fs) in models.iter().zip(views) {
         for (fi, v) in fs.iter().enumerate() {
             let (c, macs) = (&v.placement.counts, &v.placement.macs);
+            let name = escape(&v.function.name);
+            let function = if fragment {
+                name
+            } else {
+                format!("<a href=\"#ov{}-{fi}\">{name}</a>", m.result)
+            };
             let _ = write!(
                 out,
-                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td><a href=\"#ov{}-{fi}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>",
+                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td>{function}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>",
                 m.path_index,
                 escape(&model_title(m.model)),
-                m.result,
-                escape(&v.function.name),
                 c.total(),
                 bar(c),
                 c.ane,
@@ -267,13 +362,11 @@ fn summary(
             );
         }
     }
-    out.push_str("</table>");
-    let _ = paths;
-    out.push_str("</section>\n");
+    out.push_str("</table></section>\n");
 }
 
 fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
-    out.push_str("<section id=\"filters\"><h2>Filter</h2><div class=\"filter-group\" data-dim=\"severity\"><b>severity</b>");
+    out.push_str("<section class=\"filters\" id=\"filters\"><h2>Filter</h2><div class=\"filter-group\" data-dim=\"severity\"><b>severity</b>");
     for s in ["error", "warning", "info"] {
         let _ = write!(
             out,
@@ -305,42 +398,56 @@ fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
             escape(&p.display().to_string())
         );
     }
-    out.push_str("</details><p id=\"shown\"></p></section>\n");
+    out.push_str("</details><p class=\"shown\"></p></section>\n");
 }
 
-fn findings_section(out: &mut String, models: &[ModelRef<'_>], views: &[Vec<FunctionView<'_>>]) {
-    out.push_str("<section id=\"findings\"><h2>Findings</h2>");
+fn findings_section(
+    page: &mut Page,
+    models: &[ModelRef<'_>],
+    views: &[Vec<FunctionView<'_>>],
+    drawn: &[Option<Drawn>],
+) {
+    let _ = write!(
+        page.out,
+        "<section class=\"findings\" id=\"{}findings\"><h2>Findings</h2>",
+        page.ids
+    );
     let mut n = 0;
     for (m, fs) in models.iter().zip(views) {
-        let all: Vec<&Finding> = m.findings.iter().collect();
         for x in m.findings {
+            let d = drawn.get(n).and_then(Option::as_ref);
             n += 1;
-            finding(out, n, m, fs, x, &all);
+            finding(page, n, m, fs, x, d);
         }
     }
     if n == 0 {
-        out.push_str("<p class=\"clean\">No findings.</p>");
+        page.out.push_str("<p class=\"clean\">No findings.</p>");
     }
-    out.push_str("</section>\n");
+    page.out.push_str("</section>\n");
 }
 
 fn finding(
-    out: &mut String,
+    page: &mut Page,
     n: usize,
     m: &ModelRef<'_>,
     fs: &[FunctionView<'_>],
     x: &Finding,
-    all: &[&Finding],
+    drawn: Option<&Drawn>,
 ) {
+    let (ids, fragment) = (page.ids.as_str(), page.fragment);
+    let out = &mut page.out;
     let sev = severity_class(x.severity);
+    let rule = escape(&x.rule);
+    let title = if fragment {
+        rule.clone()
+    } else {
+        format!("<a href=\"#rule-{rule}\">{rule}</a>")
+    };
     let _ = write!(
         out,
-        "<article class=\"finding\" id=\"f{n}\" data-severity=\"{sev}\" data-rule=\"{}\" data-model=\"{}\">\
-         <h3><span class=\"sev {sev}\">{sev}</span> <a href=\"#rule-{}\">{}</a></h3><p class=\"message\">{}</p>",
-        escape(&x.rule),
+        "<article class=\"finding\" id=\"{ids}f{n}\" data-severity=\"{sev}\" data-rule=\"{rule}\" data-model=\"{}\">\
+         <h3><span class=\"sev {sev}\">{sev}</span> {title}</h3><p class=\"message\">{}</p>",
         m.path_index,
-        escape(&x.rule),
-        escape(&x.rule),
         escape(&x.message)
     );
     if let Some(help) = &x.help {
@@ -393,7 +500,7 @@ fn finding(
         out.push_str("<pre class=\"source\">");
         for (i, l) in lines {
             let class = if Some(i) == line { " class=\"at\"" } else { "" };
-            let _ = writeln!(out, "<span{class}><i>{i:>5}</i> {}</span>", escape(l));
+            let _ = write!(out, "<span{class}><i>{i:>5}</i> {}</span>", escape(l));
         }
         out.push_str("</pre>");
     }
@@ -402,50 +509,72 @@ fn finding(
         .as_deref()
         .and_then(|name| fs.iter().position(|v| v.function.name == name))
         .or(if fs.len() == 1 { Some(0) } else { None });
-    if let Some(fi) = view {
-        let v = &fs[fi];
-        let picture = graph::finding_picture(&v.index, v.function, &v.placements, x, all);
-        let id = format!("f{n}g");
-        let _ = write!(
-            out,
-            "<div class=\"picture\" data-nodes=\"{}\">{}</div>",
-            picture.nodes.len(),
-            svg::render(&picture, &id)
-        );
-        if picture.omitted > 0 {
+    match (view, drawn) {
+        (Some(fi), Some(d)) => {
+            let v = &fs[fi];
+            let whole = format!("0 0 {:.0} {:.0}", d.drawing.width, d.drawing.height);
             let _ = write!(
                 out,
-                "<p class=\"note\">{} more nodes of the region are not drawn (`coreml-lint graph --around`).</p>",
-                picture.omitted
+                "<div class=\"picture\" data-nodes=\"{}\"><svg class=\"graph\" viewBox=\"{}\" width=\"{:.0}\" height=\"{:.0}\" data-whole=\"{whole}\">",
+                d.nodes,
+                d.view.view_box(),
+                d.view.width,
+                d.view.height
             );
+            match d.stored {
+                Some(k) => {
+                    let _ = write!(out, "<use href=\"#{ids}pic{k}\"/>");
+                }
+                None => out.push_str(&d.drawing.body),
+            }
+            out.push_str("</svg></div>");
+            if !d.view.whole {
+                let _ = write!(
+                    out,
+                    "<p class=\"note\">The neighbourhood of the finding, at a legible size: the region is {whole_w:.0} × {whole_h:.0} px. \
+                     Ctrl/⌘ + scroll to zoom, drag to pan, <i>whole</i> to see all of it.</p>",
+                    whole_w = d.drawing.width,
+                    whole_h = d.drawing.height
+                );
+            }
+            if d.omitted > 0 {
+                let _ = write!(
+                    out,
+                    "<p class=\"note\">{} more nodes of the region are not drawn (`coreml-lint graph --around`).</p>",
+                    d.omitted
+                );
+            }
+            if !fragment {
+                let target =
+                    x.op.as_deref()
+                        .or(x.state.as_deref())
+                        .and_then(|name| v.overview.box_of(name));
+                let _ = write!(
+                    out,
+                    "<p><a class=\"to-overview\" href=\"#ov{}-{fi}\" data-box=\"{}\">show in the overview of {}</a></p>",
+                    m.result,
+                    target.map_or(String::new(), |b| format!("ov{}-{fi}-n{b}", m.result)),
+                    escape(&v.function.name)
+                );
+            }
         }
-        let target =
-            x.op.as_deref()
-                .or(x.state.as_deref())
-                .and_then(|name| v.overview.box_of(name));
-        let _ = write!(
-            out,
-            "<p><a class=\"to-overview\" href=\"#ov{}-{fi}\" data-box=\"{}\">show in the overview of {}</a></p>",
-            m.result,
-            target.map_or(String::new(), |b| format!("ov{}-{fi}-n{b}", m.result)),
-            escape(&v.function.name)
-        );
-    } else {
-        out.push_str("<div class=\"picture none\"><p class=\"note\">This finding is about the model, not about a function's graph.</p></div>");
+        _ => out.push_str("<div class=\"picture none\"><p class=\"note\">This finding is about the model, not about a function's graph.</p></div>"),
     }
     out.push_str("</article>\n");
 }
 
-fn overviews(out: &mut String, models: &[ModelRef<'_>], views: &[Vec<FunctionView<'_>>]) {
-    out.push_str("<section id=\"overviews\"><h2>Overview of each function</h2>\
+fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView<'_>>]) {
+    let out = &mut page.out;
+    out.push_str("<section class=\"overviews\" id=\"overviews\"><h2>Overview of each function</h2>\
         <p class=\"note\">Scroll to zoom, drag to pan, double-click to reset. Large functions are drawn as groups of consecutive ops, each with its placement bar; a red badge counts the findings in a box.</p>");
     for (m, fs) in models.iter().zip(views) {
         for (fi, v) in fs.iter().enumerate() {
             let id = format!("ov{}-{fi}", m.result);
             let o = &v.overview;
+            let d = svg::draw(&o.picture, Some(&id), &page.arrow);
             let _ = writeln!(
                 out,
-                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}</p><div class=\"zoom\">{}</div></article>",
+                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}</p>{}</article>",
                 m.path_index,
                 escape(&model_title(m.model)),
                 escape(&v.function.name),
@@ -455,7 +584,7 @@ fn overviews(out: &mut String, models: &[ModelRef<'_>], views: &[Vec<FunctionVie
                 } else {
                     String::new()
                 },
-                svg::render(&o.picture, &id)
+                zoom_box(&d)
             );
         }
     }
@@ -469,7 +598,7 @@ fn rule_docs(out: &mut String, run: &CheckRun, rules: &[RuleInfo]) {
     if fired.is_empty() {
         return;
     }
-    out.push_str("<section id=\"rules\"><h2>Rules</h2>");
+    out.push_str("<section class=\"rules\" id=\"rules\"><h2>Rules</h2>");
     for id in fired {
         let text = rules.iter().find(|r| r.id == id).map_or_else(
             || format!("{id}: not a loaded rule"),
@@ -487,26 +616,32 @@ fn rule_docs(out: &mut String, run: &CheckRun, rules: &[RuleInfo]) {
 
 /// `coreml-lint graph --format html`: the pictures, titled, each zoomable.
 pub fn pictures_page(pictures: &[(String, graph::Picture)]) -> String {
-    let mut out = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>coreml-lint graph</title><style>");
-    out.push_str(STYLE);
-    out.push_str(svg::STANDALONE_STYLE);
-    out.push_str("</style></head><body><h1>coreml-lint graph</h1><p class=\"note\">Ops coloured by the placement ESTIMATE (not Core ML's placement). Scroll to zoom, drag to pan, double-click to reset.</p>");
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>coreml-lint graph</title><style>{PAGE_STYLE}{}{}</style></head><body>\
+         <div class=\"{ROOT_CLASS}\" id=\"report\"><h1>coreml-lint graph</h1><p class=\"note\">Ops coloured by the placement ESTIMATE (not Core ML's placement). Scroll to zoom, drag to pan, double-click to reset.</p>\
+         <svg class=\"graph store\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs>{}</defs></svg>",
+        scoped(STYLE, ROOT_CLASS),
+        scoped(svg::STANDALONE_STYLE, ROOT_CLASS),
+        svg::marker("arrow")
+    );
     for (i, (title, p)) in pictures.iter().enumerate() {
+        let d = svg::draw(p, Some(&format!("p{i}")), "arrow");
         let _ = write!(
             out,
-            "<article class=\"overview\"><h3>{}</h3>{}<div class=\"zoom\">{}</div></article>",
+            "<article class=\"overview\"><h3>{}</h3>{}{}</article>",
             escape(title),
             if p.omitted > 0 {
                 format!("<p class=\"note\">{} more nodes not drawn.</p>", p.omitted)
             } else {
                 String::new()
             },
-            svg::render(p, &format!("p{i}"))
+            zoom_box(&d)
         );
     }
-    out.push_str("<script>");
-    out.push_str(SCRIPT);
-    out.push_str("</script></body></html>\n");
+    let _ = writeln!(
+        out,
+        "<script>{SCRIPT}(document.getElementById(\"report\"));</script></div></body></html>"
+    );
     out
 }
 
