@@ -600,7 +600,7 @@ mod tests {
     fn chain(n: usize, label: &str) -> Picture {
         let nodes = (0..n)
             .map(|i| {
-                let mut x = node(&format!("op_{i}"), NodeKind::Op(Placement::Ane));
+                let mut x = node(&format!("op_{i}"), NodeKind::Op(Likely::Ane));
                 x.labels.push(label.into());
                 x
             })
