@@ -685,7 +685,13 @@ impl Compiler {
                 .spec_version
                 .as_ref()
                 .map(|c| self.nested("model", |cc| cc.count("spec-version", c)));
-            atomic.push(Matcher::Model(ModelM { spec_version }));
+            let coreai = m
+                .program
+                .map(|p| p == super::schema::ProgramLanguage::Coreai);
+            atomic.push(Matcher::Model(ModelM {
+                spec_version,
+                coreai,
+            }));
         }
         if let Some(t) = &r.target {
             let m = self.target(t, &mut vars);

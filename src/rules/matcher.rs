@@ -280,6 +280,8 @@ pub struct FunctionM {
 #[derive(Clone, Debug, Default)]
 pub struct ModelM {
     pub spec_version: Option<Count>,
+    /// `program: coreai` → `Some(true)`, `program: mil` → `Some(false)`.
+    pub coreai: Option<bool>,
 }
 
 /// Conditions on the run's deployment target (`target:`).
@@ -673,6 +675,9 @@ impl Matcher {
                 mm.spec_version
                     .as_ref()
                     .is_none_or(|c| m.spec_version.is_some_and(|v| c.test(v)))
+                    && mm
+                        .coreai
+                        .is_none_or(|c| c == (m.kind == crate::ir::ModelKind::AiModel))
             }),
             Matcher::Target(t) => {
                 let required = opset_number(&f.opset).map(opset_level);

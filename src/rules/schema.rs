@@ -544,6 +544,20 @@ pub struct ModelSpec {
     /// `specificationVersion` (unknown for bare text MIL: then this does not match).
     #[serde(default)]
     pub spec_version: Option<CountSpec>,
+    /// The language of the model's program: `mil` (Core ML: `.mlpackage`, `.mlmodelc`,
+    /// `.mlmodel`, `.mil`) or `coreai` (a Core AI `.aimodel` lowered into the IR).
+    #[serde(default)]
+    pub program: Option<ProgramLanguage>,
+}
+
+/// The language a model's program was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProgramLanguage {
+    /// Core ML's MIL (protobuf or text).
+    Mil,
+    /// Core AI's `aicode` MLIR bytecode.
+    Coreai,
 }
 
 /// `target:` — conditions on the run's deployment target. Without a target (or without chip

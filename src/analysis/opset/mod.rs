@@ -69,6 +69,10 @@ pub fn opset_facts(model: &Model) -> Vec<Fact> {
 /// The same, answering constants and run-time dependence from `analyses` (one per function, in
 /// order), when they were computed already.
 pub fn opset_facts_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> Vec<Fact> {
+    // The table is MIL's: a Core AI program's ops are not MIL ops.
+    if model.kind == crate::ir::ModelKind::AiModel {
+        return Vec::new();
+    }
     let table = OpTable::builtin();
     // Spans of compiled and text models point into a real `model.mil`.
     let text = matches!(model.kind, ModelKind::MlModelc | ModelKind::MilText);
