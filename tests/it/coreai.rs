@@ -68,7 +68,8 @@ fn damaged_bytecode_is_an_input_error_naming_file_and_offset() {
 /// Every Core AI asset needs iOS 27 / macOS 27: an older deployment target is `requires-newer-os`.
 #[test]
 fn a_core_ai_asset_needs_os_27() {
-    let asset = common::corpus().join("coreai/clean.aimodel");
+    // An fp16 program no other rule reports.
+    let asset = common::corpus().join("coreai/programs/split.aimodel");
     let rules = |target: &str| {
         let out = bin()
             .args([
