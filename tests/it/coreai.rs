@@ -106,3 +106,89 @@ fn a_core_ai_asset_needs_os_27() {
     assert_eq!(rules("ios27"), (Some(0), vec![]));
     assert_eq!(rules("macos27").1, vec![]);
 }
+
+/// `NDArray (Float16, 1 × 1 × 16)` (coreai-core's summary) → `tensor<fp16, [1, 1, 16]>` (dump).
+fn summary_type(text: &str) -> String {
+    let inner = text
+        .strip_prefix("NDArray (")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("unexpected summary type {text}"));
+    let (dtype, dims) = inner.split_once(", ").unwrap_or((inner, ""));
+    let dtype = match dtype {
+        "Float16" => "fp16",
+        "Float32" => "fp32",
+        "Int32" => "int32",
+        "UInt32" => "uint32",
+        other => panic!("unexpected summary dtype {other}"),
+    };
+    let dims: Vec<&str> = dims.split(" × ").filter(|d| !d.is_empty()).collect();
+    format!("tensor<{dtype}, [{}]>", dims.join(", "))
+}
+
+/// On every coreai-torch-made program, `dump` names each function with coreai-core's op count, and
+/// each input, state and output with coreai-core's shape (`X.summary.json`, written by
+/// `corpus/coreai/programs/generate.py` from `AIModelAsset.summary()` and the stored module).
+#[test]
+fn dump_gives_what_coreai_core_reads() {
+    let dir = common::corpus().join("coreai/programs");
+    let mut facts = 0;
+    for name in ["decoder", "kv2048", "logits1000", "split", "split-zero"] {
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{name}.summary.json"))).unwrap(),
+        )
+        .unwrap();
+        let out = bin()
+            .arg("dump")
+            .arg(dir.join(format!("{name}.aimodel")))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for f in summary["functions"].as_array().unwrap() {
+            let fname = f["name"].as_str().unwrap();
+            let ops = f["ops"].as_u64().unwrap();
+            let section = text
+                .split("\nfunction ")
+                .find(|s| s.split([' ', ':']).next() == Some(fname))
+                .unwrap_or_else(|| panic!("{name}: no function {fname} in\n{text}"));
+            assert!(
+                section.lines().next().unwrap().ends_with(&format!(": {ops} ops")),
+                "{name}/{fname}: coreai-core counts {ops} ops:\n{section}"
+            );
+            facts += 2;
+            for (key, heading) in [
+                ("inputs", "  inputs:"),
+                ("states", "  states:"),
+                ("outputs", "  outputs:"),
+            ] {
+                let Some(list) = f[key].as_array() else {
+                    continue;
+                };
+                let block: Vec<&str> = section
+                    .lines()
+                    .skip_while(|l| *l != heading)
+                    .skip(1)
+                    .take_while(|l| l.starts_with("    "))
+                    .map(str::trim)
+                    .collect();
+                for v in list {
+                    let (vname, ty) = (v[0].as_str().unwrap(), v[1].as_str().unwrap());
+                    let ty = summary_type(ty);
+                    let want = if key == "states" {
+                        format!("{vname}: state<{ty}>")
+                    } else {
+                        format!("{vname}: {ty}")
+                    };
+                    assert!(
+                        block.contains(&want.as_str()),
+                        "{name}/{fname}: `{want}` not among the {key} {block:?}"
+                    );
+                    facts += 1;
+                }
+            }
+        }
+    }
+    // 10 functions with a name and an op count each; 28 inputs, states and outputs of the 6
+    // entry points (coreai-core's summary lists none for the private composite graphs).
+    assert_eq!(facts, 48);
+}

@@ -639,6 +639,88 @@ pub fn type_text(ty: &ValueType) -> String {
 mod tests {
     use super::*;
 
+    fn program(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/corpus/coreai/programs/{name}.aimodel/main.mlirb",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    /// The container and the program of `data`, or the error with its offset.
+    fn read(data: &[u8]) -> std::result::Result<Lowered, BytecodeError> {
+        let b = super::super::bytecode::parse(data)?;
+        lower(data, &b, &mut String::new())
+    }
+
+    #[test]
+    fn every_truncation_and_flipped_byte_is_an_error_inside_the_file_or_a_program() {
+        let file = program("split-zero");
+        let whole = read(&file).unwrap();
+        assert_eq!(whole.summaries[0].ops, 19);
+        for cut in 0..file.len() {
+            if let Err(e) = read(&file[..cut]) {
+                assert!(e.offset <= cut, "cut {cut}: {e:?}");
+            }
+        }
+        for i in 0..file.len() {
+            for flip in [0x01u8, 0x02, 0x80, 0xFF] {
+                let mut g = file.clone();
+                g[i] ^= flip;
+                if let Err(e) = read(&g) {
+                    assert!(e.offset <= g.len(), "byte {i} ^ {flip:#x}: {e:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn truncations_of_a_stateful_program_never_panic() {
+        let file = program("decoder");
+        assert_eq!(read(&file).unwrap().functions.len(), 4);
+        for cut in (0..file.len()).step_by(7) {
+            if let Err(e) = read(&file[..cut]) {
+                assert!(e.offset <= cut, "cut {cut}: {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn absurd_counts_are_errors_before_any_allocation() {
+        use super::super::ir_section::parse;
+        // A block of 2^40 ops; a region declaring 2^40 values; a rank-2^40 tensor is refused by
+        // the type decoder (`MAX_RANK`).
+        let huge = [0x00, 0, 0, 0, 0, 0, 0x01, 0, 0];
+        let err = parse(&huge, 100, 1, 1).unwrap_err();
+        assert!(err.message.contains("ops with"), "{err:?}");
+        assert!(err.offset >= 100 && err.offset <= 100 + huge.len(), "{err:?}");
+        // One op (name 0, regions) whose inline region declares 2^40 values.
+        let region = [0x05, 0x01, 0x10, 0x01, 0x05, 0x03, 0x00, 0, 0, 0, 0, 0, 0x01, 0, 0];
+        let err = parse(&region, 0, 1, 1).unwrap_err();
+        assert!(err.message.contains("values"), "{err:?}");
+    }
+
+    #[test]
+    fn an_unknown_type_code_names_the_offset_and_the_versions() {
+        let mut file = program("split");
+        let b = super::super::bytecode::parse(&file).unwrap();
+        // The first type entry (the first byte of the attr/type section after the attributes):
+        // find an fp16 element type (code 7, varint byte 0x0f) entry of length 1 and make it 63.
+        let types = b.sections.iter().find(|s| s.id == ATTR_TYPE).unwrap();
+        let at = (types.offset as usize..(types.offset + types.len) as usize)
+            .rev()
+            .find(|&i| file[i] == 0x0f)
+            .unwrap();
+        file[at] = 0x7f;
+        let err = match read(&file) {
+            Err(e) => e,
+            Ok(_) => panic!("an unknown element type code read"),
+        };
+        assert!(err.message.contains("type code 63"), "{err:?}");
+        assert!(err.message.contains("dialect version 5"), "{err:?}");
+        assert!(err.message.contains("asset version 20260204"), "{err:?}");
+    }
+
     #[test]
     fn op_table_reads_and_names_mil_ops() {
         assert!(mappings().len() > 40);
