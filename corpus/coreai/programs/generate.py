@@ -70,6 +70,42 @@ class Split(nn.Module):
         return torch.cat([p * 2.0 for p in parts], dim=-1)
 
 
+class Fp32Island(nn.Module):
+    """An fp16 program with a softmax computed in fp32 (cast up, softmax, cast down)."""
+
+    def forward(self, x):
+        return torch.softmax(x.float(), dim=-1).half() * 2.0
+
+
+def metal_kernel(name: str):
+    """An fp16 program calling an inline Metal kernel (`aicode.metal.metal4_kernel_v1`)."""
+    from coreai.authoring import MetalParameter
+    from coreai_torch import TorchMetalKernel
+
+    def double(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    kernel = TorchMetalKernel(
+        "double",
+        input_names=["x"],
+        result_names=["y"],
+        src="y[gid] = x[gid] * 2;",
+        torch_defn=double,
+        metal_params=[MetalParameter("gid", "uint", "thread_position_in_grid")],
+    )
+
+    class Kernel(nn.Module):
+        def forward(self, x):
+            grid = dict(threads_per_grid=(64, 1, 1), threads_per_thread_group=(64, 1, 1))
+            return kernel(x, result_shapes=[(1, 64)], **grid) + 1
+
+    conv = TorchConverter(mode=TorchConverter.Mode.RELEASE)
+    conv.register_custom_kernels([kernel])
+    x = torch.randn(1, 64, dtype=torch.float16)
+    conv.add_exported_program(export(Kernel(), (x,)), input_names=["x"], output_names=["y"])
+    return save(conv.to_coreai(), name)
+
+
 def decoder_args(seq: int, tokens: int):
     return (
         torch.randn(1, tokens, D, dtype=torch.float16),
@@ -107,6 +143,13 @@ def decoder(name: str, seq: int, vocab: int, entry_points):
             state_names=["k_cache", "v_cache"],
             entrypoint_name=entry,
         )
+    return save(conv.to_coreai(), name)
+
+
+def fp32_island(name: str):
+    conv = TorchConverter(mode=TorchConverter.Mode.RELEASE)
+    x = torch.randn(1, 64, dtype=torch.float16)
+    conv.add_exported_program(export(Fp32Island(), (x,)), input_names=["x"], output_names=["y"])
     return save(conv.to_coreai(), name)
 
 
@@ -177,6 +220,8 @@ def main():
     decoder("logits1000", 1024, 1000, [("decode", 1)])
     split("split", [4, 4])
     split("split-zero", [4, 0, 4])
+    fp32_island("fp32-island")
+    metal_kernel("metal-kernel")
 
 
 if __name__ == "__main__":

@@ -62,6 +62,9 @@ pub enum AiAttr {
 }
 
 const TYPE_TENSOR: u64 = 2;
+/// A tensor with an encoding attribute (`#aicode.ax.hw_constraints_v1<…>` on a Metal kernel's
+/// operands): the tensor's fields, then the attribute's index.
+const TYPE_TENSOR_ENCODED: u64 = 3;
 const TYPE_FUNCTION: u64 = 30;
 const TYPE_HANDLE: u64 = 31;
 const TYPE_TOKEN: u64 = 32;
@@ -192,7 +195,7 @@ impl<'a> Table<'a> {
             message: format!("{what} type code {code} (type #{index})"),
         };
         Ok(match code {
-            TYPE_TENSOR => {
+            TYPE_TENSOR | TYPE_TENSOR_ENCODED => {
                 let rank = r.varint()?;
                 if rank > MAX_RANK {
                     return r.err(format!("tensor of rank {rank}"));
@@ -206,6 +209,9 @@ impl<'a> Table<'a> {
                 let AiType::Element(dtype) = self.ty_at(element, depth + 1)? else {
                     return r.err(format!("tensor element type #{element} is not an element type"));
                 };
+                if code == TYPE_TENSOR_ENCODED {
+                    r.varint()?; // the encoding attribute: layout constraints, not the shape
+                }
                 AiType::Value(ValueType::Tensor(TensorType {
                     dtype,
                     shape: Some(dims),

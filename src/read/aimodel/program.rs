@@ -156,7 +156,7 @@ fn with_versions(mut e: BytecodeError, b: &AiBytecode, asset: Option<i64>) -> By
     let _ = write!(
         e.message,
         " (aicode dialect version {dialect}, asset version {asset}; this reader knows the \
-         encodings of coreai-core 1.0.0b3: dialect version 5, asset versions 20260204 and 20260317)"
+         encodings of coreai-core 1.0.0b3: dialect version 5, asset versions 20260204, 20260317 and 20260409)"
     );
     e
 }
