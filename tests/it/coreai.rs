@@ -160,7 +160,11 @@ fn dump_gives_what_coreai_core_reads() {
                 .find(|s| s.split([' ', ':']).next() == Some(fname))
                 .unwrap_or_else(|| panic!("{name}: no function {fname} in\n{text}"));
             assert!(
-                section.lines().next().unwrap().ends_with(&format!(": {ops} ops")),
+                section
+                    .lines()
+                    .next()
+                    .unwrap()
+                    .ends_with(&format!(": {ops} ops")),
                 "{name}/{fname}: coreai-core counts {ops} ops:\n{section}"
             );
             facts += 2;
@@ -199,4 +203,25 @@ fn dump_gives_what_coreai_core_reads() {
     // 12 functions with a name and an op count each; 32 inputs, states and outputs of the 8
     // entry points (coreai-core's summary lists none for the private composite graphs).
     assert_eq!(facts, 56);
+}
+
+/// An `invoke_v1` of a composite graph is lowered as the composite's op, with the composite's
+/// parameter names, and names the graph it calls.
+#[test]
+fn composite_calls_are_lowered_as_their_op() {
+    let asset = common::corpus().join("coreai/programs/decoder.aimodel");
+    let out = bin().arg("dump").arg(&asset).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let calls: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("aicode.dataflow.invoke_v1 @sdpa_"))
+        .collect();
+    assert_eq!(calls.len(), 2, "{text}");
+    for call in calls {
+        assert!(
+            call.contains("= scaled_dot_product_attention(query = ")
+                && call.contains(", attn_mask = mask)"),
+            "{call}"
+        );
+    }
 }

@@ -57,6 +57,10 @@ pub enum AiAttr {
         /// The elements' bytes.
         bytes: Vec<u8>,
     },
+    /// `#aicode.param.constant_v1<binding{ … }>`: the bound attribute's index.
+    ParamConstant(u64),
+    /// `#aicode.symbol_ref_v1<a::b>`: the names of the path.
+    SymbolRef(Vec<String>),
     /// Any other kind (locations, resources, …): its code; nothing reads inside it.
     Other(u64),
 }
@@ -90,6 +94,8 @@ const ATTR_TYPE: u64 = 4;
 const ATTR_ARRAY: u64 = 5;
 const ATTR_DENSE: u64 = 6;
 const ATTR_OPAQUE: u64 = 9;
+const ATTR_SYMBOL_REF: u64 = 14;
+const ATTR_PARAM_CONSTANT: u64 = 16;
 
 /// Rank and nesting bounds: far beyond any real program, small enough to never exhaust the stack.
 const MAX_RANK: u64 = 64;
@@ -203,11 +209,17 @@ impl<'a> Table<'a> {
                 let mut dims = Vec::with_capacity(rank as usize);
                 for _ in 0..rank {
                     let d = r.signed_varint()?;
-                    dims.push(if d >= 0 { Dim::Known(d as u64) } else { Dim::Unknown });
+                    dims.push(if d >= 0 {
+                        Dim::Known(d as u64)
+                    } else {
+                        Dim::Unknown
+                    });
                 }
                 let element = r.varint()?;
                 let AiType::Element(dtype) = self.ty_at(element, depth + 1)? else {
-                    return r.err(format!("tensor element type #{element} is not an element type"));
+                    return r.err(format!(
+                        "tensor element type #{element} is not an element type"
+                    ));
                 };
                 if code == TYPE_TENSOR_ENCODED {
                     r.varint()?; // the encoding attribute: layout constraints, not the shape
@@ -264,6 +276,17 @@ impl<'a> Table<'a> {
                 let bytes = r.bytes(n, "dense elements")?.to_vec();
                 AiAttr::Dense { splat, bytes }
             }
+            ATTR_SYMBOL_REF => {
+                let n = r.varint()?;
+                if n > e.len as u64 {
+                    return r.err(format!("{n} names in a {}-byte symbol reference", e.len));
+                }
+                let names = (0..n)
+                    .map(|_| self.string_index(&mut r))
+                    .collect::<Result<Vec<_>>>()?;
+                AiAttr::SymbolRef(names)
+            }
+            ATTR_PARAM_CONSTANT => AiAttr::ParamConstant(r.varint()?),
             other => AiAttr::Other(other),
         })
     }
@@ -316,4 +339,3 @@ impl<'a> Table<'a> {
         })
     }
 }
-

@@ -230,7 +230,9 @@ impl Parser {
                     Some(None) => {
                         return Err(BytecodeError {
                             offset: at,
-                            message: format!("operand refers to value {index} before it is defined"),
+                            message: format!(
+                                "operand refers to value {index} before it is defined"
+                            ),
                         })
                     }
                     None => {

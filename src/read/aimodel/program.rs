@@ -29,6 +29,7 @@ const PROPERTIES: u8 = 8;
 
 const ASSET: &str = "aicode.serialization.asset";
 const GRAPH: &str = "aicode.dataflow.graph_v1";
+const INVOKE: &str = "aicode.dataflow.invoke_v1";
 const OUTPUT: &str = "aicode.dataflow.output_v1";
 const YIELD: &str = "aicode.dataflow.yield_v1";
 /// Fields of `graph_v1`'s properties: argAttrs, composite declaration (optional), externalize,
@@ -85,6 +86,15 @@ pub fn mil_op(name: &str) -> (String, &'static [String]) {
     }
 }
 
+/// The MIL op type and parameter names of a call of a composite graph (`composite.NAME` in
+/// `rules/coreai/ops.yaml`); an unlisted composite keeps its name.
+pub fn composite_op(composite: &str) -> (String, &'static [String]) {
+    match mappings().get(&format!("composite.{composite}")) {
+        Some(m) => (m.op.clone(), &m.params),
+        None => (composite.to_string(), &[]),
+    }
+}
+
 /// Lowers the program of `file` (whose container is `b`), appending its rendering to `text`.
 pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> {
     let section = |id: u8| {
@@ -98,7 +108,8 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         message: format!("no {what} section"),
     };
     let (ir_at, ir) = section(IR).ok_or_else(|| missing("IR"))?;
-    let (off_at, offsets) = section(ATTR_TYPE_OFFSET).ok_or_else(|| missing("attribute/type offset"))?;
+    let (off_at, offsets) =
+        section(ATTR_TYPE_OFFSET).ok_or_else(|| missing("attribute/type offset"))?;
     let (at_at, attr_types) = section(ATTR_TYPE).ok_or_else(|| missing("attribute/type"))?;
     let table = Table::parse(offsets, off_at, attr_types, at_at, &b.strings)?;
     let properties = match section(PROPERTIES) {
@@ -106,10 +117,11 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         None => Vec::new(),
     };
     let top = super::ir_section::parse(ir, ir_at, b.op_names.len() as u64, table.type_count())?;
-    let cx = Cx {
+    let mut cx = Cx {
         b,
         table: &table,
         properties: &properties,
+        composites: HashMap::new(),
     };
     let asset = match top.as_slice() {
         [op] if cx.name(op) == ASSET => op,
@@ -132,6 +144,13 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         .and_then(|r| r.blocks.first())
         .map(|b| b.ops.as_slice())
         .unwrap_or_default();
+    let mut composites = HashMap::new();
+    for graph in graphs.iter().filter(|g| cx.name(g) == GRAPH) {
+        if let Ok((name, Some(composite))) = cx.graph_identity(graph) {
+            composites.insert(name, composite);
+        }
+    }
+    cx.composites = composites;
     for graph in graphs {
         if cx.name(graph) != GRAPH {
             continue;
@@ -150,7 +169,12 @@ fn with_versions(mut e: BytecodeError, b: &AiBytecode, asset: Option<i64>) -> By
     let dialect = b
         .dialect_versions
         .first()
-        .map(|v| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("."))
+        .map(|v| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(".")
+        })
         .unwrap_or_else(|| "none".into());
     let asset = asset.map_or_else(|| "unknown".into(), |v| v.to_string());
     let _ = write!(
@@ -187,6 +211,8 @@ struct Cx<'a> {
     b: &'a AiBytecode,
     table: &'a Table<'a>,
     properties: &'a [(usize, Vec<u64>)],
+    /// Graph name → the composite it implements, for every composite graph of the asset.
+    composites: HashMap<String, String>,
 }
 
 /// What one graph argument or result is called and whether it is a state.
@@ -263,12 +289,15 @@ impl Cx<'_> {
             AiType::Value(v) => Ok(v),
             other => Err(BytecodeError {
                 offset: at,
-                message: format!("a value of type #{ty} ({other:?}), not a tensor, handle or token"),
+                message: format!(
+                    "a value of type #{ty} ({other:?}), not a tensor, handle or token"
+                ),
             }),
         }
     }
 
-    fn graph(&self, graph: &IrOp, text: &mut String) -> Result<(Function, AiFunction)> {
+    /// A graph's name and the composite it implements.
+    fn graph_identity(&self, graph: &IrOp) -> Result<(String, Option<String>)> {
         let props = self.props(graph)?;
         if props.len() != GRAPH_FIELDS {
             return Err(BytecodeError {
@@ -283,10 +312,34 @@ impl Cx<'_> {
         let composite = match props[1] {
             p if p & 1 == 1 => match self.table.attr(p >> 1)? {
                 AiAttr::Opaque(key, _) => Some(key),
-                other => return self.table.expected(p >> 1, "a composite declaration", &other),
+                other => {
+                    return self
+                        .table
+                        .expected(p >> 1, "a composite declaration", &other)
+                }
             },
             _ => None,
         };
+        Ok((name, composite))
+    }
+
+    /// The graph an `invoke_v1` calls: its callee property binds a symbol reference.
+    fn callee(&self, op: &IrOp) -> Option<String> {
+        let props = self.props(op).ok()?;
+        props.iter().find_map(|&p| {
+            let AiAttr::ParamConstant(bound) = self.table.attr(p).ok()? else {
+                return None;
+            };
+            match self.table.attr(bound).ok()? {
+                AiAttr::SymbolRef(names) => names.last().cloned(),
+                _ => None,
+            }
+        })
+    }
+
+    fn graph(&self, graph: &IrOp, text: &mut String) -> Result<(Function, AiFunction)> {
+        let props = self.props(graph)?;
+        let (name, composite) = self.graph_identity(graph)?;
         let private = matches!(self.table.attr(props[4])?, AiAttr::Integer(v) if v != 0);
         let arg_attrs = self.arg_attrs(props[0])?;
         let res_attrs = self.arg_attrs(props[8])?;
@@ -408,7 +461,11 @@ impl Cx<'_> {
                 }
                 continue;
             }
-            let (op_type, params) = mil_op(stored);
+            let callee = (stored == INVOKE).then(|| self.callee(op)).flatten();
+            let (op_type, params) = match callee.as_ref().and_then(|c| self.composites.get(c)) {
+                Some(composite) => composite_op(composite),
+                None => mil_op(stored),
+            };
             let mut results = Vec::new();
             for r in &op.results {
                 let ty = self.value_type(r.ty, op.offset)?;
@@ -431,7 +488,9 @@ impl Cx<'_> {
             let mut inputs_of_op: Vec<Param> = Vec::new();
             for (i, id) in op.operands.iter().enumerate() {
                 let value = Arg::Name(self.operand(&names, *id, op)?);
-                let tuple = params.last().filter(|p| p.ends_with('*') && i + 1 >= params.len());
+                let tuple = params
+                    .last()
+                    .filter(|p| p.ends_with('*') && i + 1 >= params.len());
                 if let Some(p) = tuple {
                     let pname = p.trim_end_matches('*');
                     match inputs_of_op.last_mut() {
@@ -486,7 +545,14 @@ impl Cx<'_> {
             if !types.is_empty() {
                 let _ = write!(line, " : {}", types.join(", "));
             }
-            let _ = write!(line, "  // {stored}");
+            match &callee {
+                Some(c) => {
+                    let _ = write!(line, "  // {stored} @{c}");
+                }
+                None => {
+                    let _ = write!(line, "  // {stored}");
+                }
+            }
             op_syntax.push((line, op_type, results, inputs_of_op, attributes));
         }
         let _ = writeln!(text, "  outputs:");
@@ -693,9 +759,14 @@ mod tests {
         let huge = [0x00, 0, 0, 0, 0, 0, 0x01, 0, 0];
         let err = parse(&huge, 100, 1, 1).unwrap_err();
         assert!(err.message.contains("ops with"), "{err:?}");
-        assert!(err.offset >= 100 && err.offset <= 100 + huge.len(), "{err:?}");
+        assert!(
+            err.offset >= 100 && err.offset <= 100 + huge.len(),
+            "{err:?}"
+        );
         // One op (name 0, regions) whose inline region declares 2^40 values.
-        let region = [0x05, 0x01, 0x10, 0x01, 0x05, 0x03, 0x00, 0, 0, 0, 0, 0, 0x01, 0, 0];
+        let region = [
+            0x05, 0x01, 0x10, 0x01, 0x05, 0x03, 0x00, 0, 0, 0, 0, 0, 0x01, 0, 0,
+        ];
         let err = parse(&region, 0, 1, 1).unwrap_err();
         assert!(err.message.contains("values"), "{err:?}");
     }
