@@ -91,6 +91,10 @@ struct Scope {
 
 struct Parser {
     scopes: Vec<Scope>,
+    /// Value slots reserved by the open regions of every scope: each value is defined by at least
+    /// one byte of the section, so more than its length is refused before it is allocated.
+    reserved: usize,
+    limit: usize,
     next_id: ValueId,
     ops: u64,
     types: u64,
@@ -102,6 +106,8 @@ pub fn parse(data: &[u8], base: usize, op_names: u64, types: u64) -> Result<Vec<
     let mut r = Reader::new(data, base);
     let mut p = Parser {
         scopes: vec![Scope::default()],
+        reserved: 0,
+        limit: data.len(),
         next_id: 0,
         ops: op_names,
         types,
@@ -122,12 +128,13 @@ impl Parser {
 
     fn open_region(&mut self, r: &Reader, values: u64) -> Result<()> {
         // Every value is defined by at least one byte (a type index).
-        if values > r.left() as u64 + 1 {
+        if values > r.left() as u64 + 1 || values as usize > self.limit - self.reserved {
             return r.err(format!(
                 "region declares {values} values with {} bytes left",
                 r.left()
             ));
         }
+        self.reserved += values as usize;
         let scope = self.scope();
         let at = scope.values.len();
         scope.values.resize(at + values as usize, None);
@@ -136,8 +143,9 @@ impl Parser {
     }
 
     fn close_region(&mut self) {
-        let scope = self.scope();
+        let scope = self.scopes.last_mut().expect("a scope is always open");
         if let Some(at) = scope.next.pop() {
+            self.reserved -= scope.values.len() - at;
             scope.values.truncate(at);
         }
     }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::{limits, ReadError, ReadOutcome};
 use crate::ir::coreai::{AiAsset, AssetFile};
-use crate::ir::{Model, ModelDesc, ModelKind, Program, SourceText};
+use crate::ir::{Model, ModelDesc, ModelKind, Node, Program, SourceText, Span};
 
 /// The program file.
 pub const PROGRAM: &str = "main.mlirb";
@@ -41,9 +41,19 @@ pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> 
         asset.functions = lowered.summaries;
         functions = lowered.functions;
     }
-    // The rendering is small (no weights) and every span indexes it: it is kept even when the
-    // caller renders nothing else.
-    let _ = render;
+    if !render {
+        // As for a protobuf program read without its rendering: no text, no spans into it.
+        text.clear();
+        for f in &mut functions {
+            f.span = Span::default();
+            for node in f.graph.node_weights_mut() {
+                match node {
+                    Node::Op(op) => op.span = Span::default(),
+                    Node::Input(input) => input.span = Span::default(),
+                }
+            }
+        }
+    }
     Ok(ReadOutcome::Model(Box::new(Model {
         path: dir.to_path_buf(),
         kind: ModelKind::AiModel,

@@ -441,10 +441,8 @@ impl Cx<'_> {
             .inputs
             .sort_by_key(|i| order.get(i.name.as_str()).copied().unwrap_or(usize::MAX));
 
-        let mut lines = String::new();
         let mut counter = 0usize;
         let mut outputs_syntax = Vec::new();
-        let ops_header_at = text.len();
         let mut op_syntax = Vec::new();
         for op in &body.ops {
             let stored = self.name(op);
@@ -560,10 +558,8 @@ impl Cx<'_> {
             let _ = writeln!(text, "    {}: {}", v.name, type_text(&v.ty));
         }
         let _ = writeln!(text, "  ops:");
-        let _ = ops_header_at;
         for (line, op_type, outputs, params, attributes) in op_syntax {
             let start = text.len() + 4;
-            lines.clear();
             text.push_str(&line);
             let span = Span::new(start, text.len());
             text.push('\n');
