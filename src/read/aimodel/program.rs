@@ -539,6 +539,16 @@ impl Cx<'_> {
                 })
                 .collect();
             let types: Vec<String> = results.iter().map(|r| type_text(&r.ty)).collect();
+            let mut args = args;
+            if let Some(Literal {
+                payload: Payload::Tensor(data),
+                ..
+            }) = attributes.get("val")
+            {
+                if let Some(v) = short_values(data) {
+                    args.push(format!("val = {v}"));
+                }
+            }
             let _ = write!(line, "{op_type}({})", args.join(", "));
             if !types.is_empty() {
                 let _ = write!(line, " : {}", types.join(", "));
@@ -687,6 +697,17 @@ fn decode_elements(dtype: DType, bytes: &[u8], splat: bool, count: usize) -> Opt
     })
 }
 
+/// A constant's elements as `dump` prints them, for up to 8.
+fn short_values(data: &TensorData) -> Option<String> {
+    let items: Vec<String> = match data {
+        TensorData::Ints(v) if v.len() <= 8 => v.iter().map(i64::to_string).collect(),
+        TensorData::Floats(v) if v.len() <= 8 => v.iter().map(|x| format!("{x}")).collect(),
+        TensorData::Bools(v) if v.len() <= 8 => v.iter().map(bool::to_string).collect(),
+        _ => return None,
+    };
+    Some(format!("[{}]", items.join(", ")))
+}
+
 /// A value type as `dump` prints it: MIL's `tensor<fp16, [1, 8]>`, `state<…>`, `token`.
 pub fn type_text(ty: &ValueType) -> String {
     match ty {
@@ -720,6 +741,18 @@ mod tests {
         let file = program("split-zero");
         let whole = read(&file).unwrap();
         assert_eq!(whole.summaries[0].ops, 19);
+        // coreai-core prints `%1 = coreai.constant dense<[4, 0, 4]> : tensor<3xui32>`.
+        let sizes = whole.functions[0]
+            .ops()
+            .filter(|(_, op)| op.op_type == "const")
+            .find_map(|(_, op)| match op.attributes.get("val") {
+                Some(Literal {
+                    payload: Payload::Tensor(TensorData::Ints(v)),
+                    ..
+                }) if v.len() == 3 => Some(v.clone()),
+                _ => None,
+            });
+        assert_eq!(sizes, Some(vec![4, 0, 4]));
         for cut in 0..file.len() {
             if let Err(e) = read(&file[..cut]) {
                 assert!(e.offset <= cut, "cut {cut}: {e:?}");
