@@ -120,7 +120,7 @@ def pipeline(repo, out):
 
 def aimodel_bytecode(repo, out):
     # Core AI assets' `main.mlirb` (MLIR bytecode); identical files are written once.
-    for f in sorted((repo / "corpus" / "coreai").glob("*.aimodel/main.mlirb")):
+    for f in sorted((repo / "corpus" / "coreai").glob("**/*.aimodel/main.mlirb")):
         if f.is_file() and not f.is_symlink():
             put(out, f.read_bytes())
     shared = repo.parent / "shared" / "realworld"

@@ -1,5 +1,9 @@
 //! What a Core AI asset (`.aimodel` bundle) says about itself without its private encodings: the
 //! bundle's files, `metadata.json`, `main.hash` and the MLIR bytecode container of `main.mlirb`.
+//! The program itself is lowered into [`crate::ir::Function`]s; [`AiFunction`] keeps what `dump`
+//! lists per graph.
+
+use super::types::ValueType;
 
 /// One file the bundle should hold, as found on disk.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,16 +56,49 @@ pub struct AiBytecode {
     pub sections: Vec<AiSection>,
     /// Dialect names with the length of their version payload.
     pub dialects: Vec<String>,
+    /// Each dialect's version payload (empty when it has none), in `dialects` order.
+    pub dialect_versions: Vec<Vec<u8>>,
     /// Every op kind the program uses, `dialect.name` (e.g. `aicode.primitive.floor_v1`), sorted.
     pub ops: Vec<String>,
+    /// The op names in the order of the dialect section: the IR section refers to them by position.
+    pub op_names: Vec<String>,
     /// Every string of the string table, in table order.
     pub strings: Vec<String>,
     /// Resource blobs.
     pub resources: Vec<AiResource>,
 }
 
+/// A named, typed input, state or output of a Core AI function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AiValue {
+    /// Its `aicode.name` (or `argN` without one).
+    pub name: String,
+    /// Its type: a tensor, a state (handle) or a token.
+    pub ty: ValueType,
+}
+
+/// What a Core AI graph declares, as `dump` lists it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AiFunction {
+    /// The graph's name (`main`, `prefill`, `sdpa_…`).
+    pub name: String,
+    /// A private graph (a composite's body, called through `invoke`).
+    pub private: bool,
+    /// The composite it implements (`scaled_dot_product_attention`), for a composite's graph.
+    pub composite: Option<String>,
+    /// Ops nested in the graph at any depth, the `output_v1` / `yield_v1` terminators excepted:
+    /// the count coreai-core's `operation_distribution` sums.
+    pub ops: usize,
+    /// Tensor arguments.
+    pub inputs: Vec<AiValue>,
+    /// Handle arguments (state buffers).
+    pub states: Vec<AiValue>,
+    /// Returned values (tokens of written states included), named by their result attributes.
+    pub outputs: Vec<AiValue>,
+}
+
 /// Everything read from one `.aimodel` bundle.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AiAsset {
     /// `main.mlirb`, `main.hash` and `metadata.json`, in that order, as found.
     pub files: Vec<(String, AssetFile)>,
@@ -72,6 +109,10 @@ pub struct AiAsset {
     pub hash: Option<(String, String)>,
     /// The bytecode container, when `main.mlirb` is present and not an LFS pointer.
     pub bytecode: Option<AiBytecode>,
+    /// `aicode.serialization.asset`'s version attribute (e.g. 20260317), when the IR was read.
+    pub asset_version: Option<i64>,
+    /// The program's graphs, in file order, when the IR was read.
+    pub functions: Vec<AiFunction>,
 }
 
 impl AiAsset {
@@ -134,6 +175,10 @@ impl std::fmt::Display for AiAsset {
                 r.group, r.key, r.size, r.alignment
             )?;
         }
-        writeln!(f, "strings: {}", b.strings.len())
+        writeln!(f, "strings: {}", b.strings.len())?;
+        if let Some(v) = self.asset_version {
+            writeln!(f, "asset version: {v}")?;
+        }
+        Ok(())
     }
 }

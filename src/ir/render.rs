@@ -446,6 +446,7 @@ impl Renderer {
                 }
                 self.out.push('>');
             }
+            ValueType::Token => self.out.push_str("token"),
             ValueType::Dict { key, value } => {
                 self.out.push_str("dict<");
                 self.ty(key);

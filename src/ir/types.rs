@@ -284,6 +284,8 @@ pub enum ValueType {
     },
     /// `(t0, t1, …)`: a fixed sequence of values of different types.
     Tuple(Vec<ValueType>),
+    /// A Core AI ordering token (`!aicode.token_v1`): sequences state reads and writes, holds no data.
+    Token,
     /// `dict<key, value>`.
     Dict {
         /// The type of the keys.

@@ -754,9 +754,13 @@ impl Compiler {
                     cc.nested("converter-version", |c| c.versions(v))
                 })
             });
+            let coreai = m
+                .program
+                .map(|p| p == super::schema::ProgramLanguage::Coreai);
             atomic.push(Matcher::Model(ModelM {
                 spec_version,
                 converter_version,
+                coreai,
             }));
         }
         if let Some(t) = &r.target {

@@ -43,7 +43,7 @@ pub fn match_model_for(
     match_model_with(model, rules, model_entities, target, None)
 }
 
-/// The rules that run on nodes (not `fact:` rules, not removed ones).
+/// The rules that run on nodes (not entity rules, not removed ones).
 fn node_rules(rules: &RuleSet) -> impl Iterator<Item = &Rule> {
     rules
         .rules()

@@ -316,6 +316,8 @@ pub struct FunctionM {
 pub struct ModelM {
     pub spec_version: Option<Count>,
     pub converter_version: Option<VersionRange>,
+    /// `program: coreai` → `Some(true)`, `program: mil` → `Some(false)`.
+    pub coreai: Option<bool>,
 }
 
 /// The user-defined metadata entry naming the coremltools version that converted a model.
@@ -381,7 +383,7 @@ pub struct TargetM {
 pub enum OsBound {
     /// An iOS-equivalent level (`ios18` = 18, `macos15` = 18).
     Level(u32),
-    /// The level the function's opset needs (in a `fact:` rule: the one the fact says).
+    /// The level the function's opset needs (in an entity rule: the one the entity says).
     Required,
 }
 
@@ -746,6 +748,9 @@ impl Matcher {
                             .and_then(|(_, v)| Version::parse(v))
                             .is_some_and(|v| range.test(&v))
                     })
+                    && mm
+                        .coreai
+                        .is_none_or(|c| c == (m.kind == crate::ir::ModelKind::AiModel))
             }),
             Matcher::Target(t) => {
                 let required = opset_number(&f.opset).map(opset_level);

@@ -646,6 +646,10 @@ pub struct ModelSpec {
     /// of the user-defined metadata; absent: this does not match).
     #[serde(default)]
     pub converter_version: Option<VersionRangeSpec>,
+    /// The language of the model's program: `mil` (Core ML: `.mlpackage`, `.mlmodelc`,
+    /// `.mlmodel`, `.mil`) or `coreai` (a Core AI `.aimodel` lowered into the IR).
+    #[serde(default)]
+    pub program: Option<ProgramLanguage>,
 }
 
 /// A range of dotted versions (`"9.0"`, `"8.3.0"`): numeric components compared in order, missing
@@ -662,6 +666,16 @@ pub struct VersionRangeSpec {
     /// Older than this version.
     #[serde(default)]
     pub before: Option<String>,
+}
+
+/// The language a model's program was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProgramLanguage {
+    /// Core ML's MIL (protobuf or text).
+    Mil,
+    /// Core AI's `aicode` MLIR bytecode.
+    Coreai,
 }
 
 /// `target:` — conditions on the run's deployment target. Without a target (or without chip

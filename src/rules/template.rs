@@ -280,9 +280,8 @@ impl Template {
         Ok(Template { parts })
     }
 
-    /// Errors for placeholders that are not bound by the rule or use an unknown accessor. In a
-    /// `fact:` rule (`fact` is its registered kind) a placeholder names a capture of the kind or
-    /// the fact's location (`FUNCTION`, `OP`, `STATE`).
+    /// Errors for placeholders of a node rule that are not bound by the rule or use an unknown
+    /// accessor (an entity rule's are checked by `entity_rule::check_placeholders`).
     pub fn check(&self, vars: &Vars) -> Vec<String> {
         let mut errors = Vec::new();
         for p in &self.parts {

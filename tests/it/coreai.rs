@@ -68,7 +68,8 @@ fn damaged_bytecode_is_an_input_error_naming_file_and_offset() {
 /// Every Core AI asset needs iOS 27 / macOS 27: an older deployment target is `requires-newer-os`.
 #[test]
 fn a_core_ai_asset_needs_os_27() {
-    let asset = common::corpus().join("coreai/clean.aimodel");
+    // An fp16 program no other rule reports.
+    let asset = common::corpus().join("coreai/programs/split.aimodel");
     let rules = |target: &str| {
         let out = bin()
             .args([
@@ -104,4 +105,123 @@ fn a_core_ai_asset_needs_os_27() {
     assert!(found[0].1.contains("Core AI"), "{found:?}");
     assert_eq!(rules("ios27"), (Some(0), vec![]));
     assert_eq!(rules("macos27").1, vec![]);
+}
+
+/// `NDArray (Float16, 1 × 1 × 16)` (coreai-core's summary) → `tensor<fp16, [1, 1, 16]>` (dump).
+fn summary_type(text: &str) -> String {
+    let inner = text
+        .strip_prefix("NDArray (")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("unexpected summary type {text}"));
+    let (dtype, dims) = inner.split_once(", ").unwrap_or((inner, ""));
+    let dtype = match dtype {
+        "Float16" => "fp16",
+        "Float32" => "fp32",
+        "Int32" => "int32",
+        "UInt32" => "uint32",
+        other => panic!("unexpected summary dtype {other}"),
+    };
+    let dims: Vec<&str> = dims.split(" × ").filter(|d| !d.is_empty()).collect();
+    format!("tensor<{dtype}, [{}]>", dims.join(", "))
+}
+
+/// On every coreai-torch-made program, `dump` names each function with coreai-core's op count, and
+/// each input, state and output with coreai-core's shape (`X.summary.json`, written by
+/// `corpus/coreai/programs/generate.py` from `AIModelAsset.summary()` and the stored module).
+#[test]
+fn dump_gives_what_coreai_core_reads() {
+    let dir = common::corpus().join("coreai/programs");
+    let mut facts = 0;
+    for name in [
+        "decoder",
+        "kv2048",
+        "logits1000",
+        "split",
+        "split-zero",
+        "fp32-island",
+        "metal-kernel",
+    ] {
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{name}.summary.json"))).unwrap(),
+        )
+        .unwrap();
+        let out = bin()
+            .arg("dump")
+            .arg(dir.join(format!("{name}.aimodel")))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for f in summary["functions"].as_array().unwrap() {
+            let fname = f["name"].as_str().unwrap();
+            let ops = f["ops"].as_u64().unwrap();
+            let section = text
+                .split("\nfunction ")
+                .find(|s| s.split([' ', ':']).next() == Some(fname))
+                .unwrap_or_else(|| panic!("{name}: no function {fname} in\n{text}"));
+            assert!(
+                section
+                    .lines()
+                    .next()
+                    .unwrap()
+                    .ends_with(&format!(": {ops} ops")),
+                "{name}/{fname}: coreai-core counts {ops} ops:\n{section}"
+            );
+            facts += 2;
+            for (key, heading) in [
+                ("inputs", "  inputs:"),
+                ("states", "  states:"),
+                ("outputs", "  outputs:"),
+            ] {
+                let Some(list) = f[key].as_array() else {
+                    continue;
+                };
+                let block: Vec<&str> = section
+                    .lines()
+                    .skip_while(|l| *l != heading)
+                    .skip(1)
+                    .take_while(|l| l.starts_with("    "))
+                    .map(str::trim)
+                    .collect();
+                for v in list {
+                    let (vname, ty) = (v[0].as_str().unwrap(), v[1].as_str().unwrap());
+                    let ty = summary_type(ty);
+                    let want = if key == "states" {
+                        format!("{vname}: state<{ty}>")
+                    } else {
+                        format!("{vname}: {ty}")
+                    };
+                    assert!(
+                        block.contains(&want.as_str()),
+                        "{name}/{fname}: `{want}` not among the {key} {block:?}"
+                    );
+                    facts += 1;
+                }
+            }
+        }
+    }
+    // 12 functions with a name and an op count each; 32 inputs, states and outputs of the 8
+    // entry points (coreai-core's summary lists none for the private composite graphs).
+    assert_eq!(facts, 56);
+}
+
+/// An `invoke_v1` of a composite graph is lowered as the composite's op, with the composite's
+/// parameter names, and names the graph it calls.
+#[test]
+fn composite_calls_are_lowered_as_their_op() {
+    let asset = common::corpus().join("coreai/programs/decoder.aimodel");
+    let out = bin().arg("dump").arg(&asset).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let calls: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("aicode.dataflow.invoke_v1 @sdpa_"))
+        .collect();
+    assert_eq!(calls.len(), 2, "{text}");
+    for call in calls {
+        assert!(
+            call.contains("= scaled_dot_product_attention(query = ")
+                && call.contains(", attn_mask = mask)"),
+            "{call}"
+        );
+    }
 }

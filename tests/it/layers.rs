@@ -142,10 +142,11 @@ fn dependencies_point_one_way() {
         checked += 1;
         let (code, _) = non_test_code(text);
         for (i, line) in code.iter().enumerate() {
-            // serde_yaml stays behind `yaml.rs`: only the rules, the config and the op-set table
-            // (rule data under `rules/opset/`) read YAML.
+            // serde_yaml stays behind `yaml.rs`: only the rules, the config, the op-set table
+            // (rule data under `rules/opset/`) and the Core AI op vocabulary the reader lowers
+            // with (`rules/coreai/ops.yaml`) read YAML.
             if line.contains("crate::yaml")
-                && !["rules", "config", "analysis"].contains(&from.as_str())
+                && !["rules", "config", "analysis", "read"].contains(&from.as_str())
             {
                 violations.push(format!(
                     "{}: `{from}` reaches into `yaml` (line ~{})",

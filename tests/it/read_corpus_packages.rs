@@ -98,9 +98,14 @@ fn corpus_packages_match_coremltools_records() {
                 rec["specification_version"],
                 "{name}"
             );
-            assert_eq!(functions(m), rec["functions"], "{name}");
-            assert_eq!(program_states(m), rec["states"], "{name}");
-            assert_eq!(description_states(m), rec["description_states"], "{name}");
+            // A Core AI program's functions are compared with coreai-core's own reading of it
+            // (`X.summary.json`) in `coreai::dump_gives_what_coreai_core_reads`: coremltools
+            // records nothing for it.
+            if expected["kind"] != "aimodel" {
+                assert_eq!(functions(m), rec["functions"], "{name}");
+                assert_eq!(program_states(m), rec["states"], "{name}");
+                assert_eq!(description_states(m), rec["description_states"], "{name}");
+            }
         }
         checked += 1;
     }

@@ -149,6 +149,7 @@ fn describe(ty: &ValueType) -> String {
         ValueType::List { .. } => "a list".to_string(),
         ValueType::Tuple(_) => "a tuple".to_string(),
         ValueType::Dict { .. } => "a dict".to_string(),
+        ValueType::Token => "a token".to_string(),
     }
 }
 

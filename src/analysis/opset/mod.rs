@@ -129,6 +129,10 @@ pub fn opset_entities(model: &Model) -> Vec<Entity> {
 /// The same, answering constants and run-time dependence from `analyses` (one per function, in
 /// order), when they were computed already.
 pub fn opset_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> Vec<Entity> {
+    // The table is MIL's: a Core AI program's ops are not MIL ops.
+    if model.kind == crate::ir::ModelKind::AiModel {
+        return Vec::new();
+    }
     let table = OpTable::builtin();
     // Spans of compiled and text models point into a real `model.mil`.
     let text = matches!(model.kind, ModelKind::MlModelc | ModelKind::MilText);

@@ -1,6 +1,6 @@
 //! The MLIR bytecode container (`main.mlirb`) from the upstream format alone: magic, version,
-//! producer, sections, string table, dialect section (op names) and resource sections. The
-//! attribute, type, IR and properties sections use `aicode`'s private encodings and are only sized.
+//! producer, sections, string table, dialect section (op names) and resource sections. The IR,
+//! attribute/type and properties sections are read by [`super::ir_section`] and [`super::aicode`].
 //!
 //! Every read is bounds-checked: a truncated or garbled file is an error naming the byte offset.
 
@@ -13,6 +13,7 @@ const STRING: u8 = 0;
 const DIALECT: u8 = 1;
 const RESOURCE: u8 = 5;
 const RESOURCE_OFFSET: u8 = 6;
+const DIALECT_VERSION: u8 = 7;
 const MAX_SECTION_ID: u8 = 8;
 
 /// Where and why the container does not parse.
@@ -24,32 +25,48 @@ pub struct BytecodeError {
     pub message: String,
 }
 
-type Result<T> = std::result::Result<T, BytecodeError>;
+pub(super) type Result<T> = std::result::Result<T, BytecodeError>;
 
 /// A cursor over `data[pos..end]`; `base` is the offset of `data[0]` in the file.
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     data: &'a [u8],
-    pos: usize,
+    pub(super) pos: usize,
     base: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn new(data: &'a [u8], base: usize) -> Reader<'a> {
+    pub(super) fn new(data: &'a [u8], base: usize) -> Reader<'a> {
         Reader { data, pos: 0, base }
     }
 
-    fn err<T>(&self, message: impl Into<String>) -> Result<T> {
+    pub(super) fn err<T>(&self, message: impl Into<String>) -> Result<T> {
         Err(BytecodeError {
             offset: self.base + self.pos,
             message: message.into(),
         })
     }
 
-    fn is_empty(&self) -> bool {
+    /// Offset of the cursor in the file.
+    pub(super) fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    /// Bytes left.
+    pub(super) fn left(&self) -> usize {
+        self.data.len().saturating_sub(self.pos)
+    }
+
+    /// A zigzag-encoded signed varint.
+    pub(super) fn signed_varint(&mut self) -> Result<i64> {
+        let v = self.varint()?;
+        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
         self.pos >= self.data.len()
     }
 
-    fn byte(&mut self) -> Result<u8> {
+    pub(super) fn byte(&mut self) -> Result<u8> {
         match self.data.get(self.pos) {
             Some(&b) => {
                 self.pos += 1;
@@ -59,7 +76,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn bytes(&mut self, n: u64, what: &str) -> Result<&'a [u8]> {
+    pub(super) fn bytes(&mut self, n: u64, what: &str) -> Result<&'a [u8]> {
         let left = (self.data.len() - self.pos) as u64;
         if n > left {
             return self.err(format!(
@@ -72,7 +89,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A PrefixVarInt: the trailing zeros of the first byte say how many bytes follow.
-    fn varint(&mut self) -> Result<u64> {
+    pub(super) fn varint(&mut self) -> Result<u64> {
         let first = self.byte()?;
         if first & 1 == 1 {
             return Ok(u64::from(first >> 1));
@@ -91,7 +108,7 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(v) >> (extra + 1))
     }
 
-    fn cstring(&mut self) -> Result<String> {
+    pub(super) fn cstring(&mut self) -> Result<String> {
         let rest = &self.data[self.pos..];
         let Some(nul) = rest.iter().position(|&b| b == 0) else {
             return self.err("string without NUL terminator");
@@ -101,7 +118,7 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
-    fn align_to(&mut self, alignment: u64) -> Result<()> {
+    pub(super) fn align_to(&mut self, alignment: u64) -> Result<()> {
         if alignment == 0 || !alignment.is_power_of_two() || alignment > 4096 {
             return self.err(format!(
                 "alignment {alignment} is not a power of two up to 4096"
@@ -163,8 +180,13 @@ pub fn parse(data: &[u8]) -> Result<AiBytecode> {
     };
     out.strings = parse_strings(strings, at)?;
     if let Some((at, dialect)) = payloads[DIALECT as usize] {
-        let (dialects, ops) = parse_dialects(dialect, at, &out.strings, version)?;
-        out.dialects = dialects;
+        let d = parse_dialects(dialect, at, &out.strings, version)?;
+        let mut ops = d.op_names.clone();
+        ops.sort();
+        ops.dedup();
+        out.dialects = d.names;
+        out.dialect_versions = d.versions;
+        out.op_names = d.op_names;
         out.ops = ops;
     }
     if let Some((at, offsets)) = payloads[RESOURCE_OFFSET as usize] {
@@ -206,20 +228,16 @@ fn string_at<'s>(r: &Reader, strings: &'s [String], index: u64) -> Result<&'s st
     }
 }
 
-/// The dialect section: the dialects (name, optional version payload), then op names grouped by
-/// dialect. Returns the dialect names and the `dialect.op` names, sorted.
-fn parse_dialects(
-    data: &[u8],
-    base: usize,
-    strings: &[String],
-    version: u64,
-) -> Result<(Vec<String>, Vec<String>)> {
+/// The dialect section: the dialects (name, optional version payload in a nested section), from
+/// version 4 the number of op names, then op names grouped by dialect, numbered in file order (the
+/// IR section refers to them by that number).
+fn parse_dialects(data: &[u8], base: usize, strings: &[String], version: u64) -> Result<Dialects> {
     let mut r = Reader::new(data, base);
     let count = r.varint()?;
     if count > data.len() as u64 {
         return r.err(format!("{count} dialects in a {}-byte section", data.len()));
     }
-    let mut dialects = Vec::new();
+    let mut out = Dialects::default();
     for _ in 0..count {
         let entry = r.varint()?;
         let (index, versioned) = if version >= 1 {
@@ -227,26 +245,50 @@ fn parse_dialects(
         } else {
             (entry, false)
         };
-        dialects.push(string_at(&r, strings, index)?.to_string());
-        if versioned {
+        out.names.push(string_at(&r, strings, index)?.to_string());
+        let payload = if versioned {
+            let id = r.byte()? & 0x7F;
+            if id != DIALECT_VERSION {
+                r.pos -= 1;
+                return r.err(format!("dialect version section has id {id}, not 7"));
+            }
             let size = r.varint()?;
-            r.bytes(size, "dialect version")?;
+            r.bytes(size, "dialect version")?.to_vec()
+        } else {
+            Vec::new()
+        };
+        out.versions.push(payload);
+    }
+    if version >= 4 {
+        let n = r.varint()?;
+        if n > data.len() as u64 {
+            return r.err(format!("{n} op names in a {}-byte section", data.len()));
         }
     }
-    let mut ops = std::collections::BTreeSet::new();
     while !r.is_empty() {
         let dialect = r.varint()?;
-        let Some(prefix) = dialects.get(dialect as usize) else {
+        let Some(prefix) = out.names.get(dialect as usize) else {
             return r.err(format!("dialect index {dialect} out of range ({count})"));
         };
         let n = r.varint()?;
+        if n > data.len() as u64 {
+            return r.err(format!("{n} op names in a {}-byte section", data.len()));
+        }
         for _ in 0..n {
             let entry = r.varint()?;
             let index = if version >= 5 { entry >> 1 } else { entry };
-            ops.insert(format!("{prefix}.{}", string_at(&r, strings, index)?));
+            out.op_names
+                .push(format!("{prefix}.{}", string_at(&r, strings, index)?));
         }
     }
-    Ok((dialects, ops.into_iter().collect()))
+    Ok(out)
+}
+
+#[derive(Default)]
+struct Dialects {
+    names: Vec<String>,
+    versions: Vec<Vec<u8>>,
+    op_names: Vec<String>,
 }
 
 /// The resource offset section: external groups, then one group per dialect with resources; each

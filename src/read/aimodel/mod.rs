@@ -4,7 +4,10 @@
 //! Missing, symlinked or Git-LFS-pointer files are recorded (rules report them), never followed;
 //! bytecode that does not parse is a [`ReadError`] naming the file and the byte offset.
 
+pub mod aicode;
 pub mod bytecode;
+pub mod ir_section;
+pub mod program;
 pub mod sha256;
 
 use std::path::Path;
@@ -13,7 +16,7 @@ use std::sync::Arc;
 use super::outcome::ReadOutcome;
 use super::{limits, ReadError};
 use crate::ir::coreai::{AiAsset, AssetFile};
-use crate::ir::{Model, ModelDesc, ModelKind, Program, SourceText};
+use crate::ir::{Model, ModelDesc, ModelKind, Node, Program, SourceText, Span};
 
 /// The program file.
 pub const PROGRAM: &str = "main.mlirb";
@@ -25,12 +28,31 @@ pub const METADATA: &str = "metadata.json";
 /// Reads the bundle at `dir`; with `render`, the source text is the inventory as `dump` prints it
 /// (empty otherwise, as for a protobuf program).
 pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> {
-    let asset = read_asset(dir)?;
-    let text = if render {
-        asset.to_string()
-    } else {
-        String::new()
-    };
+    let (mut asset, bytes) = read_bundle(dir)?;
+    let mut text = asset.to_string();
+    let mut functions = Vec::new();
+    if let (Some(bytes), Some(b)) = (&bytes, &asset.bytecode) {
+        let lowered = program::lower(bytes, b, &mut text).map_err(|e| ReadError::Program {
+            path: dir.join(PROGRAM),
+            message: format!("Core AI program: {} at byte {}", e.message, e.offset),
+        })?;
+        asset.asset_version = lowered.asset_version;
+        asset.functions = lowered.summaries;
+        functions = lowered.functions;
+    }
+    if !render {
+        // As for a protobuf program read without its rendering: no text, no spans into it.
+        text.clear();
+        for f in &mut functions {
+            f.span = Span::default();
+            for node in f.graph.node_weights_mut() {
+                match node {
+                    Node::Op(op) => op.span = Span::default(),
+                    Node::Input(input) => input.span = Span::default(),
+                }
+            }
+        }
+    }
     Ok(ReadOutcome::Model(Box::new(Model {
         path: dir.to_path_buf(),
         kind: ModelKind::AiModel,
@@ -39,7 +61,11 @@ pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> 
             coreai: Some(Arc::new(asset)),
             ..ModelDesc::default()
         },
-        program: Program::default(),
+        program: Program {
+            version: "coreai".into(),
+            attributes: Vec::new(),
+            functions,
+        },
         source: SourceText {
             name: format!("{} (inventory)", dir.display()),
             file: dir.join(PROGRAM),
@@ -54,8 +80,13 @@ pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> 
     })))
 }
 
-/// The inventory of the bundle at `dir`.
+/// The inventory of the bundle at `dir` (the program is not read).
 pub fn read_asset(dir: &Path) -> Result<AiAsset, ReadError> {
+    read_bundle(dir).map(|(asset, _)| asset)
+}
+
+/// The inventory of the bundle at `dir` and the bytes of its program file.
+fn read_bundle(dir: &Path) -> Result<(AiAsset, Option<Vec<u8>>), ReadError> {
     let mut asset = AiAsset::default();
     let mut contents = Vec::new();
     for name in [PROGRAM, HASH, METADATA] {
@@ -78,7 +109,7 @@ pub fn read_asset(dir: &Path) -> Result<AiAsset, ReadError> {
             asset.hash = Some((sha256::hex(stored), sha256::hex(&sha256::sha256(program))));
         }
     }
-    Ok(asset)
+    Ok((asset, program))
 }
 
 /// What is at `path` and, for a regular file with content, its bytes.

@@ -758,6 +758,7 @@ impl<'a> Parser<'a> {
             ValueType::State(_) => {
                 self.shape_error(span, "no literal (states have no constant values)", &raw)
             }
+            ValueType::Token => self.shape_error(span, "no literal (tokens hold no data)", &raw),
             ValueType::Tensor(t) => {
                 let mut flat = Vec::new();
                 flatten(raw, &mut flat);

@@ -1,0 +1,833 @@
+//! A Core AI program lowered into the IR: each `aicode.dataflow.graph_v1` of the asset becomes a
+//! [`Function`] whose inputs are the graph's arguments (handle arguments are states), whose ops are
+//! the graph's top-level ops with their types, named in the MIL op vocabulary of
+//! `rules/coreai/ops.yaml`, and whose outputs are the values `output_v1` returns.
+//!
+//! Composite ops keep their decomposition region in the bytecode; it is counted (the op count of a
+//! function is coreai-core's: every op nested in the graph but the `output_v1` / `yield_v1`
+//! terminators) but not lowered. The text `dump` prints is rendered here, and every op's span
+//! points at its line.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use super::aicode::{AiAttr, AiType, Table};
+use super::bytecode::{BytecodeError, Reader, Result};
+use super::ir_section::{IrBlock, IrOp, ValueId};
+use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
+use crate::ir::coreai::{AiBytecode, AiFunction, AiValue};
+use crate::ir::{
+    Arg, Attributes, DType, Function, Literal, Name, Output, Param, Payload, Span, TensorData,
+    ValueType,
+};
+
+const ATTR_TYPE_OFFSET: u8 = 3;
+const ATTR_TYPE: u8 = 2;
+const IR: u8 = 4;
+const PROPERTIES: u8 = 8;
+
+const ASSET: &str = "aicode.serialization.asset";
+const GRAPH: &str = "aicode.dataflow.graph_v1";
+const INVOKE: &str = "aicode.dataflow.invoke_v1";
+const OUTPUT: &str = "aicode.dataflow.output_v1";
+const YIELD: &str = "aicode.dataflow.yield_v1";
+/// Fields of `graph_v1`'s properties: argAttrs, composite declaration (optional), externalize,
+/// functionType, isPrivate, name, noInline, paramDecls, resAttrs.
+const GRAPH_FIELDS: usize = 9;
+const NAME_KEY: &str = "aicode.name";
+const MUTATION_KEY: &str = "MutableBuffers.buffer_mutation";
+/// Constants of up to this many elements are decoded (as for MIL's constant evaluation).
+const MAX_CONST_ELEMENTS: usize = 65_536;
+
+/// The lowered program.
+pub struct Lowered {
+    /// One per graph, in file order.
+    pub functions: Vec<Function>,
+    /// What `dump` lists per graph.
+    pub summaries: Vec<AiFunction>,
+    /// `aicode.serialization.asset`'s version attribute (e.g. 20260317).
+    pub asset_version: Option<i64>,
+}
+
+/// One op-name mapping of `rules/coreai/ops.yaml`.
+#[derive(serde::Deserialize)]
+struct OpMapping {
+    op: String,
+    #[serde(default)]
+    params: Vec<String>,
+}
+
+fn mappings() -> &'static HashMap<String, OpMapping> {
+    static TABLE: OnceLock<HashMap<String, OpMapping>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        crate::yaml::from_str(include_str!("../../../rules/coreai/ops.yaml"))
+            .expect("rules/coreai/ops.yaml is checked by its unit test")
+    })
+}
+
+/// `aicode.primitive.reshape_v2` → `primitive.reshape`.
+pub fn op_stem(name: &str) -> &str {
+    let local = name.strip_prefix("aicode.").unwrap_or(name);
+    match local.rfind("_v") {
+        Some(i) if i + 2 < local.len() && local[i + 2..].bytes().all(|b| b.is_ascii_digit()) => {
+            &local[..i]
+        }
+        _ => local,
+    }
+}
+
+/// The MIL op type and operand parameter names of a stored op name.
+pub fn mil_op(name: &str) -> (String, &'static [String]) {
+    let stem = op_stem(name);
+    match mappings().get(stem) {
+        Some(m) => (m.op.clone(), &m.params),
+        None => (stem.rsplit('.').next().unwrap_or(stem).to_string(), &[]),
+    }
+}
+
+/// The MIL op type and parameter names of a call of a composite graph (`composite.NAME` in
+/// `rules/coreai/ops.yaml`); an unlisted composite keeps its name.
+pub fn composite_op(composite: &str) -> (String, &'static [String]) {
+    match mappings().get(&format!("composite.{composite}")) {
+        Some(m) => (m.op.clone(), &m.params),
+        None => (composite.to_string(), &[]),
+    }
+}
+
+/// Lowers the program of `file` (whose container is `b`), appending its rendering to `text`.
+pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> {
+    let section = |id: u8| {
+        b.sections.iter().find(|s| s.id == id).map(|s| {
+            let start = s.offset as usize;
+            (start, &file[start..start + s.len as usize])
+        })
+    };
+    let missing = |what: &str| BytecodeError {
+        offset: file.len(),
+        message: format!("no {what} section"),
+    };
+    let (ir_at, ir) = section(IR).ok_or_else(|| missing("IR"))?;
+    let (off_at, offsets) =
+        section(ATTR_TYPE_OFFSET).ok_or_else(|| missing("attribute/type offset"))?;
+    let (at_at, attr_types) = section(ATTR_TYPE).ok_or_else(|| missing("attribute/type"))?;
+    let table = Table::parse(offsets, off_at, attr_types, at_at, &b.strings)?;
+    let properties = match section(PROPERTIES) {
+        Some((at, data)) => parse_properties(data, at)?,
+        None => Vec::new(),
+    };
+    let top = super::ir_section::parse(ir, ir_at, b.op_names.len() as u64, table.type_count())?;
+    let mut cx = Cx {
+        b,
+        table: &table,
+        properties: &properties,
+        composites: HashMap::new(),
+    };
+    let asset = match top.as_slice() {
+        [op] if cx.name(op) == ASSET => op,
+        _ => {
+            return Err(BytecodeError {
+                offset: ir_at,
+                message: format!("the IR section does not hold one `{ASSET}` op"),
+            })
+        }
+    };
+    let asset_version = cx.asset_version(asset);
+    let mut out = Lowered {
+        functions: Vec::new(),
+        summaries: Vec::new(),
+        asset_version,
+    };
+    let graphs = asset
+        .regions
+        .first()
+        .and_then(|r| r.blocks.first())
+        .map(|b| b.ops.as_slice())
+        .unwrap_or_default();
+    let mut composites = HashMap::new();
+    for graph in graphs.iter().filter(|g| cx.name(g) == GRAPH) {
+        if let Ok((name, Some(composite))) = cx.graph_identity(graph) {
+            composites.insert(name, composite);
+        }
+    }
+    cx.composites = composites;
+    for graph in graphs {
+        if cx.name(graph) != GRAPH {
+            continue;
+        }
+        let (function, summary) = cx
+            .graph(graph, text)
+            .map_err(|e| with_versions(e, b, asset_version))?;
+        out.functions.push(function);
+        out.summaries.push(summary);
+    }
+    Ok(out)
+}
+
+/// Adds the dialect and asset versions to an error: the encodings are versioned.
+fn with_versions(mut e: BytecodeError, b: &AiBytecode, asset: Option<i64>) -> BytecodeError {
+    let dialect = b
+        .dialect_versions
+        .first()
+        .map(|v| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .unwrap_or_else(|| "none".into());
+    let asset = asset.map_or_else(|| "unknown".into(), |v| v.to_string());
+    let _ = write!(
+        e.message,
+        " (aicode dialect version {dialect}, asset version {asset}; this reader knows the \
+         encodings of coreai-core 1.0.0b3: dialect version 5, asset versions 20260204, 20260317 and 20260409)"
+    );
+    e
+}
+
+/// The properties section: a count, then each entry's size and bytes.
+fn parse_properties(data: &[u8], base: usize) -> Result<Vec<(usize, Vec<u64>)>> {
+    let mut r = Reader::new(data, base);
+    let n = r.varint()?;
+    if n > data.len() as u64 {
+        return r.err(format!("{n} properties in a {}-byte section", data.len()));
+    }
+    let mut out = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let size = r.varint()?;
+        let at = r.offset();
+        let bytes = r.bytes(size, "properties")?;
+        let mut fields = Reader::new(bytes, at);
+        let mut values = Vec::new();
+        while !fields.is_empty() {
+            values.push(fields.varint()?);
+        }
+        out.push((at, values));
+    }
+    Ok(out)
+}
+
+struct Cx<'a> {
+    b: &'a AiBytecode,
+    table: &'a Table<'a>,
+    properties: &'a [(usize, Vec<u64>)],
+    /// Graph name → the composite it implements, for every composite graph of the asset.
+    composites: HashMap<String, String>,
+}
+
+/// What one graph argument or result is called and whether it is a state.
+#[derive(Default, Clone)]
+struct ArgAttrs {
+    name: Option<String>,
+    mutation: Option<String>,
+}
+
+impl Cx<'_> {
+    fn name(&self, op: &IrOp) -> &str {
+        self.b
+            .op_names
+            .get(op.name as usize)
+            .map_or("?", String::as_str)
+    }
+
+    fn props(&self, op: &IrOp) -> Result<&[u64]> {
+        match op.properties {
+            None => Ok(&[]),
+            Some(i) => match self.properties.get(i as usize) {
+                Some((_, v)) => Ok(v),
+                None => Err(BytecodeError {
+                    offset: op.offset,
+                    message: format!(
+                        "properties index {i} out of range ({})",
+                        self.properties.len()
+                    ),
+                }),
+            },
+        }
+    }
+
+    /// The asset's version: its one present (flagged) integer property.
+    fn asset_version(&self, asset: &IrOp) -> Option<i64> {
+        let props = self.props(asset).ok()?;
+        props.iter().find_map(|&p| match p & 1 {
+            1 => match self.table.attr(p >> 1) {
+                Ok(AiAttr::Integer(v)) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    fn arg_attrs(&self, index: u64) -> Result<Vec<ArgAttrs>> {
+        let mut out = Vec::new();
+        for per_arg in self.table.array(index)? {
+            let mut attrs = ArgAttrs::default();
+            for entry in self.table.array(per_arg)? {
+                let AiAttr::Opaque(key, values) = self.table.attr(entry)? else {
+                    continue;
+                };
+                let value = match values.first() {
+                    Some(&v) => match self.table.attr(v)? {
+                        AiAttr::String(s) => Some(s),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                match key.as_str() {
+                    NAME_KEY => attrs.name = value,
+                    MUTATION_KEY => attrs.mutation = value,
+                    _ => {}
+                }
+            }
+            out.push(attrs);
+        }
+        Ok(out)
+    }
+
+    fn value_type(&self, ty: u64, at: usize) -> Result<ValueType> {
+        match self.table.ty(ty)? {
+            AiType::Value(v) => Ok(v),
+            other => Err(BytecodeError {
+                offset: at,
+                message: format!(
+                    "a value of type #{ty} ({other:?}), not a tensor, handle or token"
+                ),
+            }),
+        }
+    }
+
+    /// A graph's name and the composite it implements.
+    fn graph_identity(&self, graph: &IrOp) -> Result<(String, Option<String>)> {
+        let props = self.props(graph)?;
+        if props.len() != GRAPH_FIELDS {
+            return Err(BytecodeError {
+                offset: graph.offset,
+                message: format!(
+                    "`{GRAPH}` with {} property fields (the known layout has {GRAPH_FIELDS})",
+                    props.len()
+                ),
+            });
+        }
+        let name = self.table.string(props[5])?;
+        let composite = match props[1] {
+            p if p & 1 == 1 => match self.table.attr(p >> 1)? {
+                AiAttr::Opaque(key, _) => Some(key),
+                other => {
+                    return self
+                        .table
+                        .expected(p >> 1, "a composite declaration", &other)
+                }
+            },
+            _ => None,
+        };
+        Ok((name, composite))
+    }
+
+    /// The graph an `invoke_v1` calls: its callee property binds a symbol reference.
+    fn callee(&self, op: &IrOp) -> Option<String> {
+        let props = self.props(op).ok()?;
+        props.iter().find_map(|&p| {
+            let AiAttr::ParamConstant(bound) = self.table.attr(p).ok()? else {
+                return None;
+            };
+            match self.table.attr(bound).ok()? {
+                AiAttr::SymbolRef(names) => names.last().cloned(),
+                _ => None,
+            }
+        })
+    }
+
+    fn graph(&self, graph: &IrOp, text: &mut String) -> Result<(Function, AiFunction)> {
+        let props = self.props(graph)?;
+        let (name, composite) = self.graph_identity(graph)?;
+        let private = matches!(self.table.attr(props[4])?, AiAttr::Integer(v) if v != 0);
+        let arg_attrs = self.arg_attrs(props[0])?;
+        let res_attrs = self.arg_attrs(props[8])?;
+        let empty = IrBlock::default();
+        let body = graph
+            .regions
+            .first()
+            .and_then(|r| r.blocks.first())
+            .unwrap_or(&empty);
+        let mut ops = 0usize;
+        for op in &body.ops {
+            op.walk(&mut |o| {
+                let n = self.name(o);
+                if n != OUTPUT && n != YIELD {
+                    ops += 1;
+                }
+            });
+        }
+
+        let mut names: HashMap<ValueId, Name> = HashMap::new();
+        let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut summary = AiFunction {
+            name: name.clone(),
+            private,
+            composite,
+            ops,
+            ..AiFunction::default()
+        };
+        let mut inputs = Vec::new();
+        for (i, arg) in body.args.iter().enumerate() {
+            let attrs = arg_attrs.get(i).cloned().unwrap_or_default();
+            let mut arg_name = attrs.name.unwrap_or_else(|| format!("arg{i}"));
+            if !taken.insert(arg_name.clone()) {
+                arg_name = format!("arg{i}");
+                taken.insert(arg_name.clone());
+            }
+            let ty = self.value_type(arg.ty, graph.offset)?;
+            let entry = AiValue {
+                name: arg_name.clone(),
+                ty: ty.clone(),
+            };
+            if ty.is_state() || attrs.mutation.is_some() {
+                summary.states.push(entry);
+            } else {
+                summary.inputs.push(entry);
+            }
+            names.insert(arg.id, Name::from(arg_name.as_str()));
+            inputs.push((arg_name, ty));
+        }
+        // Results the graph returns take their output's name where it is free.
+        let mut output_names: HashMap<ValueId, String> = HashMap::new();
+        if let Some(out) = body.ops.iter().rev().find(|o| self.name(o) == OUTPUT) {
+            for (i, id) in out.operands.iter().enumerate() {
+                if let Some(n) = res_attrs.get(i).and_then(|a| a.name.clone()) {
+                    output_names.entry(*id).or_insert(n);
+                }
+            }
+        }
+
+        let _ = writeln!(
+            text,
+            "\nfunction {name}{}{}: {ops} ops",
+            if summary.private { " (private)" } else { "" },
+            summary
+                .composite
+                .as_ref()
+                .map(|c| format!(" (composite {c})"))
+                .unwrap_or_default()
+        );
+        let func_start = text.len();
+        let mut syntax = FunctionSyntax {
+            name: name.clone(),
+            opset: "coreai".into(),
+            attributes: Vec::new(),
+            body: BlockSyntax::default(),
+            span: Span::new(func_start, func_start),
+        };
+        for (label, list) in [("inputs", &summary.inputs), ("states", &summary.states)] {
+            let _ = writeln!(text, "  {label}:");
+            for v in list.iter() {
+                let start = text.len() + 4;
+                let _ = writeln!(text, "    {}: {}", v.name, type_text(&v.ty));
+                let span = Span::new(start, text.len() - 1);
+                syntax.body.inputs.push(InputSyntax {
+                    name: Name::from(v.name.as_str()),
+                    ty: v.ty.clone(),
+                    span,
+                });
+            }
+        }
+        // The IR keeps the graph's argument order.
+        let order: HashMap<&str, usize> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| (n.as_str(), i))
+            .collect();
+        syntax
+            .body
+            .inputs
+            .sort_by_key(|i| order.get(i.name.as_str()).copied().unwrap_or(usize::MAX));
+
+        let mut counter = 0usize;
+        let mut outputs_syntax = Vec::new();
+        let mut op_syntax = Vec::new();
+        for op in &body.ops {
+            let stored = self.name(op);
+            if stored == OUTPUT {
+                for (i, id) in op.operands.iter().enumerate() {
+                    let n = self.operand(&names, *id, op)?;
+                    let ty = self.operand_type(body, *id, graph.offset)?;
+                    let out_name = res_attrs
+                        .get(i)
+                        .and_then(|a| a.name.clone())
+                        .unwrap_or_else(|| n.to_string());
+                    summary.outputs.push(AiValue { name: out_name, ty });
+                    outputs_syntax.push(n);
+                }
+                continue;
+            }
+            let callee = (stored == INVOKE).then(|| self.callee(op)).flatten();
+            let (op_type, params) = match callee.as_ref().and_then(|c| self.composites.get(c)) {
+                Some(composite) => composite_op(composite),
+                None => mil_op(stored),
+            };
+            let mut results = Vec::new();
+            for r in &op.results {
+                let ty = self.value_type(r.ty, op.offset)?;
+                let wanted = output_names.get(&r.id).filter(|n| !taken.contains(*n));
+                let value_name = match wanted {
+                    Some(n) => n.clone(),
+                    None => loop {
+                        let candidate = format!("%{counter}");
+                        counter += 1;
+                        if !taken.contains(&candidate) {
+                            break candidate;
+                        }
+                    },
+                };
+                taken.insert(value_name.clone());
+                let name = Name::from(value_name.as_str());
+                names.insert(r.id, name.clone());
+                results.push(Output { name, ty });
+            }
+            let mut inputs_of_op: Vec<Param> = Vec::new();
+            for (i, id) in op.operands.iter().enumerate() {
+                let value = Arg::Name(self.operand(&names, *id, op)?);
+                let tuple = params
+                    .last()
+                    .filter(|p| p.ends_with('*') && i + 1 >= params.len());
+                if let Some(p) = tuple {
+                    let pname = p.trim_end_matches('*');
+                    match inputs_of_op.last_mut() {
+                        Some(last) if last.name == pname => last.args.push(value),
+                        _ => inputs_of_op.push(Param {
+                            name: Name::from(pname),
+                            args: vec![value],
+                        }),
+                    }
+                    continue;
+                }
+                let pname = params
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| format!("operand{i}"));
+                inputs_of_op.push(Param {
+                    name: Name::from(pname.as_str()),
+                    args: vec![value],
+                });
+            }
+            let mut attributes = Attributes::default();
+            if op_type == "const" {
+                if let Some(lit) = self.constant(op, results.first().map(|r| &r.ty))? {
+                    attributes = Attributes::from([("val", lit)]);
+                }
+            }
+            let mut line = String::from("    ");
+            let result_names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
+            if !result_names.is_empty() {
+                let _ = write!(line, "{} = ", result_names.join(", "));
+            }
+            let args: Vec<String> = inputs_of_op
+                .iter()
+                .map(|p| {
+                    let vals: Vec<String> = p
+                        .args
+                        .iter()
+                        .map(|a| match a {
+                            Arg::Name(n) => n.to_string(),
+                            Arg::Value(_) => "…".into(),
+                        })
+                        .collect();
+                    if vals.len() == 1 {
+                        format!("{} = {}", p.name, vals[0])
+                    } else {
+                        format!("{} = ({})", p.name, vals.join(", "))
+                    }
+                })
+                .collect();
+            let types: Vec<String> = results.iter().map(|r| type_text(&r.ty)).collect();
+            let mut args = args;
+            if let Some(Literal {
+                payload: Payload::Tensor(data),
+                ..
+            }) = attributes.get("val")
+            {
+                if let Some(v) = short_values(data) {
+                    args.push(format!("val = {v}"));
+                }
+            }
+            let _ = write!(line, "{op_type}({})", args.join(", "));
+            if !types.is_empty() {
+                let _ = write!(line, " : {}", types.join(", "));
+            }
+            match &callee {
+                Some(c) => {
+                    let _ = write!(line, "  // {stored} @{c}");
+                }
+                None => {
+                    let _ = write!(line, "  // {stored}");
+                }
+            }
+            op_syntax.push((line, op_type, results, inputs_of_op, attributes));
+        }
+        let _ = writeln!(text, "  outputs:");
+        for v in &summary.outputs {
+            let _ = writeln!(text, "    {}: {}", v.name, type_text(&v.ty));
+        }
+        let _ = writeln!(text, "  ops:");
+        for (line, op_type, outputs, params, attributes) in op_syntax {
+            let start = text.len() + 4;
+            text.push_str(&line);
+            let span = Span::new(start, text.len());
+            text.push('\n');
+            syntax.body.ops.push(OpSyntax {
+                op_type: Name::from(op_type.as_str()),
+                name: None,
+                inputs: params,
+                outputs,
+                attributes,
+                blocks: Vec::new(),
+                span,
+            });
+        }
+        syntax.body.outputs = outputs_syntax;
+        syntax.body.outputs_span = Span::new(func_start, func_start);
+        syntax.span = Span::new(func_start.saturating_sub(1), func_start);
+        let function = build_function(syntax).map_err(|e| BytecodeError {
+            offset: graph.offset,
+            message: format!("graph `{name}`: {e}"),
+        })?;
+        Ok((function, summary))
+    }
+
+    fn operand(&self, names: &HashMap<ValueId, Name>, id: ValueId, op: &IrOp) -> Result<Name> {
+        names.get(&id).cloned().ok_or_else(|| BytecodeError {
+            offset: op.offset,
+            message: format!(
+                "`{}` reads a value defined outside its graph",
+                self.name(op)
+            ),
+        })
+    }
+
+    fn operand_type(&self, body: &IrBlock, id: ValueId, at: usize) -> Result<ValueType> {
+        let ty = body
+            .args
+            .iter()
+            .chain(body.ops.iter().flat_map(|o| o.results.iter()))
+            .find(|v| v.id == id)
+            .map(|v| v.ty);
+        match ty {
+            Some(t) => self.value_type(t, at),
+            None => Err(BytecodeError {
+                offset: at,
+                message: format!("returned value {id} is not defined in the graph"),
+            }),
+        }
+    }
+
+    /// A constant's value as a literal, when it is an inline `dense_elements` of a decoded dtype.
+    fn constant(&self, op: &IrOp, ty: Option<&ValueType>) -> Result<Option<Literal>> {
+        let Some(ValueType::Tensor(t)) = ty else {
+            return Ok(None);
+        };
+        let Some(count) = t.known_dims().map(|d| d.iter().product::<u64>()) else {
+            return Ok(None);
+        };
+        let props = self.props(op)?;
+        let [value] = props else {
+            return Ok(None);
+        };
+        let AiAttr::Dense { splat, bytes } = self.table.attr(*value)? else {
+            return Ok(None);
+        };
+        if count as usize > MAX_CONST_ELEMENTS {
+            return Ok(None);
+        }
+        let Some(data) = decode_elements(t.dtype, &bytes, splat, count as usize) else {
+            return Ok(None);
+        };
+        Ok(Some(Literal {
+            ty: ValueType::Tensor(t.clone()),
+            payload: Payload::Tensor(data),
+        }))
+    }
+}
+
+/// Little-endian elements of `dtype`; a splat holds one element for all `count`.
+fn decode_elements(dtype: DType, bytes: &[u8], splat: bool, count: usize) -> Option<TensorData> {
+    let width = match dtype {
+        DType::Bool | DType::Int8 | DType::UInt8 => 1,
+        DType::Fp16 | DType::Int16 | DType::UInt16 => 2,
+        DType::Fp32 | DType::Int32 | DType::UInt32 => 4,
+        _ => return None,
+    };
+    let stored = if splat { 1 } else { count };
+    if bytes.len() != stored * width {
+        return None;
+    }
+    let chunks = bytes.chunks_exact(width);
+    let data = match dtype {
+        DType::Fp16 => TensorData::Floats(
+            chunks
+                .map(|c| crate::ir::literal::f16_to_f64(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+        ),
+        DType::Fp32 => TensorData::Floats(
+            chunks
+                .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                .collect(),
+        ),
+        DType::Bool => TensorData::Bools(chunks.map(|c| c[0] != 0).collect()),
+        _ => TensorData::Ints(
+            chunks
+                .map(|c| match dtype {
+                    DType::Int8 => i64::from(c[0] as i8),
+                    DType::UInt8 => i64::from(c[0]),
+                    DType::Int16 => i64::from(i16::from_le_bytes([c[0], c[1]])),
+                    DType::UInt16 => i64::from(u16::from_le_bytes([c[0], c[1]])),
+                    DType::Int32 => i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                    _ => i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                })
+                .collect(),
+        ),
+    };
+    Some(if splat {
+        match data {
+            TensorData::Floats(v) => TensorData::Floats(vec![v[0]; count]),
+            TensorData::Ints(v) => TensorData::Ints(vec![v[0]; count]),
+            TensorData::Bools(v) => TensorData::Bools(vec![v[0]; count]),
+            other => other,
+        }
+    } else {
+        data
+    })
+}
+
+/// A constant's elements as `dump` prints them, for up to 8.
+fn short_values(data: &TensorData) -> Option<String> {
+    let items: Vec<String> = match data {
+        TensorData::Ints(v) if v.len() <= 8 => v.iter().map(i64::to_string).collect(),
+        TensorData::Floats(v) if v.len() <= 8 => v.iter().map(|x| format!("{x}")).collect(),
+        TensorData::Bools(v) if v.len() <= 8 => v.iter().map(bool::to_string).collect(),
+        _ => return None,
+    };
+    Some(format!("[{}]", items.join(", ")))
+}
+
+/// A value type as `dump` prints it: MIL's `tensor<fp16, [1, 8]>`, `state<…>`, `token`.
+pub fn type_text(ty: &ValueType) -> String {
+    match ty {
+        ValueType::Tensor(t) => t.to_string(),
+        ValueType::State(inner) => format!("state<{}>", type_text(inner)),
+        ValueType::Token => "token".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/corpus/coreai/programs/{name}.aimodel/main.mlirb",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    /// The container and the program of `data`, or the error with its offset.
+    fn read(data: &[u8]) -> std::result::Result<Lowered, BytecodeError> {
+        let b = super::super::bytecode::parse(data)?;
+        lower(data, &b, &mut String::new())
+    }
+
+    #[test]
+    fn every_truncation_and_flipped_byte_is_an_error_inside_the_file_or_a_program() {
+        let file = program("split-zero");
+        let whole = read(&file).unwrap();
+        assert_eq!(whole.summaries[0].ops, 19);
+        // coreai-core prints `%1 = coreai.constant dense<[4, 0, 4]> : tensor<3xui32>`.
+        let sizes = whole.functions[0]
+            .ops()
+            .filter(|(_, op)| op.op_type == "const")
+            .find_map(|(_, op)| match op.attributes.get("val") {
+                Some(Literal {
+                    payload: Payload::Tensor(TensorData::Ints(v)),
+                    ..
+                }) if v.len() == 3 => Some(v.clone()),
+                _ => None,
+            });
+        assert_eq!(sizes, Some(vec![4, 0, 4]));
+        for cut in 0..file.len() {
+            if let Err(e) = read(&file[..cut]) {
+                assert!(e.offset <= cut, "cut {cut}: {e:?}");
+            }
+        }
+        for i in 0..file.len() {
+            for flip in [0x01u8, 0x02, 0x80, 0xFF] {
+                let mut g = file.clone();
+                g[i] ^= flip;
+                if let Err(e) = read(&g) {
+                    assert!(e.offset <= g.len(), "byte {i} ^ {flip:#x}: {e:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn truncations_of_a_stateful_program_never_panic() {
+        let file = program("decoder");
+        assert_eq!(read(&file).unwrap().functions.len(), 4);
+        for cut in (0..file.len()).step_by(7) {
+            if let Err(e) = read(&file[..cut]) {
+                assert!(e.offset <= cut, "cut {cut}: {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn absurd_counts_are_errors_before_any_allocation() {
+        use super::super::ir_section::parse;
+        // A block of 2^40 ops; a region declaring 2^40 values; a rank-2^40 tensor is refused by
+        // the type decoder (`MAX_RANK`).
+        let huge = [0x00, 0, 0, 0, 0, 0, 0x01, 0, 0];
+        let err = parse(&huge, 100, 1, 1).unwrap_err();
+        assert!(err.message.contains("ops with"), "{err:?}");
+        assert!(
+            err.offset >= 100 && err.offset <= 100 + huge.len(),
+            "{err:?}"
+        );
+        // One op (name 0, regions) whose inline region declares 2^40 values.
+        let region = [
+            0x05, 0x01, 0x10, 0x01, 0x05, 0x03, 0x00, 0, 0, 0, 0, 0, 0x01, 0, 0,
+        ];
+        let err = parse(&region, 0, 1, 1).unwrap_err();
+        assert!(err.message.contains("values"), "{err:?}");
+    }
+
+    #[test]
+    fn an_unknown_type_code_names_the_offset_and_the_versions() {
+        let mut file = program("split");
+        let b = super::super::bytecode::parse(&file).unwrap();
+        // The first type entry (the first byte of the attr/type section after the attributes):
+        // find an fp16 element type (code 7, varint byte 0x0f) entry of length 1 and make it 63.
+        let types = b.sections.iter().find(|s| s.id == ATTR_TYPE).unwrap();
+        let at = (types.offset as usize..(types.offset + types.len) as usize)
+            .rev()
+            .find(|&i| file[i] == 0x0f)
+            .unwrap();
+        file[at] = 0x7f;
+        let err = match read(&file) {
+            Err(e) => e,
+            Ok(_) => panic!("an unknown element type code read"),
+        };
+        assert!(err.message.contains("type code 63"), "{err:?}");
+        assert!(err.message.contains("dialect version 5"), "{err:?}");
+        assert!(err.message.contains("asset version 20260204"), "{err:?}");
+    }
+
+    #[test]
+    fn op_table_reads_and_names_mil_ops() {
+        assert!(mappings().len() > 40);
+        assert_eq!(op_stem("aicode.primitive.reshape_v2"), "primitive.reshape");
+        assert_eq!(op_stem("aicode.serialization.asset"), "serialization.asset");
+        assert_eq!(mil_op("aicode.broadcasting_add_v1").0, "add");
+        assert_eq!(mil_op("aicode.dataflow.write_handle_v1").0, "write_state");
+        assert_eq!(mil_op("aicode.primitive.lut_to_dense_v1").0, "lut_to_dense");
+    }
+}
