@@ -472,6 +472,7 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
             &["blob_values", "implied_shape", "placement"],
         ],
     ),
+    ("baseline", &[&["error"], &["file"], &["key", "placement"]]),
     (
         "read",
         &[
@@ -479,6 +480,21 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
             &["lfs", "limits", "outcome", "proto"],
             &["blob", "lower", "manifest", "miltext"],
             &["coremldata", "metadata"],
+        ],
+    ),
+    (
+        "rules",
+        &[
+            &["compile_error", "info", "region", "units", "vars"],
+            &["fixes", "schema", "target"],
+            &["applies", "bindings", "context", "entity_rule"],
+            &["template"],
+            &["matcher"],
+            &["cost"],
+            &["compile"],
+            &["loader"],
+            &["engine"],
+            &["testing"],
         ],
     ),
     (
