@@ -21,7 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::entity::{prop, Entity, EntityKind, Prop, PropType};
-use crate::ir::{Arg, BlobRef, Literal, Model, Op};
+use super::weight_uses::{collect_uses, BlobUse};
+use crate::ir::Model;
 use crate::read::blob::{
     self, BlobFile, Location, OpenError, PathError, Record, Walk, WalkEnd, FORMAT_VERSION,
     HEADER_BYTES, RECORD_BYTES,
@@ -128,102 +129,33 @@ pub const ENTITY_KINDS: &[EntityKind] = &[
     },
 ];
 
-/// A file-backed literal and the op holding it.
-struct BlobUse<'m> {
-    function: &'m str,
-    op: &'m Op,
-    /// The attribute or input the literal is bound to (`val`, `indices`, …).
-    param: &'m str,
-    literal: &'m Literal,
-    blob: &'m BlobRef,
-}
-
-impl BlobUse<'_> {
-    /// `e` located at this use's op.
-    fn locate(&self, mut e: Entity) -> Entity {
-        e.function = Some(self.function.to_string());
-        e.op = Some(self.op.display_name().to_string());
-        e.op_order = Some(self.op.order);
-        e.span = Some(self.op.span);
-        e
-    }
-
-    /// A `weight` entity for this use, with what needs no weight file.
-    fn weight(&self, file: &str) -> Entity {
-        let mut e = self
-            .locate(Entity::new("weight"))
-            .with("param", self.param)
-            .with("path", self.blob.path.as_str())
-            .with("file", file)
-            .with("file-readable", false)
-            .with("offset", self.blob.offset);
-        let tensor = self.literal.ty.tensor();
-        e.set("tensor", tensor.is_some());
-        if let Some(t) = tensor {
-            let dtype = t.dtype;
-            e.set("declared-dtype", dtype.to_string());
-            match blob::storage_code(dtype) {
-                Some(code) => {
-                    e.set("declared-storage-code", code);
-                    e.set("declared-storage", format!("{dtype} (storage code {code})"));
-                }
-                None => e.set(
-                    "declared-storage",
-                    format!("{dtype} (which no weight file can hold)"),
-                ),
+/// The `weight` entity of use `u`, with what needs no weight file.
+fn weight(u: &BlobUse, file: &str) -> Entity {
+    let mut e = u
+        .locate(Entity::new("weight"))
+        .with("param", u.param)
+        .with("path", u.blob.path.as_str())
+        .with("file", file)
+        .with("file-readable", false)
+        .with("offset", u.blob.offset);
+    let tensor = u.literal.ty.tensor();
+    e.set("tensor", tensor.is_some());
+    if let Some(t) = tensor {
+        let dtype = t.dtype;
+        e.set("declared-dtype", dtype.to_string());
+        match blob::storage_code(dtype) {
+            Some(code) => {
+                e.set("declared-storage-code", code);
+                e.set("declared-storage", format!("{dtype} (storage code {code})"));
             }
-            e.set("shape-known", !t.is_dynamic());
+            None => e.set(
+                "declared-storage",
+                format!("{dtype} (which no weight file can hold)"),
+            ),
         }
-        e
+        e.set("shape-known", !t.is_dynamic());
     }
-}
-
-/// Every file-backed literal of the model, in function then program order.
-fn collect_uses(model: &Model) -> Vec<BlobUse<'_>> {
-    let mut uses = Vec::new();
-    for func in &model.program.functions {
-        for (_, op) in func.ops() {
-            for p in &op.inputs {
-                for arg in &p.args {
-                    if let Arg::Value(lit) = arg {
-                        if let Some(blob) = lit.blob() {
-                            uses.push(BlobUse {
-                                function: &func.name,
-                                op,
-                                param: &p.name,
-                                literal: lit,
-                                blob,
-                            });
-                        }
-                    }
-                }
-            }
-            for (name, lit) in &op.attributes {
-                if let Some(blob) = lit.blob() {
-                    uses.push(BlobUse {
-                        function: &func.name,
-                        op,
-                        param: name,
-                        literal: lit,
-                        blob,
-                    });
-                }
-            }
-        }
-    }
-    uses
-}
-
-/// The weight files the program references, resolved (those whose paths resolve).
-pub(crate) fn weight_files(model: &Model) -> BTreeSet<PathBuf> {
-    let written: BTreeSet<&str> = collect_uses(model)
-        .iter()
-        .map(|u| u.blob.path.as_str())
-        .collect();
-    written
-        .into_iter()
-        .filter_map(|w| blob::resolve_blob_path(w, &model.model_path, &model.root).ok())
-        .collect()
+    e
 }
 
 /// Every weight entity of a model: its weights, weight files, their records and overlaps, the
@@ -261,7 +193,7 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
                 out.extend(
                     idxs.iter()
                         .filter_map(|&i| uses.get(i))
-                        .map(|u| u.weight(written)),
+                        .map(|u| weight(u, written)),
                 );
             }
         }
@@ -318,7 +250,7 @@ fn describe_file(
         .with("path", first.blob.path.as_str())
         .with("references", group.len());
     let unread = |out: &mut Vec<Entity>| {
-        out.extend(group.iter().map(|u| u.weight(&file_name)));
+        out.extend(group.iter().map(|&u| weight(u, &file_name)));
     };
     let file = match BlobFile::open(path, &model.root) {
         Ok(f) => f,
@@ -460,8 +392,7 @@ fn describe_use(
     let len = file.len();
     let record_end = i128::from(off) + i128::from(RECORD_BYTES);
     let (there, suggestion) = describe_offset(walk, off);
-    let mut e = u
-        .weight(file_name)
+    let mut e = weight(u, file_name)
         .with("file-readable", true)
         .with("file-length", len)
         .with("record-end", Prop::Int(record_end))
@@ -749,6 +680,7 @@ mod tests {
     use crate::analysis::registry::ModelEntities;
     use crate::finding::Finding;
     use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, OpSyntax};
+    use crate::ir::{Arg, BlobRef, Literal};
     use crate::ir::{
         DType, ModelDesc, ModelKind, Output, Param, Payload, Program, SourceText, Span, TensorType,
         ValueType,

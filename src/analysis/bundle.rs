@@ -47,7 +47,7 @@ pub fn bundle_entities(model: &Model) -> Vec<Entity> {
             BundleFaultKind::LfsPointer => lfs_pointer(&fault.file, what_file(&fault.file)),
             BundleFaultKind::ManifestItemMissing { id, item_path } => {
                 let referenced = weight_files
-                    .get_or_insert_with(|| super::blobs::weight_files(model))
+                    .get_or_insert_with(|| super::weight_uses::weight_files(model))
                     .iter()
                     .any(|w: &PathBuf| w.starts_with(&fault.file));
                 Entity::new("bundle-item")

@@ -21,6 +21,7 @@ pub mod pow_rewrite;
 pub mod registry;
 pub mod state_writes;
 pub mod value_range;
+pub(crate) mod weight_uses;
 
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::BaselineError;
+use super::error::BaselineError;
 
 /// The format version this build reads and writes.
 pub const VERSION: u32 = 1;

@@ -3,8 +3,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use super::error::BaselineError;
 use super::file::Key;
-use super::BaselineError;
 use crate::finding::Finding;
 use crate::ir::SubModel;
 

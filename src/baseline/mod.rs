@@ -8,6 +8,7 @@
 //! fewer times (or whose model is gone) is fixed; and an op likely on the ANE then and likely on
 //! the CPU or at risk now is a `placement-regression` finding.
 
+mod error;
 pub mod file;
 pub mod key;
 pub mod placement;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::analysis::entity::Entity;
 use crate::finding::Finding;
 use crate::ir::{Model, SubModel};
+pub use error::BaselineError;
 pub use file::{BaselineFile, Entry, FunctionPlacement, Key};
 pub use key::Keyer;
 pub use placement::Share;
@@ -31,30 +33,6 @@ pub enum BaselineMode {
     Write(PathBuf),
     /// No baseline, not even the config's (`graph`, which draws every finding).
     Off,
-}
-
-/// A baseline file that could not be read, used or written.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
-#[error("{}: {message}", path.display())]
-#[diagnostic(
-    code(baseline),
-    help("a baseline is the JSON `coreml-lint check --write-baseline FILE` writes")
-)]
-pub struct BaselineError {
-    /// The baseline file.
-    pub path: PathBuf,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl BaselineError {
-    /// An error about the baseline file `path`.
-    pub fn new(path: &Path, message: String) -> BaselineError {
-        BaselineError {
-            path: path.to_path_buf(),
-            message,
-        }
-    }
 }
 
 /// What the baseline did in a run.

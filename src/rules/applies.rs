@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::compile::CompileError;
+use super::compile_error::CompileError;
 use super::schema::{OneOrMany, SerAppliesTo, SerOsRange, SerOsRanges};
 use super::target::{families_of, known_families, os_version, DeployTarget, Family, OsVersion};
 use super::units::{ComputeUnits, Unit};

@@ -2,16 +2,15 @@
 //! be checked at load: unknown op-set names and dtypes, captures and their kinds, relation options
 //! outside relations, rules made of `not:` alone.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use regex::Regex;
 
+use super::compile_error::CompileError;
 use super::cost::cheapest_first;
 use super::matcher::{
     Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, RangeM, Reason,
-    Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, VarKind, Version,
-    VersionRange, TARGET_VAR,
+    Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, Version, VersionRange,
 };
 use super::schema::{
     CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
@@ -19,19 +18,10 @@ use super::schema::{
     ValueSpec,
 };
 use super::template::Template;
+use super::vars::{VarKind, Vars, GROUP_VAR, REGION_VAR, TARGET_VAR};
 use crate::analysis::{WriteKind, WriteOp};
 use crate::ir::DType;
 use crate::suggest::did_you_mean;
-
-/// Captures a compiled rule binds on every successful match, by name (without `$`).
-pub type Vars = BTreeMap<String, VarKind>;
-
-/// A problem in a rule file, with the YAML path of the key it is about.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileError {
-    pub path: Vec<String>,
-    pub message: String,
-}
 
 /// Compiles rule objects, collecting every error instead of stopping at the first.
 #[derive(Default)]
@@ -43,15 +33,6 @@ pub struct Compiler {
     /// Fragments being expanded, outermost first (a fragment that names itself is an error).
     expanding: Vec<String>,
 }
-
-/// Names usable in templates without being captured.
-pub const BUILTIN_VARS: &[&str] = &["OP", "FUNCTION"];
-
-/// The capture `origin:` binds: the region the finding stands for.
-pub const REGION_VAR: &str = "REGION";
-
-/// The capture `group-by:` binds: the other matches the finding stands for.
-pub const GROUP_VAR: &str = "GROUP";
 
 impl Compiler {
     /// A compiler whose error paths start at `root` (e.g. `match`).

@@ -12,7 +12,8 @@
 
 use std::collections::BTreeSet;
 
-use super::matcher::{Matcher, StopBy, ValueM, TARGET_VAR};
+use super::matcher::{Matcher, StopBy, ValueM};
+use super::vars::TARGET_VAR;
 
 /// What testing a node with a matcher costs, in classes ordered cheapest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -9,14 +9,16 @@ use rustc_hash::FxHashMap;
 
 use rayon::prelude::*;
 
-use super::compile::{GROUP_VAR, REGION_VAR};
+use super::bindings::{Binding, Bindings};
+use super::context::Ctx;
 use super::entity_rule::EntityRule;
 use super::loader::{Rule, RuleSet, Target};
-use super::matcher::{Binding, Bindings, Ctx, Matcher};
+use super::matcher::Matcher;
 use super::region::regions;
 use super::schema::Status;
 use super::target::DeployTarget;
 use super::template::TargetApplies;
+use super::vars::{GROUP_VAR, REGION_VAR};
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::entity::Entity;
 use crate::analysis::fix_plan::{plan_model, ModelPlans};

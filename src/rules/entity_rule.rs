@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::compile::CompileError;
+use super::compile_error::CompileError;
 use super::schema::SerRule;
 use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropertyDef};
 use crate::suggest::did_you_mean;

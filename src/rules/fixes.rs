@@ -2,7 +2,7 @@
 //! this registry says which names exist, their default title and applicability, and which capture
 //! kind the rewrite needs from the match.
 
-use super::matcher::VarKind;
+use super::vars::VarKind;
 use crate::finding::Applicability;
 
 /// A fix primitive.

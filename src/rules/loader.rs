@@ -10,14 +10,16 @@ use miette::{Diagnostic, LabeledSpan, NamedSource};
 use rayon::prelude::*;
 
 use super::applies::{self, AppliesTo};
-use super::compile::{CompileError, Compiler, Vars, GROUP_VAR};
+use super::compile::Compiler;
+use super::compile_error::CompileError;
 use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
-use super::matcher::{Matcher, NodeMatchers, TargetM, VarKind};
+use super::matcher::{Matcher, NodeMatchers, TargetM};
 use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
 use super::target::DeployTarget;
 use super::template::Template;
+use super::vars::{VarKind, Vars, GROUP_VAR};
 use crate::finding::{Applicability, Severity};
 use crate::yaml;
 

@@ -1,142 +1,22 @@
 //! Compiled matchers and their evaluation over one function graph.
 //!
 //! A matcher tests one node (an op or a function input) of a function, with the function's
-//! [`FunctionAnalysis`], and may bind captures. Relations (`fed-by`, `feeds`, `inside`, `has`) walk the
-//! graph and test a sub-matcher on the nodes they reach.
+//! [`FunctionAnalysis`](crate::analysis::FunctionAnalysis), and may bind captures. Relations
+//! (`fed-by`, `feeds`, `inside`, `has`) walk the graph and test a sub-matcher on the nodes they
+//! reach.
 
 use std::collections::{BTreeSet, VecDeque};
 
 use regex::Regex;
 
+use super::bindings::{Binding, Bindings, ValueInfo};
+use super::context::Ctx;
 use super::target::{DeployTarget, Family};
-use crate::analysis::blob_values::{BlobValues, NumberSummary};
-use crate::analysis::{ConstValue, Dependence, FunctionAnalysis, WriteKind, WriteOp};
-use crate::ir::{Arg, DType, Function, Literal, Model, Node, NodeId, ValueType};
+use super::vars::TARGET_VAR;
+use crate::analysis::blob_values::NumberSummary;
+use crate::analysis::{ConstValue, Dependence, WriteKind, WriteOp};
+use crate::ir::{Arg, DType, Function, Literal, Node, NodeId, ValueType};
 use crate::os_level::{opset_level, opset_number};
-
-/// The capture `target:` binds.
-pub const TARGET_VAR: &str = "TARGET";
-
-/// What a capture holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum VarKind {
-    /// An op or an input node.
-    Node,
-    /// A value (op input / output, attribute, function input).
-    Value,
-    /// A state declared by the function.
-    State,
-    /// A state write with its window.
-    Write,
-    /// The region of an origin finding (`{REGION}`, bound by `origin:`).
-    Region,
-    /// The ops of a function matching a `peers:` rule object.
-    Peers,
-    /// The texts of the `reasons:` entries that hold.
-    Reasons,
-    /// The deployment target a finding applies to (`{TARGET}`, bound by `target:`).
-    Target,
-    /// The other matches a `group-by:` finding stands for (`{GROUP}`).
-    Group,
-}
-
-impl VarKind {
-    /// Lower-case name for messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VarKind::Node => "an op",
-            VarKind::Value => "a value",
-            VarKind::State => "a state",
-            VarKind::Write => "a state write",
-            VarKind::Region => "a region",
-            VarKind::Peers => "a list of peer ops",
-            VarKind::Reasons => "a list of reasons",
-            VarKind::Target => "the target",
-            VarKind::Group => "the other matches of a group",
-        }
-    }
-}
-
-/// A value bound to a capture, resolved when it was bound.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ValueInfo {
-    /// The value name, or the literal's text for inline literals.
-    pub name: String,
-    pub ty: Option<ValueType>,
-    pub constant: Option<ConstValue>,
-    pub dep: Option<Dependence>,
-}
-
-/// A bound capture.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Binding {
-    Node(NodeId),
-    Value(Box<ValueInfo>),
-    /// Index into `FunctionAnalysis::states::states`.
-    State(usize),
-    /// Index into `FunctionAnalysis::states::writes`.
-    Write(usize),
-    /// The region an `origin:` finding stands for.
-    Region(Box<super::region::Region>),
-    /// The peers of the matched node in program order, and the node's index among them.
-    Peers {
-        peers: Vec<NodeId>,
-        at: Option<usize>,
-    },
-    /// The texts of the `reasons:` entries that hold, in entry order.
-    Reasons(Vec<String>),
-    /// The chip families of the run's target a `target:` condition applies to (without a target,
-    /// the families the condition names; empty: not about families).
-    Target(BTreeSet<Family>),
-    /// The nodes of the other matches a `group-by:` finding stands for, in program order.
-    Group(Vec<NodeId>),
-}
-
-/// Captures by name (without `$`), in name order. A rule binds a handful at most, so a sorted
-/// `Vec` serves: creating and dropping an empty one costs nothing, and matching tests every node
-/// with fresh bindings.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Bindings(Vec<(String, Binding)>);
-
-impl Bindings {
-    /// No captures.
-    pub fn new() -> Bindings {
-        Bindings(Vec::new())
-    }
-
-    /// Binds `name`, replacing what it held.
-    pub fn insert(&mut self, name: String, value: Binding) {
-        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(&name)) {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (name, value)),
-        }
-    }
-
-    /// What `name` is bound to.
-    pub fn get(&self, name: &str) -> Option<&Binding> {
-        self.0
-            .binary_search_by(|(n, _)| n.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.0[i].1)
-    }
-
-    /// True when `name` is bound.
-    pub fn contains_key(&self, name: &str) -> bool {
-        self.get(name).is_some()
-    }
-
-    /// The bound values, in name order.
-    pub fn values(&self) -> impl Iterator<Item = &Binding> {
-        self.0.iter().map(|(_, v)| v)
-    }
-
-    /// Adds every capture of `other`, replacing the ones bound under the same names.
-    pub fn extend(&mut self, other: Bindings) {
-        for (name, value) in other.0 {
-            self.insert(name, value);
-        }
-    }
-}
 
 /// Inclusive bounds and divisibility on an integer.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -284,21 +164,6 @@ impl RangeM {
         self.min.as_ref().is_none_or(|c| c.test(r.min))
             && self.max.as_ref().is_none_or(|c| c.test(r.max))
     }
-}
-
-/// The range of a value: the analysis' for a named value, an inline literal's elements.
-pub(crate) fn range_of(
-    cx: &Ctx<'_>,
-    name: &str,
-    constant: Option<&ConstValue>,
-) -> Option<crate::analysis::Interval> {
-    cx.analysis.ranges.get(name).or_else(|| {
-        let ints = constant?.data.ints()?;
-        Some(crate::analysis::Interval::new(
-            *ints.iter().min()?,
-            *ints.iter().max()?,
-        ))
-    })
 }
 
 /// Properties of the enclosing function.
@@ -543,20 +408,6 @@ pub struct NodeMatchers {
     pub ops: Matcher,
     /// Tested on function inputs.
     pub inputs: Matcher,
-}
-
-/// What a matcher is evaluated against.
-pub struct Ctx<'a> {
-    pub f: &'a Function,
-    pub analysis: &'a FunctionAnalysis,
-    /// The model the function belongs to (for `model:`).
-    pub model: Option<&'a Model>,
-    /// Reader of small file-backed constants (for `const:` / `value:` on weight-file values).
-    pub blobs: Option<&'a BlobValues<'a>>,
-    /// The model's state fix plans (for fix offers and `{S.pad_axis}`-style accessors).
-    pub plans: Option<&'a crate::analysis::fix_plan::ModelPlans>,
-    /// The run's deployment target (for `target:`), if one was given.
-    pub target: Option<&'a DeployTarget>,
 }
 
 /// A value reference: a named value or an inline literal.

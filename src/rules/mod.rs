@@ -5,7 +5,10 @@
 //! No rule has Rust code of its own.
 
 pub mod applies;
+pub(crate) mod bindings;
 pub(crate) mod compile;
+pub(crate) mod compile_error;
+pub(crate) mod context;
 pub(crate) mod cost;
 pub mod engine;
 pub(crate) mod entity_rule;
@@ -19,6 +22,7 @@ pub mod target;
 pub(crate) mod template;
 pub mod testing;
 pub mod units;
+pub(crate) mod vars;
 
 pub use engine::{
     match_function, match_model, match_model_for, match_model_with, needs_function_analysis,

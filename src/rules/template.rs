@@ -1,12 +1,13 @@
 //! Message / help / fix-title templates: `{X}` and `{X.accessor}` placeholders over captures, from a
 //! closed set of accessors per capture kind (checked at load). `{{` and `}}` are literal braces.
 
-use super::compile::{Vars, BUILTIN_VARS};
 use std::collections::BTreeSet;
 
+use super::bindings::{Binding, Bindings, ValueInfo};
+use super::context::{range_of, Ctx};
 use super::entity_rule::{placeholder_text, EntityRule};
-use super::matcher::{Binding, Bindings, Ctx, ValueInfo, VarKind, TARGET_VAR};
 use super::target::{families_text, DeployTarget, Family};
+use super::vars::{VarKind, Vars, BUILTIN_VARS, TARGET_VAR};
 use crate::analysis::entity::Entity;
 use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
 
@@ -422,9 +423,7 @@ fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
             Some(format!("[{}]", parts.join(", ")))
         }
         "flexibility" => Some(flexibility_text(cx, &v.name)),
-        "range" => {
-            super::matcher::range_of(cx, &v.name, v.constant.as_ref()).map(|r| r.to_string())
-        }
+        "range" => range_of(cx, &v.name, v.constant.as_ref()).map(|r| r.to_string()),
         "" => Some(v.name.clone()),
         "dtype" => tensor.map(|t| t.dtype.to_string()),
         "shape" => tensor.map(dims_text),
