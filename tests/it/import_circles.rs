@@ -140,7 +140,17 @@ fn use_trees(code: &str) -> (Vec<String>, String) {
     let bytes = code.as_bytes();
     while i < code.len() {
         let at_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
-        if at_word && code[i..].starts_with("use ") {
+        // A `use` item starts a line, or follows a visibility or a brace (not `"<use href…"`
+        // inside a string literal).
+        let line_start = code[..i].rfind('\n').map_or(0, |n| n + 1);
+        let before = code[line_start..i].trim();
+        let item_start = before.is_empty()
+            || before.ends_with('{')
+            || before.ends_with('}')
+            || before.ends_with(';')
+            || before.ends_with("pub")
+            || before.ends_with(')') && before.starts_with("pub(");
+        if at_word && item_start && code[i..].starts_with("use ") {
             if let Some(end) = code[i..].find(';') {
                 trees.push(code[i + 4..i + end].to_string());
                 i += end + 1;

@@ -9,19 +9,21 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::analysis::placement::{Counts, FunctionPlacement, Macs};
+use crate::analysis::placement::{Counts, Macs};
 use crate::check::placement::place_function;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
-use crate::ir::{Function, Model};
-use crate::report::graph::{self, escape, overview, select, svg, Placements};
+use crate::ir::Model;
+use crate::report::graph::{self, escape, overview, select, svg};
 use crate::rules::RuleInfo;
 
 mod pictures;
 mod style;
+mod view;
 
 use pictures::{draw_findings, store, zoom_box, Drawn};
 use style::scoped;
+use view::{FunctionView, ModelRef, Page};
 
 const STYLE: &str = include_str!("page.css");
 /// The page around a report of its own (a fragment leaves the page's styles alone).
@@ -30,24 +32,6 @@ const PAGE_STYLE: &str =
 const SCRIPT: &str = include_str!("page.js");
 /// Lines of text MIL shown before and after a finding's line.
 const CONTEXT_LINES: usize = 3;
-
-/// Where a model result is: its index in the run and the index of its path (the sub-models of
-/// one pipeline share a path, so the model filter treats them as one model).
-struct ModelRef<'r> {
-    result: usize,
-    path_index: usize,
-    model: &'r Model,
-    findings: &'r [Finding],
-}
-
-/// The per-function data every picture of a function needs.
-struct FunctionView<'f> {
-    function: &'f Function,
-    index: select::FunctionIndex<'f>,
-    placement: FunctionPlacement,
-    placements: Placements,
-    overview: overview::Overview,
-}
 
 fn model_title(m: &Model) -> String {
     match &m.sub_model {
@@ -133,16 +117,6 @@ pub enum Target {
 
 /// The class of the element every report sits in; the stylesheet is scoped to it.
 const ROOT_CLASS: &str = "coreml-lint";
-
-/// What every part of the report writes into.
-struct Page {
-    out: String,
-    /// Prefixes every id of the report.
-    ids: String,
-    fragment: bool,
-    /// The arrow marker every picture's edges end in.
-    arrow: String,
-}
 
 /// Renders the run as a page of its own. `rules` are every loaded rule (the documentation of
 /// those that fired is embedded).

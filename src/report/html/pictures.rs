@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{FunctionView, ModelRef, Page};
+use super::view::{FunctionView, ModelRef, Page};
 use crate::finding::Finding;
 use crate::report::graph::{self, svg};
 
