@@ -172,3 +172,58 @@ fn every_rule_passes_its_cases_as_snapshotted() {
         });
     }
 }
+
+/// A rule whose cases are swapped: its valid snippet has the lstm, its invalid one does not.
+const SWAPPED_RULE: &str = r#"id: no-lstm
+title: No LSTM
+severity: warning
+match: { op: lstm }
+message: "`{OP}` is an lstm"
+tests:
+  valid:
+    - mil: |
+        program(1.3)
+        {
+            func main<ios18>(tensor<fp16, [1, 4]> x) {
+                    tensor<fp16, [1, 4]> y = lstm(x = x)[name = string("l")];
+                } -> (y);
+        }
+  invalid:
+    - note: no lstm here
+      mil: |
+        program(1.3)
+        {
+            func main<ios18>(tensor<fp16, [1, 4]> x) {
+                    tensor<fp16, [1, 4]> y = relu(x = x)[name = string("y")];
+                } -> (y);
+        }
+      expect: [{ op: l }]
+    - mil: |
+        progrm(1.3)
+"#;
+
+#[test]
+fn failing_cases_say_why_in_their_status_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("no-lstm.yaml"), SWAPPED_RULE).expect("writable");
+    let rules = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("loads");
+    let rule = rules.get("no-lstm").expect("the rule");
+    let mut out = String::new();
+    for run in run_rule_cases_with(rule, &model_entities) {
+        status_line(&run, &case_of(rule, &run), &mut out);
+    }
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    assert_eq!(lines[0], "valid[0]: noisy — 1 finding(s)");
+    assert!(
+        lines[1].starts_with("  ✗ fired: {function: main, op: l"),
+        "{out}"
+    );
+    assert_eq!(
+        lines[2],
+        "invalid[0] (no lstm here): missing — 0 finding(s), expected op=l ✗"
+    );
+    assert_eq!(lines[3], "  ✗ no finding");
+    assert_eq!(lines[4], "invalid[1]: error");
+    assert!(lines[5].starts_with("  ✗ snippet does not parse"), "{out}");
+}
