@@ -31,7 +31,8 @@ pub use info::RuleInfo;
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
 pub use target::{DeployTarget, TargetError};
 pub use testing::{
-    run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseStatus, TestReport,
+    run_rule_cases_with, run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseRun,
+    CaseStatus, TestReport,
 };
 pub use units::{ComputeUnits, ComputeUnitsError, Unit};
 

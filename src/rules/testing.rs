@@ -135,6 +135,18 @@ impl fmt::Display for TestReport {
     }
 }
 
+/// One case run: its result and, when its model could be read, that model and the rule's findings
+/// on it (what the built-in rules' snapshot test renders).
+#[derive(Debug)]
+pub struct CaseRun {
+    /// How the case compared with what its list expects.
+    pub result: CaseResult,
+    /// The case's model, unless it could not be read (`CaseStatus::Error`).
+    pub model: Option<Model>,
+    /// The rule's findings on the model.
+    pub findings: Vec<Finding>,
+}
+
 /// Runs every rule's tests with no model-level facts.
 pub fn run_rule_tests(rules: &RuleSet) -> TestReport {
     run_rule_tests_with(rules, &|_| ModelEntities::default())
@@ -144,21 +156,30 @@ pub fn run_rule_tests(rules: &RuleSet) -> TestReport {
 pub fn run_rule_tests_with(rules: &RuleSet, facts: &dyn Fn(&Model) -> ModelEntities) -> TestReport {
     let mut report = TestReport::default();
     for rule in rules.rules() {
-        let Ok(single) = RuleSet::from_rules(vec![rule.clone()]) else {
-            continue;
-        };
-        for (kind, list) in [
-            (CaseKind::Valid, &rule.tests().valid),
-            (CaseKind::Invalid, &rule.tests().invalid),
-        ] {
-            for (index, case) in list.iter().enumerate() {
-                report
-                    .cases
-                    .push(run_case(rule, &single, kind, index, case, facts));
-            }
-        }
+        report.cases.extend(
+            run_rule_cases_with(rule, facts)
+                .into_iter()
+                .map(|run| run.result),
+        );
     }
     report
+}
+
+/// Runs one rule's cases, valid before invalid, each once, keeping each case's model and findings.
+pub fn run_rule_cases_with(rule: &Rule, facts: &dyn Fn(&Model) -> ModelEntities) -> Vec<CaseRun> {
+    let Ok(single) = RuleSet::from_rules(vec![rule.clone()]) else {
+        return Vec::new();
+    };
+    let mut runs = Vec::new();
+    for (kind, list) in [
+        (CaseKind::Valid, &rule.tests().valid),
+        (CaseKind::Invalid, &rule.tests().invalid),
+    ] {
+        for (index, case) in list.iter().enumerate() {
+            runs.push(run_case(rule, &single, kind, index, case, facts));
+        }
+    }
+    runs
 }
 
 /// The model a snippet stands for.
@@ -255,7 +276,7 @@ fn run_case(
     index: usize,
     case: &SerCase,
     facts: &dyn Fn(&Model) -> ModelEntities,
-) -> CaseResult {
+) -> CaseRun {
     let label = match kind {
         CaseKind::Valid => "valid",
         CaseKind::Invalid => "invalid",
@@ -269,6 +290,11 @@ fn run_case(
         detail,
         note: case.note.clone(),
     };
+    let unread = |status: CaseStatus, detail: String| CaseRun {
+        result: result(status, detail),
+        model: None,
+        findings: Vec::new(),
+    };
     let model = match (&case.mil, &case.model) {
         (Some(mil), _) => {
             snippet_model(&name, mil).map_err(|e| format!("snippet does not parse: {e}"))
@@ -278,20 +304,35 @@ fn run_case(
     };
     let model = match model {
         Ok(m) => m,
-        Err(e) => return result(CaseStatus::Error, e),
+        Err(e) => return unread(CaseStatus::Error, e),
     };
     let target = match case.target.as_deref().map(|t| DeployTarget::parse(&[t])) {
         None => None,
         Some(Ok(t)) => Some(t),
-        Some(Err(e)) => return result(CaseStatus::Error, e.to_string()),
+        Some(Err(e)) => return unread(CaseStatus::Error, e.to_string()),
     };
     let units = match case.compute_units.as_deref().map(ComputeUnits::parse) {
         None => ComputeUnits::default(),
         Some(Ok(u)) => u,
-        Some(Err(e)) => return result(CaseStatus::Error, e.to_string()),
+        Some(Err(e)) => return unread(CaseStatus::Error, e.to_string()),
     };
     let target = DeployTarget::with_units(target, units);
     let findings = match_model_for(&model, single, &facts(&model), target.as_ref());
+    let result = compare(kind, case, &findings, result);
+    CaseRun {
+        result,
+        model: Some(model),
+        findings,
+    }
+}
+
+/// How a case's findings compare with what its list (and its `expect:`) asks for.
+fn compare(
+    kind: CaseKind,
+    case: &SerCase,
+    findings: &[Finding],
+    result: impl Fn(CaseStatus, String) -> CaseResult,
+) -> CaseResult {
     let got: Vec<String> = findings.iter().map(describe).collect();
     match kind {
         CaseKind::Valid => {

@@ -1,55 +1,6 @@
-//! Every built-in rule loads and passes its own `tests:` block.
+//! Checks of the built-in rules' texts. Their `tests:` cases run once, in `rule_snapshots.rs`.
 
-use coreml_lint::lint::model_entities;
-use coreml_lint::rules::{run_rule_tests_with, CaseStatus, RuleSet};
-
-/// `fact:` rules with no case a rule test can run: the blob size rules need a weight file over
-/// 2 GiB (a sparse file in `src/analysis/blobs.rs` tests them); `placement-regression`'s facts
-/// come from comparing a run with a baseline file (`tests/it/baseline.rs` tests it).
-const FACT_RULES_WITHOUT_CASES: &[&str] = &[
-    "blob-file-too-large",
-    "blob-weights-too-large",
-    "placement-regression",
-];
-
-#[test]
-fn builtin_rules_pass_their_tests() {
-    let rules = match RuleSet::builtin() {
-        Ok(r) => r,
-        Err(e) => panic!("{:?}", miette::Report::new(e)),
-    };
-    assert!(!rules.rules().is_empty());
-    let report = run_rule_tests_with(&rules, &model_entities);
-    println!("{report}");
-    let failures: Vec<String> = report
-        .failures()
-        .map(|c| {
-            format!(
-                "{} {:?}[{}] {}: {}",
-                c.rule, c.kind, c.index, c.status, c.detail
-            )
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "failing rule tests:\n{}",
-        failures.join("\n")
-    );
-    let mut untested = Vec::new();
-    for rule in rules.rules() {
-        let reported = report
-            .cases
-            .iter()
-            .any(|c| c.rule == rule.id && c.status == CaseStatus::Reported);
-        if !reported {
-            untested.push(rule.id.as_str());
-        }
-    }
-    assert_eq!(
-        untested, FACT_RULES_WITHOUT_CASES,
-        "rules with no passing invalid case"
-    );
-}
+use coreml_lint::rules::RuleSet;
 
 /// The most characters a rendered help may have: a sentence or two that says what to change; the
 /// evidence belongs in `why` / `description` (`coreml-lint rule ID`).
