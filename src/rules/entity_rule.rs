@@ -252,25 +252,13 @@ impl EntityCompiler {
             }
         }
         if let Some(all) = &r.all {
-            let ts = self.nested("all", |c| {
-                all.iter()
-                    .enumerate()
-                    .map(|(i, r)| c.nested(&i.to_string(), |c| c.object(r, false)))
-                    .collect()
-            });
-            tests.push(EntityTest::All(ts));
+            tests.push(EntityTest::All(self.list("all", all)));
         }
         if let Some(any) = &r.any {
             if any.is_empty() {
                 self.error("any", "lists no rule object");
             }
-            let ts = self.nested("any", |c| {
-                any.iter()
-                    .enumerate()
-                    .map(|(i, r)| c.nested(&i.to_string(), |c| c.object(r, false)))
-                    .collect()
-            });
-            tests.push(EntityTest::Any(ts));
+            tests.push(EntityTest::Any(self.list("any", any)));
         }
         if let Some(not) = &r.not {
             let t = self.nested("not", |c| c.object(not, false));
@@ -281,6 +269,17 @@ impl EntityCompiler {
         } else {
             EntityTest::All(tests)
         }
+    }
+
+    /// The rule objects of an `all:` or `any:` list.
+    fn list(&mut self, key: &str, items: &[SerRule]) -> Vec<EntityTest> {
+        self.nested(key, |c| {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, r)| c.nested(&i.to_string(), |c| c.object(r, false)))
+                .collect()
+        })
     }
 
     fn known_property(&mut self, key: &str, name: &str) -> Option<&'static PropertyDef> {
