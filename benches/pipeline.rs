@@ -86,7 +86,7 @@ fn node_rules() -> &'static [&'static Rule] {
     NODE.get_or_init(|| {
         set.rules()
             .iter()
-            .filter(|r| r.status != Status::Removed && !r.is_fact_rule())
+            .filter(|r| r.status != Status::Removed && !r.is_entity_rule())
             .collect()
     })
 }

@@ -383,7 +383,6 @@ fn realworld_findings_are_exactly_the_pinned_ones() {
             &rules,
             &coreml_lint::analysis::registry::ModelEntities {
                 entities: description_entities(&model),
-                ..Default::default()
             },
         ) {
             let sev = match f.severity {
@@ -413,7 +412,6 @@ fn description_facts(model: &coreml_lint::ir::Model) -> Vec<coreml_lint::finding
     rules.retain(|r| r.id == "description-signature-mismatch" || r.id == "state-shape-mismatch");
     let entities = coreml_lint::analysis::registry::ModelEntities {
         entities: description_entities(model),
-        ..Default::default()
     };
     match_model(model, &rules, &entities)
 }
