@@ -435,11 +435,8 @@ fn value_predicates_and_opsets() {
         count("  op: const\n  output: { value: { max: { min: 257 } } }"),
         0
     );
-    assert_eq!(
-        count("  op: { type: slice_update, opset: { min: ios18 } }"),
-        1
-    );
-    assert_eq!(count("  op: { type: slice_update, opset: ios17 }"), 0);
+    assert_eq!(count("  op: slice_update\n  opset: { min: ios18 }"), 1);
+    assert_eq!(count("  op: slice_update\n  opset: ios17"), 0);
     assert_eq!(count("  input: { state: true, shape: [4, 2, 256, _] }"), 1);
     assert_eq!(
         count("  input: { state: false, last-dim: { multiple-of: 32 } }"),
