@@ -114,6 +114,14 @@ fn the_schema_has_at_most_30_match_keys_and_lists_properties_by_entity() {
     assert!(names(&p["model"]["propertyNames"]).contains(&"spec-version"));
     assert!(names(&p["target"]["propertyNames"]).contains(&"os-before"));
     assert!(names(&schema["definitions"]["PeersSpec"]["propertyNames"]).contains(&"nth"));
+    // Every key is documented.
+    let docs = std::fs::read_to_string(common::repo().join("docs/rule-language.md")).unwrap();
+    for key in &keys {
+        assert!(
+            docs.contains(&format!("`{key}")),
+            "docs/rule-language.md does not mention `{key}`"
+        );
+    }
 }
 
 /// Records the structural keys of rule object `r` (and of the rule objects inside it).
