@@ -963,13 +963,26 @@ impl Compiler {
     }
 }
 
-/// The names of `T`'s properties as written (its schema's `properties`).
+/// The names of `T`'s properties as written (its schema's `properties`), generated once per type:
+/// every value object of every rule asks.
 pub(crate) fn property_names<T: schemars::JsonSchema>() -> Vec<String> {
-    schemars::schema_for!(T)
-        .get("properties")
-        .and_then(serde_json::Value::as_object)
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default()
+    static NAMES: std::sync::OnceLock<
+        std::sync::Mutex<BTreeMap<std::borrow::Cow<'static, str>, Vec<String>>>,
+    > = std::sync::OnceLock::new();
+    let cache = NAMES.get_or_init(Default::default);
+    let mut cache = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    cache
+        .entry(T::schema_id())
+        .or_insert_with(|| {
+            schemars::schema_for!(T)
+                .get("properties")
+                .and_then(serde_json::Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        })
+        .clone()
 }
 
 /// `any:` whose alternatives are all op types (with no opset range) is one op-type test: every
