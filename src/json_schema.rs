@@ -14,7 +14,11 @@ use serde_json::Value;
 use crate::baseline::BaselineFile;
 use crate::config::Options;
 use crate::report::placement::PlacementDoc;
-use crate::rules::schema::{RuleFile, Utils};
+use crate::rules::compile::property_names as spec_properties;
+use crate::rules::schema::{
+    FunctionSpec, ModelSpec, OpProps, PeerProps, RuleFile, StateWriteSpec, TargetSpec, Utils,
+    ValueSpec,
+};
 
 /// Where the committed schemas are published (the `$id`s; what a `yaml-language-server`
 /// modeline points at).
@@ -77,27 +81,70 @@ pub(crate) fn utils_schema() -> Value {
 }
 
 /// A rule object's keys are the language's own (the schema's `properties`) or properties of
-/// entities, which the loader checks per kind; the schema lists both as the names a rule object
-/// may use, so that an editor still flags `opp:`.
+/// entities, which the loader checks per entity; the schema lists both as the names a rule
+/// object may use (`propertyNames`), so that an editor still flags `opp:`; and the names of each
+/// entity's properties for the objects that hold them (a value's under `output:`, a write's under
+/// `state-write:`…), so that it flags `dtyp:` too.
 fn with_property_names(mut schema: Value) -> Value {
-    let Some(rule) = schema
-        .get_mut("definitions")
-        .and_then(|d| d.get_mut("SerRule"))
-        .and_then(Value::as_object_mut)
-    else {
+    let Some(defs) = schema.get_mut("definitions").and_then(Value::as_object_mut) else {
         return schema;
     };
-    let mut names: std::collections::BTreeSet<String> = rule
+    if let Some(peers) = defs.get_mut("PeersSpec").and_then(Value::as_object_mut) {
+        let mut names = own_keys(peers);
+        names.extend(spec_properties::<PeerProps>());
+        peers.insert("propertyNames".into(), names_enum(names));
+    }
+    let Some(rule) = defs.get_mut("SerRule").and_then(Value::as_object_mut) else {
+        return schema;
+    };
+    let mut names = own_keys(rule);
+    names.extend(spec_properties::<OpProps>());
+    names.extend(property_names().map(str::to_string));
+    rule.insert("propertyNames".into(), names_enum(names));
+    let values = names_enum(spec_properties::<ValueSpec>());
+    let entities = [
+        ("input", values.clone()),
+        ("output", values.clone()),
+        (
+            "state-write",
+            names_enum(spec_properties::<StateWriteSpec>()),
+        ),
+        ("function", names_enum(spec_properties::<FunctionSpec>())),
+        ("model", names_enum(spec_properties::<ModelSpec>())),
+        ("target", names_enum(spec_properties::<TargetSpec>())),
+    ];
+    let Some(keys) = rule.get_mut("properties").and_then(Value::as_object_mut) else {
+        return schema;
+    };
+    for (key, names) in entities {
+        if let Some(k) = keys.get_mut(key).and_then(Value::as_object_mut) {
+            k.insert("propertyNames".into(), names);
+        }
+    }
+    for key in ["param", "attr"] {
+        if let Some(k) = keys.get_mut(key).and_then(Value::as_object_mut) {
+            k.insert(
+                "additionalProperties".into(),
+                serde_json::json!({ "type": "object", "propertyNames": values }),
+            );
+        }
+    }
+    schema
+}
+
+/// The names of a schema object's `properties`.
+fn own_keys(object: &serde_json::Map<String, Value>) -> std::collections::BTreeSet<String> {
+    object
         .get("properties")
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default();
-    names.extend(property_names().map(str::to_string));
-    rule.insert(
-        "propertyNames".into(),
-        serde_json::json!({ "enum": names.into_iter().collect::<Vec<_>>() }),
-    );
-    schema
+        .unwrap_or_default()
+}
+
+/// `{ "enum": names }`, sorted.
+fn names_enum(names: impl IntoIterator<Item = String>) -> Value {
+    let names: std::collections::BTreeSet<String> = names.into_iter().collect();
+    serde_json::json!({ "enum": names.into_iter().collect::<Vec<_>>() })
 }
 
 /// Every property name of every entity kind.

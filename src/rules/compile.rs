@@ -2,6 +2,7 @@
 //! be checked at load: unknown op-set names and dtypes, captures and their kinds, relation options
 //! outside relations, rules made of `not:` alone.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use regex::Regex;
@@ -13,9 +14,9 @@ use super::matcher::{
     Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, Version, VersionRange,
 };
 use super::schema::{
-    CountSpec, DimSpec, FunctionSpec, NumRange, OneOrMany, OpSpec, OpsetSpec, PeersSpec,
-    ReasonsSpec, RuntimeSpec, Scalars, SerRule, StateWriteSpec, StopBySpec, TargetSpec, Utils,
-    ValueSpec,
+    CountSpec, DimSpec, FunctionSpec, ModelSpec, NumRange, OneOrMany, OpProps, OpsetSpec,
+    PeerProps, PeersSpec, Props, ReasonsSpec, RuntimeSpec, Scalars, SerRule, StateWriteSpec,
+    StopBySpec, TargetSpec, Utils, ValueSpec,
 };
 use super::template::Template;
 use super::vars::{VarKind, Vars, GROUP_VAR, REGION_VAR, TARGET_VAR};
@@ -81,8 +82,64 @@ impl Compiler {
         Some(out)
     }
 
-    /// A key of a node rule object that is not the language's (a misspelling, or a property that
-    /// only an entity rule has).
+    /// Reads the properties `props` (of `entity`, e.g. "values") into their registry `T`: a name
+    /// `T` does not have is an error at its key naming the closest property; so is a value of the
+    /// wrong form. `None` when any property is wrong.
+    pub(crate) fn props<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
+        &mut self,
+        entity: &str,
+        props: &Props,
+    ) -> Option<T> {
+        let known = property_names::<T>();
+        let mut ok = true;
+        for (key, value) in props {
+            if !known.iter().any(|k| k == key) {
+                self.error(
+                    key,
+                    format!(
+                        "`{key}` is not a property of {entity}{} (properties: {})",
+                        did_you_mean(key, known.iter().map(String::as_str)),
+                        known.join(", ")
+                    ),
+                );
+                ok = false;
+                continue;
+            }
+            let one = serde_json::Map::from_iter([(key.clone(), value.clone())]);
+            if let Err(e) = serde_json::from_value::<T>(serde_json::Value::Object(one)) {
+                self.error(key, e.to_string());
+                ok = false;
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let all = serde_json::Map::from_iter(props.iter().map(|(k, v)| (k.clone(), v.clone())));
+        match serde_json::from_value::<T>(serde_json::Value::Object(all)) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.error("", e.to_string());
+                None
+            }
+        }
+    }
+
+    /// The op's properties among a node rule object's other keys (the rest are errors).
+    fn op_props(&mut self, props: &Props) -> OpProps {
+        let known = property_names::<OpProps>();
+        let mut ours = Props::new();
+        for (key, value) in props {
+            if known.iter().any(|k| k == key) {
+                ours.insert(key.clone(), value.clone());
+            } else {
+                self.unknown_key(key);
+            }
+        }
+        self.props::<OpProps>("ops", &ours).unwrap_or_default()
+    }
+
+    /// A key of a node rule object that is neither the language's nor a property of the op (a
+    /// misspelling, or a property that only an entity rule has).
     fn unknown_key(&mut self, key: &str) {
         if key == "fact" {
             self.error(
@@ -92,19 +149,16 @@ impl Compiler {
             );
             return;
         }
-        let schema = schemars::schema_for!(SerRule);
-        let known: Vec<String> = schema
-            .get("properties")
-            .and_then(serde_json::Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default();
+        let own = property_names::<SerRule>();
+        let op = property_names::<OpProps>();
         self.error(
             key,
             format!(
-                "unknown key `{key}`{} (a node rule object takes {}; properties of model-level \
-                 entities need `kind:`)",
-                did_you_mean(key, known.iter().map(String::as_str)),
-                known.join(", ")
+                "unknown key `{key}`{} (a node rule object takes {}, and the op's properties {}; \
+                 properties of model-level entities need `kind:`)",
+                did_you_mean(key, own.iter().chain(&op).map(String::as_str)),
+                own.join(", "),
+                op.join(", ")
             ),
         );
     }
@@ -315,8 +369,16 @@ impl Compiler {
             .collect()
     }
 
-    /// Compiles a value matcher; returns it and the captures it binds.
-    pub fn value(&mut self, v: &ValueSpec) -> (ValueM, Vars) {
+    /// Compiles a value object (properties of a value); returns its matcher and the captures it
+    /// binds.
+    pub fn value(&mut self, props: &Props) -> (ValueM, Vars) {
+        let Some(v) = self.props::<ValueSpec>("values", props) else {
+            return (ValueM::default(), Vars::new());
+        };
+        self.value_spec(&v)
+    }
+
+    fn value_spec(&mut self, v: &ValueSpec) -> (ValueM, Vars) {
         let mut vars = Vars::new();
         let mut m = ValueM {
             dtype: v.dtype.as_ref().map(|d| self.dtypes("dtype", d)),
@@ -409,8 +471,18 @@ impl Compiler {
         (m, vars)
     }
 
-    fn function(&mut self, f: &FunctionSpec) -> FunctionM {
-        self.nested("function", |c| FunctionM {
+    fn function(&mut self, props: &Props) -> FunctionM {
+        self.nested("function", |c| {
+            let f = c
+                .props::<FunctionSpec>("functions", props)
+                .unwrap_or_default();
+            c.function_spec(&f)
+        })
+    }
+
+    fn function_spec(&mut self, f: &FunctionSpec) -> FunctionM {
+        let c = self;
+        FunctionM {
             name: f.name.as_ref().and_then(|r| c.regex("name", r)),
             opset: f.opset.as_ref().and_then(|o| c.opset("opset", o)),
             states: f.states.as_ref().map(|x| c.count("states", x)),
@@ -419,13 +491,17 @@ impl Compiler {
                 .as_ref()
                 .map(|x| c.count("max-state-dim", x)),
             dynamic_inputs: f.dynamic_inputs,
-        })
+        }
     }
 
     /// `target:`; binds `TARGET`.
-    pub fn target(&mut self, t: &TargetSpec, vars: &mut Vars) -> TargetM {
+    pub fn target(&mut self, props: &Props, vars: &mut Vars) -> TargetM {
         self.bind("target", TARGET_VAR, VarKind::Target, vars);
         self.nested("target", |c| {
+            let errors = c.errors.len();
+            let t = c
+                .props::<TargetSpec>("the deployment target", props)
+                .unwrap_or_default();
             let mut families = |key: &str, list: &OneOrMany| {
                 let mut out = std::collections::BTreeSet::new();
                 for w in list.to_vec() {
@@ -460,7 +536,7 @@ impl Compiler {
                 }
                 level.map(OsBound::Level)
             });
-            if fams.is_none() && only.is_none() && os_before.is_none() {
+            if fams.is_none() && only.is_none() && os_before.is_none() && c.errors.len() == errors {
                 c.error("", "names no condition (families, only-families or os-before)");
             }
             TargetM {
@@ -471,8 +547,11 @@ impl Compiler {
         })
     }
 
-    fn state_write(&mut self, s: &StateWriteSpec, vars: &mut Vars) -> StateWriteM {
+    fn state_write(&mut self, props: &Props, vars: &mut Vars) -> StateWriteM {
         self.nested("state-write", |c| {
+            let s = c
+                .props::<StateWriteSpec>("state writes", props)
+                .unwrap_or_default();
             let mut m = StateWriteM {
                 full: s.full,
                 known: s.known,
@@ -522,7 +601,7 @@ impl Compiler {
                 m.write_op = Some(ops);
             }
             if let Some(t) = &s.state_type {
-                let (vm, vv) = c.nested("state-type", |c| c.value(t));
+                let (vm, vv) = c.nested("state-type", |c| c.value_spec(t));
                 c.merge("state-type", vars, vv);
                 m.state_type = Some(vm);
             }
@@ -602,8 +681,11 @@ impl Compiler {
     /// asked for.
     fn peers(&mut self, p: &PeersSpec, vars: &mut Vars) -> Matcher {
         let (rule, _) = self.nested("match", |c| c.rule(&p.matcher, false));
-        let count = p.count.as_ref().map(|c| self.count("count", c));
-        let nth = p.nth.as_ref().map(|c| self.count("nth", c));
+        let props = self
+            .props::<PeerProps>("peers", &p.props)
+            .unwrap_or_default();
+        let count = props.count.as_ref().map(|c| self.count("count", c));
+        let nth = props.nth.as_ref().map(|c| self.count("nth", c));
         let capture = p
             .capture
             .as_ref()
@@ -643,23 +725,19 @@ impl Compiler {
                 "only allowed inside fed-by, feeds, inside or has",
             );
         }
-        for key in r.props.keys() {
-            self.unknown_key(key);
-        }
+        let op_props = self.op_props(&r.props);
+        let opset = op_props.opset.as_ref().and_then(|o| self.opset("opset", o));
         if let Some(op) = &r.op {
-            let (types, opset) = match op {
-                OpSpec::Types(t) => (t.to_vec(), None),
-                OpSpec::Full(full) => (
-                    full.types.to_vec(),
-                    full.opset
-                        .as_ref()
-                        .and_then(|o| self.nested("op", |c| c.opset("opset", o))),
-                ),
-            };
+            let types = op.to_vec();
             if types.is_empty() {
                 self.error("op", "names no op type");
             }
             atomic.push(Matcher::OpType { types, opset });
+        } else if op_props.opset.is_some() {
+            self.error(
+                "opset",
+                "`opset:` goes with `op:` (the function's opset alone is `function: { opset }`)",
+            );
         }
         if let Some(v) = &r.input {
             let (m, vv) = self.nested("input", |c| c.value(v));
@@ -689,7 +767,7 @@ impl Compiler {
                 atomic.push(Matcher::Attr(name.clone(), Box::new(m)));
             }
         }
-        if let Some(a) = &r.axis_dim {
+        if let Some(a) = &op_props.axis_dim {
             let size = self.nested("axis-dim", |c| c.count("size", &a.size));
             atomic.push(Matcher::AxisDim {
                 of: a.of.clone(),
@@ -697,7 +775,7 @@ impl Compiler {
                 size,
             });
         }
-        if let Some(i) = &r.implied_shape {
+        if let Some(i) = &op_props.implied_shape {
             let capture = i.capture.as_ref().and_then(|c| {
                 self.nested("implied-shape", |cc| {
                     cc.capture("capture", c, VarKind::Value, &mut vars)
@@ -708,7 +786,7 @@ impl Compiler {
                 capture,
             });
         }
-        if let Some(a) = &r.blocked_axes {
+        if let Some(a) = &op_props.blocked_axes {
             let count = self.nested("blocked-axes", |c| c.count("count", &a.count));
             atomic.push(Matcher::BlockedAxes {
                 of: a.of.clone(),
@@ -725,7 +803,10 @@ impl Compiler {
         if let Some(f) = &r.function {
             atomic.push(Matcher::Function(Box::new(self.function(f))));
         }
-        if let Some(m) = &r.model {
+        if let Some(props) = &r.model {
+            let m = self
+                .nested("model", |c| c.props::<ModelSpec>("models", props))
+                .unwrap_or_default();
             let spec_version = m
                 .spec_version
                 .as_ref()
@@ -850,7 +931,7 @@ impl Compiler {
             self.error(
                 "",
                 "a rule object needs a positive matcher (op, input, state-write, param, output, \
-                 attr, axis-dim, implied-shape, blocked-axes, name, function, model, target, all, any, \
+                 attr, name, function, model, target, all, any, axis-dim, implied-shape, blocked-axes, \
                  reasons, matches, fed-by, feeds, inside, has, peers or origin); \
                  `not` alone matches everything else",
             );
@@ -866,6 +947,28 @@ impl Compiler {
         };
         (m, vars)
     }
+}
+
+/// The names of `T`'s properties as written (its schema's `properties`), generated once per type:
+/// every value object of every rule asks.
+pub(crate) fn property_names<T: schemars::JsonSchema>() -> Vec<String> {
+    static NAMES: std::sync::OnceLock<
+        std::sync::Mutex<BTreeMap<std::borrow::Cow<'static, str>, Vec<String>>>,
+    > = std::sync::OnceLock::new();
+    let cache = NAMES.get_or_init(Default::default);
+    let mut cache = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    cache
+        .entry(T::schema_id())
+        .or_insert_with(|| {
+            schemars::schema_for!(T)
+                .get("properties")
+                .and_then(serde_json::Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        })
+        .clone()
 }
 
 /// `any:` whose alternatives are all op types (with no opset range) is one op-type test: every

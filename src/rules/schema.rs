@@ -42,6 +42,12 @@ pub enum Status {
     Removed,
 }
 
+/// Properties of an entity and what they must be, by name (`dtype: fp16`, `rank: { min: 6 }`).
+/// The compiler checks the names against the entity's property registry (the typed spec below:
+/// [`ValueSpec`] for values, [`StateWriteSpec`] for state writes, [`FunctionSpec`],
+/// [`ModelSpec`], [`TargetSpec`], [`OpProps`], [`PeerProps`]) and reads the values into it.
+pub type Props = BTreeMap<String, serde_json::Value>;
+
 /// Named match fragments (ast-grep's `utils`): name → rule object.
 pub type Utils = BTreeMap<String, SerRule>;
 
@@ -205,54 +211,46 @@ pub struct SerRule {
     /// entity such as `weight`, `weight-file`, `bundle-item` (top of `match` only).
     #[serde(default)]
     pub kind: Option<String>,
-    /// Properties of the entity and what they must be (`aligned: false`, `size: { min: 1 }`).
+    /// Properties of the entity and what they must be: of the op ([`OpProps`]: `axis-dim`,
+    /// `implied-shape`, `blocked-axes`) in a node rule object, of the model-level entity
+    /// (`aligned: false`, `size: { min: 1 }`) in an entity rule.
     #[serde(flatten)]
     #[schemars(with = "BTreeMap<String, serde_json::Value>")]
-    pub props: BTreeMap<String, serde_json::Value>,
-    /// Op type(s), optionally with an opset range: `gather`, `[gather, gather_nd]`,
-    /// `{ type: gather, opset: { min: ios16 } }`.
+    pub props: Props,
+    /// Op type(s): `gather`, `[gather, gather_nd]`.
     #[serde(default)]
-    pub op: Option<OpSpec>,
-    /// The node is a function (or block) input whose value matches.
+    pub op: Option<OneOrMany>,
+    /// The node is a function (or block) input whose value has these properties ([`ValueSpec`]).
     #[serde(default)]
-    pub input: Option<ValueSpec>,
-    /// The node is a write into a state (`write_state` / `coreml_update_state`), from the analysis.
+    pub input: Option<Props>,
+    /// The node is a write into a state (`write_state` / `coreml_update_state`) with these
+    /// properties ([`StateWriteSpec`]), from the analysis.
     #[serde(default)]
-    pub state_write: Option<StateWriteSpec>,
-    /// Parameters of the op by name; a parameter with several bindings matches when any does.
+    pub state_write: Option<Props>,
+    /// Parameters of the op by name, each with value properties; a parameter with several
+    /// bindings matches when any does.
     #[serde(default)]
-    pub param: Option<BTreeMap<String, ValueSpec>>,
-    /// Some output of the op matches.
+    pub param: Option<BTreeMap<String, Props>>,
+    /// Some output of the op has these value properties.
     #[serde(default)]
-    pub output: Option<ValueSpec>,
-    /// Attributes of the op (other than `name`) by key.
+    pub output: Option<Props>,
+    /// Attributes of the op (other than `name`) by key, each with value properties.
     #[serde(default)]
-    pub attr: Option<BTreeMap<String, ValueSpec>>,
-    /// A dimension chosen by a value of the op: the dimension of parameter `of` at the axis that
-    /// parameter or attribute `axis` holds as a constant (`softmax` over a long axis).
-    #[serde(default)]
-    pub axis_dim: Option<AxisDimSpec>,
-    /// The output shape the op's shape rule implies from its input shapes and constant
-    /// parameters (`conv_transpose`), compared with a parameter that states it.
-    #[serde(default)]
-    pub implied_shape: Option<ImpliedShapeSpec>,
-    /// Per-axis comparison of two parameters' shapes: the axes along which parameter `of` has
-    /// more than one entry but fewer than parameter `over` (it splits `over` into blocks there).
-    #[serde(default)]
-    pub blocked_axes: Option<BlockedAxesSpec>,
+    pub attr: Option<BTreeMap<String, Props>>,
     /// Regular expression on the op's display name (or the input's name).
     #[serde(default)]
     pub name: Option<String>,
-    /// Properties of the function the node is in.
+    /// Properties of the function the node is in ([`FunctionSpec`]).
     #[serde(default)]
-    pub function: Option<FunctionSpec>,
-    /// Properties of the model the node is in.
+    pub function: Option<Props>,
+    /// Properties of the model the node is in ([`ModelSpec`]).
     #[serde(default)]
-    pub model: Option<ModelSpec>,
-    /// The run's deployment target (`--target`): its chip families or its minimum OS. Binds
-    /// `{TARGET}` (the families the finding applies to). Allowed next to `kind:`.
+    pub model: Option<Props>,
+    /// Properties of the run's deployment target (`--target`, [`TargetSpec`]): its chip families
+    /// or its minimum OS. Binds `{TARGET}` (the families the finding applies to). Allowed next to
+    /// `kind:`.
     #[serde(default)]
-    pub target: Option<TargetSpec>,
+    pub target: Option<Props>,
     /// Binds the matched node to a capture (`$X`).
     #[serde(default)]
     pub capture: Option<String>,
@@ -305,6 +303,27 @@ pub struct SerRule {
     pub via: Option<String>,
 }
 
+/// The properties of an op a node rule object tests next to `op:` (written at the node's level).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OpProps {
+    /// The opset of the op's function: `ios18`, or `{ min: ios16, max: ios17 }` (with `op:`).
+    #[serde(default)]
+    pub opset: Option<OpsetSpec>,
+    /// A dimension chosen by a value of the op: the dimension of parameter `of` at the axis that
+    /// parameter or attribute `axis` holds as a constant (`softmax` over a long axis).
+    #[serde(default)]
+    pub axis_dim: Option<AxisDimSpec>,
+    /// The output shape the op's shape rule implies from its input shapes and constant
+    /// parameters (`conv_transpose`), compared with a parameter that states it.
+    #[serde(default)]
+    pub implied_shape: Option<ImpliedShapeSpec>,
+    /// Per-axis comparison of two parameters' shapes: the axes along which parameter `of` has
+    /// more than one entry but fewer than parameter `over` (it splits `over` into blocks there).
+    #[serde(default)]
+    pub blocked_axes: Option<BlockedAxesSpec>,
+}
+
 /// `axis-dim: { of, axis, size }`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -352,23 +371,33 @@ pub struct ReasonSpec {
     pub text: String,
 }
 
-/// `peers: { match, count, nth, capture }`.
+/// `peers: { match, capture, … }`: the peers, and properties of the set of them
+/// ([`PeerProps`]: `count`, `nth`).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PeersSpec {
     /// The rule object the peers match (tested on every op of the function; captures are not
     /// bound).
     #[serde(rename = "match")]
     pub matcher: SerRule,
+    /// Binds the peers (`$P`; `{P}` names the others).
+    #[serde(default)]
+    pub capture: Option<String>,
+    /// Properties of the set of peers.
+    #[serde(flatten)]
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")]
+    pub props: Props,
+}
+
+/// The properties of a node's peers (`peers:`).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PeerProps {
     /// Number of peers in the function (the node included when it matches).
     #[serde(default)]
     pub count: Option<CountSpec>,
     /// The node's 1-based position among the peers in program order (the node must be one).
     #[serde(default)]
     pub nth: Option<CountSpec>,
-    /// Binds the peers (`$P`; `{P}` names the others).
-    #[serde(default)]
-    pub capture: Option<String>,
 }
 
 /// `blocked-axes: { of, over, except, count }`.
@@ -394,28 +423,6 @@ pub enum StopBySpec {
     Word(String),
     /// Stop at the first node that matches this rule object, after testing it.
     Rule(Box<SerRule>),
-}
-
-/// `op:` value.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum OpSpec {
-    /// One op type or a list of op types.
-    Types(OneOrMany),
-    /// Op type(s) together with the function's opset.
-    Full(OpFull),
-}
-
-/// `op: { type, opset }`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct OpFull {
-    /// Op type(s).
-    #[serde(rename = "type")]
-    pub types: OneOrMany,
-    /// Opset of the function: `ios18`, or `{ min: ios16, max: ios17 }`.
-    #[serde(default)]
-    pub opset: Option<OpsetSpec>,
 }
 
 /// An opset or a range of opsets (`ios15`…`ios18`, `CoreML5`…`CoreML9`).

@@ -316,6 +316,85 @@ fn semantic_errors_are_collected_and_located() {
     assert_eq!(labels[0].1, body.find("opset").expect("key"));
 }
 
+/// The keys of a value, a state write, a function, the model, the target, the peers and the op
+/// are properties of that entity: a misspelt one is an error at its key, naming the entity and the
+/// closest property; a property of the wrong form is one too.
+#[test]
+fn misspelt_properties_name_their_entity_and_the_closest_property() {
+    for (object, key, says) in [
+        (
+            "output:
+    dtyp: fp16",
+            "dtyp",
+            "`dtyp` is not a property of values; did you mean `dtype`?",
+        ),
+        (
+            "param:
+    x:
+      rnk: 2",
+            "rnk",
+            "`rnk` is not a property of values; did you mean `rank`?",
+        ),
+        (
+            "state-write:
+    ful: true",
+            "ful",
+            "`ful` is not a property of state writes; did you mean `full`?",
+        ),
+        (
+            "function:
+    opst: ios17",
+            "opst",
+            "`opst` is not a property of functions; did you mean `opset`?",
+        ),
+        (
+            "model:
+    spec-verson: 9",
+            "spec-verson",
+            "`spec-verson` is not a property of models; did you mean `spec-version`?",
+        ),
+        (
+            "target:
+    os-befor: ios18",
+            "os-befor",
+            "`os-befor` is not a property of the deployment target; did you mean `os-before`?",
+        ),
+        (
+            "peers:
+    match: { op: relu }
+    cont: 2",
+            "cont",
+            "`cont` is not a property of peers; did you mean `count`?",
+        ),
+        (
+            "axis-dimm: { of: x, axis: axis, size: 2 }",
+            "axis-dimm",
+            "unknown key `axis-dimm`; did you mean `axis-dim`?",
+        ),
+        (
+            "output:
+    rank: many",
+            "rank",
+            "did not match any variant",
+        ),
+    ] {
+        let body = format!(
+            "id: r\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  {object}\nmessage: m\n"
+        );
+        let (msg, labels) = load_error("r", &body);
+        assert!(
+            labels.iter().any(|(t, _)| t.contains(says)),
+            "{object}: {msg} {labels:?}"
+        );
+        let at = labels.iter().find(|(t, _)| t.contains(says)).map(|l| l.1);
+        assert_eq!(at, body.find(key), "{object}: the label is at `{key}`");
+    }
+    // `opset:` is a property of the op, with `op:`.
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  opset: ios17\n  input: { state: true }\nmessage: m\n";
+    let (msg, _) = load_error("r", body);
+    assert!(msg.contains("goes with `op:`"), "{msg}");
+}
+
 #[test]
 fn ids_must_match_file_names_and_be_unique() {
     let (msg, _) = load_error("other", &BASE.replace("MSG", "{S}"));
@@ -435,11 +514,8 @@ fn value_predicates_and_opsets() {
         count("  op: const\n  output: { value: { max: { min: 257 } } }"),
         0
     );
-    assert_eq!(
-        count("  op: { type: slice_update, opset: { min: ios18 } }"),
-        1
-    );
-    assert_eq!(count("  op: { type: slice_update, opset: ios17 }"), 0);
+    assert_eq!(count("  op: slice_update\n  opset: { min: ios18 }"), 1);
+    assert_eq!(count("  op: slice_update\n  opset: ios17"), 0);
     assert_eq!(count("  input: { state: true, shape: [4, 2, 256, _] }"), 1);
     assert_eq!(
         count("  input: { state: false, last-dim: { multiple-of: 32 } }"),

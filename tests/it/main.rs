@@ -42,5 +42,6 @@ mod read_packages;
 mod read_text;
 mod realworld_rules;
 mod report_machine;
+mod rule_keys;
 mod rule_language_docs;
 mod rule_snapshots;
