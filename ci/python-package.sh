@@ -67,19 +67,6 @@ doc = json.load(open(sys.argv[1]))
 rules = [r["ruleId"] for r in doc["runs"][0]["results"]]
 assert doc["version"] == "2.1.0" and rules == ["state-full-extent-write"], rules
 PY
-# With a baseline that holds the bad model's finding the action passes, and its SARIF says so.
-(cd "$work" && "$scratch/venv/bin/coreml-lint" check --write-baseline b.json Models/) >"$scratch/write.log" 2>&1 \
-  || { cat "$scratch/write.log"; echo "FAIL: --write-baseline failed" >&2; exit 1; }
-PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
-  "$repo" "$work" "paths=Models/" "baseline=b.json" "sarif-file=base.sarif" >"$scratch/action.json" 2>"$scratch/action.log" \
-  || { cat "$scratch/action.log"; echo "FAIL: the action failed on a baselined finding" >&2; exit 1; }
-"$TOOLS/bin/python" - "$work/base.sarif" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-states = [(r["ruleId"], r["baselineState"]) for r in doc["runs"][0]["results"]]
-assert states == [("state-full-extent-write", "unchanged")], states
-PY
-rm -rf "$work/Models/state-full-extent-write.mlpackage" "$work/b.json"
 # html-report: true wrote the page after the failing check and hands it to upload-artifact.
 "$TOOLS/bin/python" - "$work" "$scratch/action.json" <<'PY'
 import json, sys
@@ -93,7 +80,20 @@ upload = [u for u in out["uses"] if u["uses"].startswith("actions/upload-artifac
 assert upload == [{"uses": upload[0]["uses"], "with": {"name": "coreml-lint-report",
     "path": "coreml-lint-report.html", "if-no-files-found": "error"}}], out["uses"]
 PY
-rm -rf "$work/Models/state-full-extent-write.mlpackage" "$work/coreml-lint-report.html"
+rm -f "$work/coreml-lint-report.html"
+# With a baseline that holds the bad model's finding the action passes, and its SARIF says so.
+(cd "$work" && "$scratch/venv/bin/coreml-lint" check --write-baseline b.json Models/) >"$scratch/write.log" 2>&1 \
+  || { cat "$scratch/write.log"; echo "FAIL: --write-baseline failed" >&2; exit 1; }
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
+  "$repo" "$work" "paths=Models/" "baseline=b.json" "sarif-file=base.sarif" >"$scratch/action.json" 2>"$scratch/action.log" \
+  || { cat "$scratch/action.log"; echo "FAIL: the action failed on a baselined finding" >&2; exit 1; }
+"$TOOLS/bin/python" - "$work/base.sarif" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+states = [(r["ruleId"], r["baselineState"]) for r in doc["runs"][0]["results"]]
+assert states == [("state-full-extent-write", "unchanged")], states
+PY
+rm -rf "$work/Models/state-full-extent-write.mlpackage" "$work/b.json"
 PIP_NO_INDEX=1 PIP_FIND_LINKS="$scratch/wheels" "$TOOLS/bin/python" tests/python/action_steps.py \
   "$repo" "$work" "paths=Models/" >"$scratch/action.json" 2>"$scratch/action.log" \
   || { cat "$scratch/action.log"; echo "FAIL: the action failed on a clean model" >&2; exit 1; }
