@@ -85,8 +85,8 @@ pub fn model_entity(model: &Model) -> Entity {
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
     };
-    if let Some(version) = meta("com.github.apple.coremltools.version") {
-        let numbers = version_numbers(&version);
+    if let Some(version) = meta(CONVERTER_VERSION_KEY) {
+        let numbers = version_numbers(&version).unwrap_or_default();
         e = e
             .with("converter-version", version)
             .with_opt("converter-major", numbers.first().copied())
@@ -112,15 +112,21 @@ pub fn model_entity(model: &Model) -> Entity {
     e
 }
 
-/// The leading numbers of a version (`9.0b1` → 9, 0; `8.3.0` → 8, 3, 0).
-fn version_numbers(version: &str) -> Vec<u64> {
-    version
+/// The user-defined metadata entry naming the coremltools version that converted a model.
+pub const CONVERTER_VERSION_KEY: &str = "com.github.apple.coremltools.version";
+
+/// The numbers of a dotted version, each component's leading digits (`9.0b1` → 9, 0; `8.3.0` →
+/// 8, 3, 0); `None` unless every component starts with a digit.
+pub fn version_numbers(version: &str) -> Option<Vec<u64>> {
+    let parts: Option<Vec<u64>> = version
+        .trim()
         .split('.')
-        .map_while(|part| {
+        .map(|part| {
             let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
             digits.parse().ok()
         })
-        .collect()
+        .collect();
+    parts.filter(|p| !p.is_empty())
 }
 
 /// The OS level the model needs and why, when it needs more than the oldest ML-program OS can
@@ -219,9 +225,9 @@ mod tests {
 
     #[test]
     fn converter_version_from_the_metadata() {
-        assert_eq!(version_numbers("9.0b1"), vec![9, 0]);
-        assert_eq!(version_numbers("8.3.0"), vec![8, 3, 0]);
-        assert!(version_numbers("main").is_empty());
+        assert_eq!(version_numbers("9.0b1"), Some(vec![9, 0]));
+        assert_eq!(version_numbers("8.3.0"), Some(vec![8, 3, 0]));
+        assert_eq!(version_numbers("main"), None);
         let mut m = crate::rules::testing::snippet_model(
             "t.mil",
             "program(1.3)\n{\n    func main<ios15>(tensor<fp16, [1, 4]> x) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n        } -> (y);\n}\n",

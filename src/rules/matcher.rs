@@ -14,6 +14,7 @@ use super::context::Ctx;
 use super::target::{DeployTarget, Family};
 use super::vars::TARGET_VAR;
 use crate::analysis::blob_values::NumberSummary;
+use crate::analysis::os_requirement::CONVERTER_VERSION_KEY;
 use crate::analysis::{ConstValue, Dependence, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Node, NodeId, ValueType};
 use crate::os_level::{opset_level, opset_number};
@@ -185,9 +186,6 @@ pub struct ModelM {
     pub coreai: Option<bool>,
 }
 
-/// The user-defined metadata entry naming the coremltools version that converted a model.
-pub const CONVERTER_VERSION_KEY: &str = "com.github.apple.coremltools.version";
-
 /// A dotted version: its numeric components (a component's leading digits; `9.0b1` is 9.0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Version(Vec<u64>);
@@ -195,15 +193,7 @@ pub struct Version(Vec<u64>);
 impl Version {
     /// `None` unless every component starts with a digit.
     pub fn parse(text: &str) -> Option<Version> {
-        let parts: Option<Vec<u64>> = text
-            .trim()
-            .split('.')
-            .map(|p| {
-                let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
-                digits.parse().ok()
-            })
-            .collect();
-        parts.filter(|p| !p.is_empty()).map(Version)
+        crate::analysis::os_requirement::version_numbers(text).map(Version)
     }
 
     fn cmp_to(&self, other: &Version) -> std::cmp::Ordering {
