@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use regex::Regex;
 
-use super::compile_error::CompileError;
+use super::compile_error::{CompileError, ErrorPath};
 use super::cost::cheapest_first;
 use super::matcher::{
     Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, RangeM, Reason,
@@ -33,6 +33,16 @@ pub struct Compiler {
     utils: Arc<Utils>,
     /// Fragments being expanded, outermost first (a fragment that names itself is an error).
     expanding: Vec<String>,
+}
+
+impl ErrorPath for Compiler {
+    fn path(&mut self) -> &mut Vec<String> {
+        &mut self.path
+    }
+
+    fn errors(&mut self) -> &mut Vec<CompileError> {
+        &mut self.errors
+    }
 }
 
 impl Compiler {
@@ -161,24 +171,6 @@ impl Compiler {
                 op.join(", ")
             ),
         );
-    }
-
-    fn error(&mut self, key: &str, message: impl Into<String>) {
-        let mut path = self.path.clone();
-        if !key.is_empty() {
-            path.push(key.to_string());
-        }
-        self.errors.push(CompileError {
-            path,
-            message: message.into(),
-        });
-    }
-
-    fn nested<T>(&mut self, key: &str, f: impl FnOnce(&mut Compiler) -> T) -> T {
-        self.path.push(key.to_string());
-        let out = f(self);
-        self.path.pop();
-        out
     }
 
     fn capture(&mut self, key: &str, raw: &str, kind: VarKind, vars: &mut Vars) -> Option<String> {

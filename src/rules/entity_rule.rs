@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::compile_error::CompileError;
+use super::compile_error::{CompileError, ErrorPath};
 use super::schema::SerRule;
 use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropertyDef};
 use crate::suggest::did_you_mean;
@@ -157,6 +157,16 @@ pub(crate) struct EntityCompiler {
     kind: &'static EntityKind,
 }
 
+impl ErrorPath for EntityCompiler {
+    fn path(&mut self) -> &mut Vec<String> {
+        &mut self.path
+    }
+
+    fn errors(&mut self) -> &mut Vec<CompileError> {
+        &mut self.errors
+    }
+}
+
 impl EntityCompiler {
     /// A compiler for rule objects over `kind`, whose error paths start at `root`.
     pub(crate) fn new(root: &str, kind: &'static EntityKind) -> EntityCompiler {
@@ -165,24 +175,6 @@ impl EntityCompiler {
             path: vec![root.to_string()],
             kind,
         }
-    }
-
-    fn error(&mut self, key: &str, message: impl Into<String>) {
-        let mut path = self.path.clone();
-        if !key.is_empty() {
-            path.push(key.to_string());
-        }
-        self.errors.push(CompileError {
-            path,
-            message: message.into(),
-        });
-    }
-
-    fn nested<T>(&mut self, key: &str, f: impl FnOnce(&mut EntityCompiler) -> T) -> T {
-        self.path.push(key.to_string());
-        let out = f(self);
-        self.path.pop();
-        out
     }
 
     /// The top-level `match:` object (which carries `kind:` and may carry `capture:`).
