@@ -39,6 +39,11 @@ pub(crate) fn weight_files(
             .map_err(|e| format!("{}: cannot open the weight file: {e}", path.display()))?;
         let mut bytes =
             std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let _ = writeln!(
+            diff,
+            "--- a/{0} (weights)\n+++ b/{0} (weights)",
+            path.display()
+        );
         for (&offset, e) in &records {
             let rec = mapped
                 .record_at(offset)
@@ -79,7 +84,7 @@ pub(crate) fn weight_files(
             };
             let _ = writeln!(
                 diff,
-                "weights {} record at offset {offset}: {storage}, {elements} element(s) changed, {changed} of {} payload bytes rewritten in place",
+                "@@ record at offset {offset} ({}): {storage}; {elements} element(s) changed, {changed} of {} payload bytes rewritten in place @@",
                 e.written, rec.size
             );
         }

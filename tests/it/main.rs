@@ -20,6 +20,7 @@ mod corpus_dump;
 mod corpus_rules;
 mod fix_offers;
 mod fix_packages;
+mod fix_exact;
 mod fix_pow;
 mod fix_safety;
 mod fix_text;
