@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::state_writes::choose_pad_axis;
-pub use super::value_edit::{LiteralEdit, LiteralSite, ValueChange, WeightEdit};
+pub use super::value_edit::{LiteralSite, ValueChange, WeightEdit};
 use super::{analyze, FunctionAnalysis, StateWrite, WriteKind};
 use crate::ir::{
     Arg, DType, Dim, Function, Literal, Model, NodeId, Payload, TensorData, TensorType, ValueType,
@@ -136,6 +136,17 @@ pub struct Rename {
 pub struct Retype {
     /// Name of the value (after renames).
     pub value: String,
+}
+
+/// A literal of an existing op that changes in place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiteralEdit {
+    /// The op.
+    pub op: OpRef,
+    /// Which of its literals.
+    pub site: LiteralSite,
+    /// What happens to its elements.
+    pub change: ValueChange,
 }
 
 /// The edits in one function that declares the state.

@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 
-use super::fix_plan::OpRef;
 use crate::ir::{DType, Literal, Payload, TensorData, ValueType};
 
 /// The finite sentinel a non-finite or out-of-fp16 mask element becomes (HF's own `-1e4`; exp of it
@@ -132,17 +131,6 @@ pub enum LiteralSite {
         /// The binding's index within it.
         position: u32,
     },
-}
-
-/// A literal of an existing op that changes in place.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LiteralEdit {
-    /// The op.
-    pub op: OpRef,
-    /// Which of its literals.
-    pub site: LiteralSite,
-    /// What happens to its elements.
-    pub change: ValueChange,
 }
 
 /// The payload of one weight-file record changed in place (same size), its storage type with it.

@@ -202,6 +202,20 @@ pub(crate) fn apply_plans_with_writer(
     let (weights, weight_diff) = weight_edit::weight_files(model, &refs).map_err(internal)?;
     outcome.diff.push_str(&weight_diff);
     let files: Vec<(PathBuf, Vec<u8>)> = files.into_iter().chain(weights).collect();
+    // A copy under --output holds only what is inside the model's path: a file outside it (the
+    // weights beside a bare `model.mil`) would be edited in the original.
+    if let (FixMode::Output(_), Some((p, _))) = (
+        &mode,
+        files.iter().find(|(p, _)| !p.starts_with(&model.path)),
+    ) {
+        return Err(FixError::Unsupported {
+            path: model.path.clone(),
+            message: format!(
+                "{} is outside the model, so --output cannot copy it; fix the model in place or give its folder",
+                p.display()
+            ),
+        });
+    }
     let root = match &mode {
         FixMode::DiffOnly => return Ok(outcome),
         FixMode::InPlace => {

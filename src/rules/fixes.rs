@@ -10,7 +10,7 @@ use crate::analysis::mask_sentinel::plan_mask_sentinel;
 use crate::analysis::pow_rewrite::plan_pow_base_two;
 use crate::analysis::FunctionAnalysis;
 use crate::finding::Applicability;
-use crate::ir::{Function, Model, NodeId};
+use crate::ir::{Function, Model, ModelKind, NodeId};
 
 /// A fix primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +86,10 @@ pub(crate) fn plan_op_fix(
     analysis: &FunctionAnalysis,
     node: NodeId,
 ) -> Option<Result<PadPlan, String>> {
+    let known = [REWRITE_POW_BASE_TWO, CAST_GATHER_INDICES, AFFINE_INT8_TO_UINT8, MASK_FINITE_SENTINELS];
+    if known.contains(&kind) && model.kind == ModelKind::AiModel {
+        return Some(Err("the fixer does not edit Core AI programs".into()));
+    }
     Some(match kind {
         REWRITE_POW_BASE_TWO => plan_pow_base_two(f, &analysis.consts, node),
         CAST_GATHER_INDICES => plan_cast_gather_indices(f, &analysis.consts, node),

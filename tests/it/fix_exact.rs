@@ -437,3 +437,41 @@ fn text_mil_inline_mask_operands_and_immediate_weights_are_edited_in_place() {
     want.remove("affine-dequantize-int8");
     assert_eq!(findings(&mil), want);
 }
+
+#[test]
+fn a_compiled_models_mask_record_is_rewritten_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::corpus().join("packages/mask-nonfinite-const-finfo-static.mlpackage");
+    let mlc = compiled_from(&src, dir.path());
+    let before = findings(&mlc);
+    assert_eq!(before.get("mask-nonfinite-const"), Some(&1), "{before:?}");
+    let size = fs::metadata(weight_file(&mlc)).unwrap().len();
+    let (_, diff, _) = run(&["--diff", "--select", "mask-nonfinite-const"], &mlc);
+    assert!(diff.is_empty(), "an unsafe fix is not in a safe --diff: {diff}");
+    let (code, _, err) = run(&["--unsafe-fixes"], &mlc);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(findings(&mlc), without(before, "mask-nonfinite-const"));
+    assert_eq!(fs::metadata(weight_file(&mlc)).unwrap().len(), size);
+    assert!(mask_elements(&mlc, "mask_to_fp16").iter().all(|x| x.is_finite()));
+}
+
+#[test]
+fn output_refuses_a_bare_model_mil_whose_weights_it_would_edit_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::corpus().join("packages/mask-nonfinite-const.mlpackage");
+    let mlc = compiled_from(&src, dir.path());
+    let mil = mlc.join("model.mil");
+    fs::remove_file(mlc.join("coremldata.bin")).unwrap();
+    let bare = dir.path().join("bare");
+    fs::create_dir_all(&bare).unwrap();
+    fs::rename(&mil, bare.join("model.mil")).unwrap();
+    fs::rename(mlc.join("weights"), bare.join("weights")).unwrap();
+    let originals = files(&bare);
+    let out = dir.path().join("out");
+    let (code, _, err) = run(&["--unsafe-fixes", "--output", out.to_str().unwrap()], &bare.join("model.mil"));
+    assert!(err.contains("is outside the model, so --output cannot copy it"), "{err}");
+    assert_eq!(code, Some(0), "a warning is left, not a failure: {err}");
+    assert_eq!(files(&bare), originals, "nothing of the original is edited");
+    assert!(!out.join("model.mil").exists(), "no copy is left behind");
+    assert_eq!(findings(&bare.join("model.mil")).get("mask-nonfinite-const"), Some(&1));
+}
