@@ -5,9 +5,7 @@
 //! size, storage type int8 → uint8); immediate data and zero points change in the program. One plan
 //! for the whole model: the rule reports each function once, and functions may share records.
 
-use super::fix_plan::{
-    Applicability, FunctionEdit, LiteralSite, OpRewrite, PadPlan, ValueChange,
-};
+use super::fix_plan::{Applicability, FunctionEdit, LiteralSite, OpRewrite, PadPlan, ValueChange};
 use super::literal_sites::{edit_literal, literal_at, records_not_shared};
 use crate::ir::{Arg, DType, Function, Model, NodeId};
 
@@ -69,7 +67,8 @@ pub fn plan_affine_uint8(model: &Model, f: &Function, node: NodeId) -> Result<Pa
 
 /// `constexpr_affine_dequantize` with int8 `quantized_data` (attribute or inline argument).
 fn is_int8_affine(f: &Function, node: NodeId) -> bool {
-    f.op(node).is_some_and(|o| o.op_type == "constexpr_affine_dequantize")
+    f.op(node)
+        .is_some_and(|o| o.op_type == "constexpr_affine_dequantize")
         && site_of(f, node, "quantized_data")
             .and_then(|s| literal_at(f, node, &s))
             .and_then(|l| l.ty.tensor())

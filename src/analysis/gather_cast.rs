@@ -45,7 +45,8 @@ pub fn plan_cast_gather_indices(
         .filter(|(c, e)| {
             e.output == def.output
                 && e.param == "indices"
-                && f.op(*c).is_some_and(|o| GATHERS.contains(&o.op_type.as_str()))
+                && f.op(*c)
+                    .is_some_and(|o| GATHERS.contains(&o.op_type.as_str()))
         })
         .map(|(c, e)| (c, e.position))
         .collect();
@@ -148,7 +149,9 @@ fn whole_numbers(
     if depth > MAX_DEPTH {
         return Err(format!("`{value}` is computed too far back to follow"));
     }
-    let def = f.def(value).ok_or_else(|| format!("`{value}` is not defined"))?;
+    let def = f
+        .def(value)
+        .ok_or_else(|| format!("`{value}` is not defined"))?;
     let op = match f.node(def.node) {
         Some(Node::Input(_)) => return Ok(()),
         Some(Node::Op(op)) => op,
@@ -175,7 +178,9 @@ fn whole_numbers(
             .is_some_and(|t| t.dtype.is_int() || t.dtype == DType::Bool)
     };
     match op.op_type.as_str() {
-        "floor" | "ceil" | "round" | "shape" | "reduce_argmax" | "reduce_argmin" | "argsort" => Ok(()),
+        "floor" | "ceil" | "round" | "shape" | "reduce_argmax" | "reduce_argmin" | "argsort" => {
+            Ok(())
+        }
         "cast" if source_is_int() => Ok(()),
         "cast" | "reshape" | "expand_dims" | "squeeze" | "transpose" | "slice_by_index"
         | "slice_by_size" | "identity" | "tile" | "split" | "reverse" | "abs" | "sign"
@@ -198,7 +203,9 @@ fn whole_numbers(
 fn whole_constant(value: &str, c: &ConstValue) -> Result<(), String> {
     match c.data.numbers() {
         Some(v) if v.iter().all(|x| x.is_finite() && x.fract() == 0.0) => Ok(()),
-        Some(_) => Err(format!("`{value}` holds fractional or non-finite constants")),
+        Some(_) => Err(format!(
+            "`{value}` holds fractional or non-finite constants"
+        )),
         None => Err(format!("the value of `{value}` is not known")),
     }
 }

@@ -9,7 +9,11 @@ use crate::ir::{Arg, Function, Literal, Model, NodeId};
 use crate::read::blob;
 
 /// The literal at `site` of the op at `node`.
-pub(crate) fn literal_at<'f>(f: &'f Function, node: NodeId, site: &LiteralSite) -> Option<&'f Literal> {
+pub(crate) fn literal_at<'f>(
+    f: &'f Function,
+    node: NodeId,
+    site: &LiteralSite,
+) -> Option<&'f Literal> {
     let op = f.op(node)?;
     match site {
         LiteralSite::Attribute(a) => op.attributes.get(a),
@@ -65,7 +69,8 @@ pub(crate) fn edit_literal(
     change: ValueChange,
 ) -> Result<(LiteralEdit, Option<WeightEdit>), String> {
     let op = op_ref(f, node).ok_or("internal: op vanished")?;
-    let lit = literal_at(f, node, &site).ok_or_else(|| format!("`{}` has no such literal", op.label))?;
+    let lit =
+        literal_at(f, node, &site).ok_or_else(|| format!("`{}` has no such literal", op.label))?;
     let dtype = lit
         .ty
         .tensor()
@@ -77,8 +82,12 @@ pub(crate) fn edit_literal(
     let weight = match lit.blob() {
         None => None,
         Some(b) => {
-            let (file, offset) = record_of(model, lit)
-                .ok_or_else(|| format!("the weight path `{}` does not resolve inside the package", b.path))?;
+            let (file, offset) = record_of(model, lit).ok_or_else(|| {
+                format!(
+                    "the weight path `{}` does not resolve inside the package",
+                    b.path
+                )
+            })?;
             Some(WeightEdit {
                 file,
                 written: b.path.to_string(),
@@ -110,9 +119,9 @@ pub(crate) fn records_not_shared(
                 continue;
             }
             let order = f.op(id).map(|o| o.order);
-            let listed = edited.iter().any(|(func, e)| {
-                *func == f.name && Some(e.op.order) == order && e.site == site
-            });
+            let listed = edited
+                .iter()
+                .any(|(func, e)| *func == f.name && Some(e.op.order) == order && e.site == site);
             if !listed {
                 return Err(format!(
                     "weight record {} of {} is also read by `{}` in `{}`, which the fix does not change",

@@ -21,7 +21,10 @@ pub fn plan_mask_sentinel(model: &Model, f: &Function, node: NodeId) -> Result<P
                     LiteralSite::Attribute(a) => op.op_type == "const" && a == "val",
                     LiteralSite::Argument { .. } => op.op_type != "const",
                 }
-                && lit.ty.tensor().is_some_and(|t| change.dtype(t.dtype).is_some())
+                && lit
+                    .ty
+                    .tensor()
+                    .is_some_and(|t| change.dtype(t.dtype).is_some())
                 && changes(lit, change)
         })
         .map(|(_, site, _)| site)
@@ -39,9 +42,17 @@ pub fn plan_mask_sentinel(model: &Model, f: &Function, node: NodeId) -> Result<P
         fe.literals.push(edit);
         weights.extend(weight);
     }
-    let listed: Vec<(String, _)> = fe.literals.iter().map(|e| (f.name.clone(), e.clone())).collect();
+    let listed: Vec<(String, _)> = fe
+        .literals
+        .iter()
+        .map(|e| (f.name.clone(), e.clone()))
+        .collect();
     records_not_shared(model, &weights, &listed)?;
-    let place = if weights.is_empty() { "in the program" } else { "in its weight-file record" };
+    let place = if weights.is_empty() {
+        "in the program"
+    } else {
+        "in its weight-file record"
+    };
     let what = format!(
         "the non-finite values of `{label}` in `{}` as finite sentinels (−1e4 / +1e4, NaN → 0) {place}",
         f.name

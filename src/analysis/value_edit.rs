@@ -105,7 +105,8 @@ impl ValueChange {
         match &mut lit.payload {
             Payload::Blob(_) => Some(0),
             Payload::Tensor(TensorData::Ints(v)) if dtype.is_int() => {
-                v.iter_mut().for_each(|x| *x = self.number(*x as f64) as i64);
+                v.iter_mut()
+                    .for_each(|x| *x = self.number(*x as f64) as i64);
                 Some(v.len())
             }
             Payload::Tensor(TensorData::Floats(v)) => {

@@ -168,9 +168,12 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
                     }),
             }
             .ok_or_else(|| format!("`{}` has no literal {:?}", le.op.label, le.site))?;
-            le.change
-                .literal(lit)
-                .ok_or_else(|| format!("the literal {:?} of `{}` cannot change", le.site, le.op.label))?;
+            le.change.literal(lit).ok_or_else(|| {
+                format!(
+                    "the literal {:?} of `{}` cannot change",
+                    le.site, le.op.label
+                )
+            })?;
         }
         for r in &fe.removes {
             removed.insert(resolve(r, f)?);

@@ -68,11 +68,17 @@ pub(crate) fn weight_files(
                 .ok_or_else(|| format!("{}: the record at {offset} leaves the file", e.written))?;
             let payload = bytes.get_mut(start..end).ok_or("internal: payload range")?;
             let before = payload.to_vec();
-            let elements = e
-                .change
-                .bytes(e.dtype, payload)
-                .ok_or_else(|| format!("{}: the payload at {offset} is not whole elements", e.written))?;
-            let changed = before.iter().zip(payload.iter()).filter(|(a, b)| a != b).count();
+            let elements = e.change.bytes(e.dtype, payload).ok_or_else(|| {
+                format!(
+                    "{}: the payload at {offset} is not whole elements",
+                    e.written
+                )
+            })?;
+            let changed = before
+                .iter()
+                .zip(payload.iter())
+                .filter(|(a, b)| a != b)
+                .count();
             let code_at = usize::try_from(offset + 4).map_err(|_| "offset too large")?;
             let field = bytes
                 .get_mut(code_at..code_at + 4)

@@ -86,7 +86,12 @@ pub(crate) fn plan_op_fix(
     analysis: &FunctionAnalysis,
     node: NodeId,
 ) -> Option<Result<PadPlan, String>> {
-    let known = [REWRITE_POW_BASE_TWO, CAST_GATHER_INDICES, AFFINE_INT8_TO_UINT8, MASK_FINITE_SENTINELS];
+    let known = [
+        REWRITE_POW_BASE_TWO,
+        CAST_GATHER_INDICES,
+        AFFINE_INT8_TO_UINT8,
+        MASK_FINITE_SENTINELS,
+    ];
     if known.contains(&kind) && model.kind == ModelKind::AiModel {
         return Some(Err("the fixer does not edit Core AI programs".into()));
     }

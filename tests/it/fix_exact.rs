@@ -117,9 +117,18 @@ fn int_elements(lit: &Literal, weights: &[u8]) -> (DType, Vec<i64>) {
         Payload::Blob(b) => {
             let (code, data) = record(weights, b.offset);
             let want = if dtype == DType::Int8 { 4 } else { 3 };
-            assert_eq!(code, want, "the record's storage type is the literal's {dtype}");
+            assert_eq!(
+                code, want,
+                "the record's storage type is the literal's {dtype}"
+            );
             data.iter()
-                .map(|&x| if dtype == DType::Int8 { i64::from(x as i8) } else { i64::from(x) })
+                .map(|&x| {
+                    if dtype == DType::Int8 {
+                        i64::from(x as i8)
+                    } else {
+                        i64::from(x)
+                    }
+                })
                 .collect()
         }
         Payload::Tensor(TensorData::Ints(v)) => v.clone(),
@@ -137,7 +146,10 @@ fn fp16_gather_indices_are_cast_once_and_the_package_rechecks_clean() {
     let d = diagnostics(&pkg, "gather-float-indices");
     assert_eq!(d[0]["fix"]["kind"], "cast-gather-indices");
     assert_eq!(d[0]["fix"]["applicability"], "safe");
-    assert!(d[0]["help"].as_str().unwrap().contains("coreml-lint check --fix"));
+    assert!(d[0]["help"]
+        .as_str()
+        .unwrap()
+        .contains("coreml-lint check --fix"));
     let originals = files(&pkg);
 
     let (code, diff, _) = run(&["--diff"], &pkg);
@@ -157,7 +169,10 @@ fn fp16_gather_indices_are_cast_once_and_the_package_rechecks_clean() {
     let Some(Arg::Name(idx)) = gather.arg("indices") else {
         panic!("indices not a name")
     };
-    assert_eq!(f.value_type(idx).unwrap().tensor().unwrap().dtype, DType::Int32);
+    assert_eq!(
+        f.value_type(idx).unwrap().tensor().unwrap().dtype,
+        DType::Int32
+    );
     let fixed = files(&pkg);
     let (code, _, _) = run(&["--fix"], &pkg);
     assert_eq!(code, Some(0));
@@ -217,7 +232,10 @@ fn text_positions_shared_by_two_gathers_get_one_cast_by_span_edits() {
     assert_eq!(text.matches("= cast(").count(), 1, "{text}");
     assert_eq!(text.matches("indices = p2_to_int32").count(), 2, "{text}");
     // Span edits: the untouched lines are the author's.
-    for line in SHARED_FP16_POSITIONS.lines().filter(|l| !l.contains("gather(")) {
+    for line in SHARED_FP16_POSITIONS
+        .lines()
+        .filter(|l| !l.contains("gather("))
+    {
         assert!(text.contains(line), "{line} kept");
     }
     assert_eq!(findings(&mil), without(before, "gather-float-indices"));
@@ -246,7 +264,11 @@ fn fp16_gather_indices_in_a_pipeline_stage_are_fixed() {
     let originals = files(&src);
     let (code, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
     assert_eq!(code, Some(0), "{err}");
-    assert_eq!(files(&src), originals, "the original is untouched with --output");
+    assert_eq!(
+        files(&src),
+        originals,
+        "the original is untouched with --output"
+    );
     let fixed = out.join("pipeline-gather-float-indices.mlpackage");
     assert_eq!(findings(&fixed), without(before, "gather-float-indices"));
 }
@@ -256,15 +278,24 @@ fn fp16_gather_indices_in_a_pipeline_stage_are_fixed() {
 /// length and every byte outside the edited payloads and storage codes.
 fn assert_same_dequantized(orig: &Path, fixed: &Path) {
     let (a, b) = (common::read(orig), common::read(fixed));
-    let (wa, wb) = (fs::read(weight_file(orig)).unwrap(), fs::read(weight_file(fixed)).unwrap());
+    let (wa, wb) = (
+        fs::read(weight_file(orig)).unwrap(),
+        fs::read(weight_file(fixed)).unwrap(),
+    );
     assert_eq!(wa.len(), wb.len(), "the weight file keeps its size");
     assert_eq!(
         attr(&a, "constexpr_affine_dequantize", "scale"),
         attr(&b, "constexpr_affine_dequantize", "scale")
     );
     let (qa, qb) = (
-        int_elements(&attr(&a, "constexpr_affine_dequantize", "quantized_data"), &wa),
-        int_elements(&attr(&b, "constexpr_affine_dequantize", "quantized_data"), &wb),
+        int_elements(
+            &attr(&a, "constexpr_affine_dequantize", "quantized_data"),
+            &wa,
+        ),
+        int_elements(
+            &attr(&b, "constexpr_affine_dequantize", "quantized_data"),
+            &wb,
+        ),
     );
     let (za, zb) = (
         int_elements(&attr(&a, "constexpr_affine_dequantize", "zero_point"), &wa),
@@ -279,9 +310,16 @@ fn assert_same_dequantized(orig: &Path, fixed: &Path) {
         let r = i / cols; // axis 0: one zero point per row
         assert_eq!(x - za.1[r], y - zb.1[r], "element {i}");
     }
-    assert!(qa.1.contains(&-128) || qa.1.iter().any(|&q| q < 0), "the data holds negative bytes");
+    assert!(
+        qa.1.contains(&-128) || qa.1.iter().any(|&q| q < 0),
+        "the data holds negative bytes"
+    );
     let changed = wa.iter().zip(&wb).filter(|(x, y)| x != y).count();
-    assert_eq!(changed, qa.1.len() + za.1.len() + 2, "the payloads and the two storage codes");
+    assert_eq!(
+        changed,
+        qa.1.len() + za.1.len() + 2,
+        "the payloads and the two storage codes"
+    );
 }
 
 #[test]
@@ -295,14 +333,24 @@ fn signed_int8_affine_weights_become_uint8_with_the_same_values() {
 
     let (code, diff, _) = run(&["--diff"], &src);
     assert_eq!(code, Some(0), "an info does not fail the run");
-    assert!(diff.contains("quantized_data = tensor<uint8, [64, 64]>(BLOBFILE("), "{diff}");
+    assert!(
+        diff.contains("quantized_data = tensor<uint8, [64, 64]>(BLOBFILE("),
+        "{diff}"
+    );
     assert!(diff.contains("@@ record at offset 64 (@model_path/weights/weight.bin): storage int8 → uint8; 4096 element(s) changed, 4096 of 4096 payload bytes rewritten in place @@"), "{diff}");
     assert!(diff.contains("@@ record at offset 4224 (@model_path/weights/weight.bin): storage int8 → uint8; 64 element(s) changed"), "{diff}");
 
     let (code, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
     assert_eq!(code, Some(0), "{err}");
-    assert!(err.contains("rewrote 1 signed-int8 constexpr_affine_dequantize weight(s) as uint8"), "{err}");
-    assert_eq!(files(&src), originals, "the original is untouched with --output");
+    assert!(
+        err.contains("rewrote 1 signed-int8 constexpr_affine_dequantize weight(s) as uint8"),
+        "{err}"
+    );
+    assert_eq!(
+        files(&src),
+        originals,
+        "the original is untouched with --output"
+    );
     let fixed = out.join("affine-dequantize-int8.mlpackage");
     let after = findings(&fixed);
     assert_eq!(after, without(before, "affine-dequantize-int8"));
@@ -318,7 +366,10 @@ fn compiled_from(pkg: &Path, dir: &Path) -> PathBuf {
     let dump = bin().arg("dump").arg(pkg).output().unwrap();
     assert!(dump.status.success());
     fs::write(root.join("model.mil"), &dump.stdout).unwrap();
-    common::copy_tree(&pkg.join("Data/com.apple.CoreML/weights"), &root.join("weights"));
+    common::copy_tree(
+        &pkg.join("Data/com.apple.CoreML/weights"),
+        &root.join("weights"),
+    );
     fs::write(root.join("coremldata.bin"), b"opaque").unwrap();
     root
 }
@@ -360,23 +411,41 @@ fn mask_elements(model: &Path, name: &str) -> Vec<f64> {
 #[test]
 fn a_finfo_min_mask_gets_finite_sentinels_only_with_unsafe_fixes() {
     for (name, op) in [
-        ("mask-nonfinite-const-finfo-static.mlpackage", "mask_to_fp16"),
-        ("mask-nonfinite-const-finfo-padding.mlpackage", "op_6_to_fp16"),
+        (
+            "mask-nonfinite-const-finfo-static.mlpackage",
+            "mask_to_fp16",
+        ),
+        (
+            "mask-nonfinite-const-finfo-padding.mlpackage",
+            "op_6_to_fp16",
+        ),
         ("mask-nonfinite-const.mlpackage", "causal_mask"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let src = common::corpus().join("packages").join(name);
         let before = findings(&src);
-        assert!(before.contains_key("mask-nonfinite-const"), "{name}: {before:?}");
+        assert!(
+            before.contains_key("mask-nonfinite-const"),
+            "{name}: {before:?}"
+        );
         let d = diagnostics(&src, "mask-nonfinite-const");
         assert_eq!(d[0]["fix"]["applicability"], "unsafe", "{name}");
-        assert!(d[0]["fix"]["title"].as_str().unwrap().contains("unsafe"), "{name}");
+        assert!(
+            d[0]["fix"]["title"].as_str().unwrap().contains("unsafe"),
+            "{name}"
+        );
         let originals = files(&src);
         let out = dir.path().join("out");
 
         let (_, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
-        assert!(err.contains("the fix is unsafe; pass --unsafe-fixes"), "{name}: {err}");
-        assert!(!out.join(name).exists(), "{name}: nothing written without --unsafe-fixes");
+        assert!(
+            err.contains("the fix is unsafe; pass --unsafe-fixes"),
+            "{name}: {err}"
+        );
+        assert!(
+            !out.join(name).exists(),
+            "{name}: nothing written without --unsafe-fixes"
+        );
 
         let (_, _, err) = run(&["--unsafe-fixes", "--output", out.to_str().unwrap()], &src);
         assert!(err.contains("as finite sentinels"), "{name}: {err}");
@@ -389,7 +458,10 @@ fn a_finfo_min_mask_gets_finite_sentinels_only_with_unsafe_fixes() {
         assert!(new.iter().all(|x| x.is_finite()), "{name}: {new:?}");
         for (x, y) in old.iter().zip(&new) {
             let want = if x.is_finite() { *x } else { -1e4 };
-            assert_eq!(*y, want, "{name}: finite elements are kept, -inf becomes -1e4");
+            assert_eq!(
+                *y, want,
+                "{name}: finite elements are kept, -inf becomes -1e4"
+            );
         }
         if weight_file(&src).exists() {
             assert_eq!(
@@ -428,9 +500,18 @@ fn text_mil_inline_mask_operands_and_immediate_weights_are_edited_in_place() {
     let text = fs::read_to_string(&mil).unwrap();
     // The edited statements are rendered in the compiler's layout (program 1.0 writes scalars as
     // rank-0 tensors); the others keep the author's.
-    assert!(text.contains("mul(x = off, y = tensor<fp16, []>(-0x1.388p+13))"), "{text}");
-    assert!(text.contains("quantized_data = tensor<uint8, [2, 2]>([[0, 128], [255, 133]])"), "{text}");
-    assert!(text.contains("zero_point = tensor<uint8, [2]>([128, 125])"), "{text}");
+    assert!(
+        text.contains("mul(x = off, y = tensor<fp16, []>(-0x1.388p+13))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("quantized_data = tensor<uint8, [2, 2]>([[0, 128], [255, 133]])"),
+        "{text}"
+    );
+    assert!(
+        text.contains("zero_point = tensor<uint8, [2]>([128, 125])"),
+        "{text}"
+    );
     assert!(text.contains("            tensor<fp16, [1, 1, 2]> off = sub(x = fp16(1), y = keep)[name = string(\"off\")];"));
     let mut want = before.clone();
     want.remove("mask-nonfinite-const");
@@ -447,12 +528,17 @@ fn a_compiled_models_mask_record_is_rewritten_in_place() {
     assert_eq!(before.get("mask-nonfinite-const"), Some(&1), "{before:?}");
     let size = fs::metadata(weight_file(&mlc)).unwrap().len();
     let (_, diff, _) = run(&["--diff", "--select", "mask-nonfinite-const"], &mlc);
-    assert!(diff.is_empty(), "an unsafe fix is not in a safe --diff: {diff}");
+    assert!(
+        diff.is_empty(),
+        "an unsafe fix is not in a safe --diff: {diff}"
+    );
     let (code, _, err) = run(&["--unsafe-fixes"], &mlc);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(findings(&mlc), without(before, "mask-nonfinite-const"));
     assert_eq!(fs::metadata(weight_file(&mlc)).unwrap().len(), size);
-    assert!(mask_elements(&mlc, "mask_to_fp16").iter().all(|x| x.is_finite()));
+    assert!(mask_elements(&mlc, "mask_to_fp16")
+        .iter()
+        .all(|x| x.is_finite()));
 }
 
 #[test]
@@ -468,10 +554,39 @@ fn output_refuses_a_bare_model_mil_whose_weights_it_would_edit_beside_it() {
     fs::rename(mlc.join("weights"), bare.join("weights")).unwrap();
     let originals = files(&bare);
     let out = dir.path().join("out");
-    let (code, _, err) = run(&["--unsafe-fixes", "--output", out.to_str().unwrap()], &bare.join("model.mil"));
-    assert!(err.contains("is outside the model, so --output cannot copy it"), "{err}");
+    let (code, _, err) = run(
+        &["--unsafe-fixes", "--output", out.to_str().unwrap()],
+        &bare.join("model.mil"),
+    );
+    assert!(
+        err.contains("is outside the model, so --output cannot copy it"),
+        "{err}"
+    );
     assert_eq!(code, Some(0), "a warning is left, not a failure: {err}");
     assert_eq!(files(&bare), originals, "nothing of the original is edited");
     assert!(!out.join("model.mil").exists(), "no copy is left behind");
-    assert_eq!(findings(&bare.join("model.mil")).get("mask-nonfinite-const"), Some(&1));
+    assert_eq!(
+        findings(&bare.join("model.mil")).get("mask-nonfinite-const"),
+        Some(&1)
+    );
+}
+
+#[test]
+fn converter_made_packages_recheck_clean_after_the_fix() {
+    for (name, rule, fixed_count) in [
+        ("torch-exact-gather-fp16.mlpackage", "gather-float-indices", 2),
+        ("torch-exact-affine-int8-two.mlpackage", "affine-dequantize-int8", 1),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let src = common::corpus().join("packages").join(name);
+        let before = findings(&src);
+        assert_eq!(before.get(rule), Some(&fixed_count), "{name}: {before:?}");
+        let originals = files(&src);
+        let (code, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(err.contains(&format!("({rule}: {fixed_count})")), "{name}: {err}");
+        assert_eq!(files(&src), originals, "{name}: the original is untouched");
+        assert_eq!(findings(&out.join(name)), without(before, rule), "{name}");
+    }
 }

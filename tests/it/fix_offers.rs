@@ -68,7 +68,10 @@ fn check_offers(rules: &RuleSet, model: &Model, label: &str) -> usize {
         safe_only.applied, safe,
         "{label}: applied plans differ from the offers"
     );
-    assert_eq!(safe_only.held_back, unsafe_, "{label}: unsafe plans held back");
+    assert_eq!(
+        safe_only.held_back, unsafe_,
+        "{label}: unsafe plans held back"
+    );
     let out = apply_plans(model, &plans, true, FixMode::DiffOnly)
         .unwrap_or_else(|e| panic!("{label}: an offered fix failed: {e}"));
     assert_eq!(
