@@ -11,12 +11,12 @@ use crate::analysis::fix_plan::{PadPlan, WeightEdit};
 use crate::ir::Model;
 use crate::read::blob::{self, BlobFile};
 
+/// Files to write: each path with its new bytes.
+pub(crate) type Files = Vec<(PathBuf, Vec<u8>)>;
+
 /// The rewritten weight files of `plans` (each file once, each record edited once), with one line
 /// per edited record for the diff: which record, its storage type, how many elements and bytes.
-pub(crate) fn weight_files(
-    model: &Model,
-    plans: &[&PadPlan],
-) -> Result<(Vec<(PathBuf, Vec<u8>)>, String), String> {
+pub(crate) fn weight_files(model: &Model, plans: &[&PadPlan]) -> Result<(Files, String), String> {
     let mut by_file: BTreeMap<&PathBuf, BTreeMap<u64, &WeightEdit>> = BTreeMap::new();
     for e in plans.iter().flat_map(|p| p.weights.iter()) {
         let records = by_file.entry(&e.file).or_default();

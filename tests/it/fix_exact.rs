@@ -574,8 +574,16 @@ fn output_refuses_a_bare_model_mil_whose_weights_it_would_edit_beside_it() {
 #[test]
 fn converter_made_packages_recheck_clean_after_the_fix() {
     for (name, rule, fixed_count) in [
-        ("torch-exact-gather-fp16.mlpackage", "gather-float-indices", 2),
-        ("torch-exact-affine-int8-two.mlpackage", "affine-dequantize-int8", 1),
+        (
+            "torch-exact-gather-fp16.mlpackage",
+            "gather-float-indices",
+            2,
+        ),
+        (
+            "torch-exact-affine-int8-two.mlpackage",
+            "affine-dequantize-int8",
+            1,
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
@@ -585,7 +593,10 @@ fn converter_made_packages_recheck_clean_after_the_fix() {
         let originals = files(&src);
         let (code, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
         assert_eq!(code, Some(0), "{name}: {err}");
-        assert!(err.contains(&format!("({rule}: {fixed_count})")), "{name}: {err}");
+        assert!(
+            err.contains(&format!("({rule}: {fixed_count})")),
+            "{name}: {err}"
+        );
         assert_eq!(files(&src), originals, "{name}: the original is untouched");
         assert_eq!(findings(&out.join(name)), without(before, rule), "{name}");
     }
