@@ -5,7 +5,7 @@
 # way and checked sub-model by sub-model (tests/python/pipeline_crosscheck.py). Packages with
 # pow-const-base-two get the pow rewrite (tests/python/pow_fix_crosscheck.py). Packages and pipelines
 # with gather-float-indices, affine-dequantize-int8 or mask-nonfinite-const get the exact value
-# fixes (--unsafe-fixes for the mask) into a folder of their own (tests/python/exact_fix_crosscheck.py:
+# fixes (--fix --unsafe-fixes: the mask fix is unsafe) into a folder of their own (tests/python/exact_fix_crosscheck.py:
 # loads, type-checks, int32 gathers, bit-identical dequantized weights, finite masks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,9 +45,9 @@ for rec in corpus/expected/*.json; do
   grep -Eq '"kind": "(mlpackage|pipeline)"' "$rec" || continue
   rel="$(sed -n 's/^  "path": "\(.*\)",$/\1/p' "$rec")"
   status=0
-  "$BIN" check --quiet --select "$EXACT_RULES" --unsafe-fixes --output "$EXACT" "corpus/$rel" || status=$?
+  "$BIN" check --quiet --select "$EXACT_RULES" --fix --unsafe-fixes --output "$EXACT" "corpus/$rel" || status=$?
   if [[ $status -ne 0 ]]; then
-    echo "coreml-lint check --unsafe-fixes left a finding of $EXACT_RULES or failed on $rel (exit $status)" >&2
+    echo "coreml-lint check --fix --unsafe-fixes left a finding of $EXACT_RULES or failed on $rel (exit $status)" >&2
     exit 1
   fi
 done

@@ -447,7 +447,10 @@ fn a_finfo_min_mask_gets_finite_sentinels_only_with_unsafe_fixes() {
             "{name}: nothing written without --unsafe-fixes"
         );
 
-        let (_, _, err) = run(&["--unsafe-fixes", "--output", out.to_str().unwrap()], &src);
+        let (_, _, err) = run(
+            &["--fix", "--unsafe-fixes", "--output", out.to_str().unwrap()],
+            &src,
+        );
         assert!(err.contains("as finite sentinels"), "{name}: {err}");
         assert_eq!(files(&src), originals, "{name}: the original is untouched");
         let fixed = out.join(name);
@@ -495,7 +498,7 @@ fn text_mil_inline_mask_operands_and_immediate_weights_are_edited_in_place() {
     let before = findings(&mil);
     assert_eq!(before.get("mask-nonfinite-const"), Some(&1), "{before:?}");
     assert_eq!(before.get("affine-dequantize-int8"), Some(&1), "{before:?}");
-    let (code, _, err) = run(&["--unsafe-fixes"], &mil);
+    let (code, _, err) = run(&["--fix", "--unsafe-fixes"], &mil);
     assert_eq!(code, Some(0), "{err}");
     let text = fs::read_to_string(&mil).unwrap();
     // The edited statements are rendered in the compiler's layout (program 1.0 writes scalars as
@@ -532,7 +535,7 @@ fn a_compiled_models_mask_record_is_rewritten_in_place() {
         diff.is_empty(),
         "an unsafe fix is not in a safe --diff: {diff}"
     );
-    let (code, _, err) = run(&["--unsafe-fixes"], &mlc);
+    let (code, _, err) = run(&["--fix", "--unsafe-fixes"], &mlc);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(findings(&mlc), without(before, "mask-nonfinite-const"));
     assert_eq!(fs::metadata(weight_file(&mlc)).unwrap().len(), size);
@@ -555,7 +558,7 @@ fn output_refuses_a_bare_model_mil_whose_weights_it_would_edit_beside_it() {
     let originals = files(&bare);
     let out = dir.path().join("out");
     let (code, _, err) = run(
-        &["--unsafe-fixes", "--output", out.to_str().unwrap()],
+        &["--fix", "--unsafe-fixes", "--output", out.to_str().unwrap()],
         &bare.join("model.mil"),
     );
     assert!(

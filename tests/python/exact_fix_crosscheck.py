@@ -2,7 +2,7 @@
 
 For every corpus `.mlpackage` whose expected findings include `gather-float-indices`,
 `affine-dequantize-int8` or `mask-nonfinite-const` (pipelines: each ML-program stage), the copy in
-FIXED_DIR (written by `check --select RULE --unsafe-fixes --output FIXED_DIR`) must:
+FIXED_DIR (written by `check --select RULES --fix --unsafe-fixes --output FIXED_DIR`) must:
   1. load with `ct.models.MLModel(path, skip_model_load=True)`;
   2. be accepted by coremltools' type-checking MIL re-load (`milproto.load`), weights included;
   3. keep the model description and `Manifest.json`, and every weight file's size;
