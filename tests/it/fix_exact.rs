@@ -604,3 +604,94 @@ fn converter_made_packages_recheck_clean_after_the_fix() {
         assert_eq!(findings(&out.join(name)), without(before, rule), "{name}");
     }
 }
+
+const TWO_FUNCTIONS_ONE_RECORD: &str = r#"program(1.3)
+{
+    func main<ios18>(tensor<fp16, [1, 2]> x) {
+            tensor<fp16, [2, 2]> w = constexpr_affine_dequantize()[axis = int32(0), name = string("w"), quantized_data = tensor<int8, [2, 2]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(64))), scale = tensor<fp16, [2]>([0.1, 0.1]), zero_point = tensor<int8, [2]>([0, 0])];
+            tensor<fp16, [1, 2]> y = linear(weight = w, x = x)[name = string("y")];
+        } -> (y);
+    func other<ios18>(tensor<fp16, [1, 2]> x) {
+            tensor<fp16, [2, 2]> v = constexpr_affine_dequantize()[axis = int32(0), name = string("v"), quantized_data = tensor<int8, [2, 2]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(64))), scale = tensor<fp16, [2]>([0.2, 0.2]), zero_point = tensor<int8, [2]>([1, -1])];
+            tensor<fp16, [1, 2]> y = linear(weight = v, x = x)[name = string("y")];
+        } -> (y);
+}
+"#;
+
+#[test]
+fn a_record_shared_by_two_functions_is_re_encoded_once_for_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("mf");
+    fs::create_dir_all(root.join("weights")).unwrap();
+    let mil = root.join("model.mil");
+    fs::write(&mil, TWO_FUNCTIONS_ONE_RECORD).unwrap();
+    let mut w = vec![0u8; 192];
+    w[0] = 1;
+    w[4] = 2;
+    w[64..68].copy_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+    w[68] = 4; // int8
+    w[72..80].copy_from_slice(&4u64.to_le_bytes());
+    w[80..88].copy_from_slice(&128u64.to_le_bytes());
+    w[128..132].copy_from_slice(&[0x80, 0x00, 0x7f, 0x05]); // -128, 0, 127, 5
+    fs::write(root.join("weights/weight.bin"), &w).unwrap();
+    let before = findings(&mil);
+    assert_eq!(
+        before.get("affine-dequantize-int8"),
+        Some(&2),
+        "one per function: {before:?}"
+    );
+    let (code, _, err) = run(&["--fix"], &mil);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("(affine-dequantize-int8: 2)"), "{err}");
+    assert!(
+        err.contains("rewrote 2 signed-int8 constexpr_affine_dequantize weight(s) as uint8"),
+        "{err}"
+    );
+    let after = findings(&mil);
+    assert_eq!(after, without(before, "affine-dequantize-int8"));
+    let fixed = fs::read(root.join("weights/weight.bin")).unwrap();
+    assert_eq!(
+        record(&fixed, 64),
+        (3, &[0x00u8, 0x80, 0xff, 0x85][..]),
+        "edited once, uint8"
+    );
+    let text = fs::read_to_string(&mil).unwrap();
+    assert_eq!(
+        text.matches("quantized_data = tensor<uint8, [2, 2]>(BLOBFILE(")
+            .count(),
+        2,
+        "{text}"
+    );
+    assert!(
+        text.contains("zero_point = tensor<uint8, [2]>([129, 127])"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_record_also_read_by_another_constant_is_not_offered_the_re_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shared");
+    fs::create_dir_all(root.join("weights")).unwrap();
+    let mil = root.join("model.mil");
+    let text = TWO_FUNCTIONS_ONE_RECORD.replace(
+        "            tensor<fp16, [1, 2]> y = linear(weight = w, x = x)[name = string(\"y\")];",
+        "            tensor<int8, [2, 2]> raw = const()[name = string(\"raw\"), val = tensor<int8, [2, 2]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];\n            tensor<fp16, [1, 2]> y = linear(weight = w, x = x)[name = string(\"y\")];",
+    );
+    fs::write(&mil, &text).unwrap();
+    let mut w = vec![0u8; 192];
+    w[0] = 1;
+    w[4] = 2;
+    w[64..68].copy_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+    w[68] = 4;
+    w[72..80].copy_from_slice(&4u64.to_le_bytes());
+    w[80..88].copy_from_slice(&128u64.to_le_bytes());
+    fs::write(root.join("weights/weight.bin"), &w).unwrap();
+    let d = diagnostics(&mil, "affine-dequantize-int8");
+    assert_eq!(d.len(), 2);
+    assert!(d.iter().all(|x| x["fix"].is_null()), "{d:?}");
+    let (_, _, err) = run(&["--fix"], &mil);
+    assert!(!err.contains("rewrote"), "{err}");
+    assert_eq!(fs::read_to_string(&mil).unwrap(), text);
+    assert_eq!(fs::read(root.join("weights/weight.bin")).unwrap(), w);
+}
