@@ -209,3 +209,69 @@ fn whole_constant(value: &str, c: &ConstValue) -> Result<(), String> {
         None => Err(format!("the value of `{value}` is not known")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::read::miltext::parse_program;
+
+    /// The plan for the first gather of a function whose body is `body` (`pos` fp16, `ids` int32).
+    fn plan(body: &str) -> Result<PadPlan, String> {
+        let text = format!(
+            "program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [8]> pos, tensor<int32, [8]> ids) {{\n            tensor<fp16, [64, 4]> table = const()[name = string(\"table\"), val = tensor<fp16, [64, 4]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];\n            int32 ax = const()[name = string(\"ax\"), val = int32(0)];\n{body}\n        }} -> (y);\n}}\n"
+        );
+        let p = parse_program(&text, Path::new("t.mil")).expect("parses");
+        let f = &p.functions[0];
+        let (id, _) = f
+            .ops()
+            .find(|(_, o)| o.op_type == "gather")
+            .expect("a gather");
+        plan_cast_gather_indices(f, &analyze(f).consts, id)
+    }
+
+    fn gather(indices: &str) -> String {
+        format!("            tensor<fp16, [8, 4]> y = gather(axis = ax, indices = {indices}, x = table)[name = string(\"y\")];")
+    }
+
+    #[test]
+    fn whole_indices_get_one_cast() {
+        for body in [
+            gather("pos"),
+            format!("            tensor<fp16, [8]> p = cast(dtype = string(\"fp16\"), x = ids)[name = string(\"p\")];\n{}", gather("p")),
+            format!("            tensor<fp16, [8]> p = add(x = pos, y = fp16(3))[name = string(\"p\")];\n{}", gather("p")),
+            format!("            tensor<fp16, [8]> p = floor(x = pos)[name = string(\"p\")];\n{}", gather("p")),
+        ] {
+            let p = plan(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+            let fe = &p.functions[0];
+            assert_eq!(fe.inserts.len(), 2, "a dtype const and the cast");
+            assert_eq!(fe.inserts[1].op.op_type, "cast");
+            assert_eq!(fe.inserts[1].op.output.dtype, DType::Int32);
+            assert_eq!(fe.rebinds.len(), 1);
+            assert_eq!(p.applicability, Applicability::Safe);
+        }
+    }
+
+    #[test]
+    fn indices_that_may_be_fractional_are_refused() {
+        for (body, why) in [
+            (
+                format!("            tensor<fp16, [8]> p = real_div(x = pos, y = fp16(2))[name = string(\"p\")];\n{}", gather("p")),
+                "real_div",
+            ),
+            (
+                format!("            tensor<fp16, [8]> p = add(x = pos, y = fp16(0.5))[name = string(\"p\")];\n{}", gather("p")),
+                "fractional",
+            ),
+            (
+                format!("            tensor<fp16, [8]> p = sqrt(x = pos)[name = string(\"p\")];\n{}", gather("p")),
+                "sqrt",
+            ),
+        ] {
+            let e = plan(&body).expect_err(&body);
+            assert!(e.contains(why), "{e}");
+        }
+    }
+}
