@@ -2,11 +2,12 @@
 //! file-backed: what the value-editing fix plans name, and how they check that a weight-file record
 //! they change is read by no literal they leave alone.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::fix_plan::{op_ref, LiteralEdit, LiteralSite, ValueChange, WeightEdit};
-use crate::ir::{Arg, Function, Literal, Model, NodeId};
-use crate::read::blob;
+use crate::ir::{Arg, DType, Function, Literal, Model, NodeId};
+use crate::limits::MAX_BLOB_VALUE_BYTES;
+use crate::read::blob::{self, BlobFile};
 
 /// The literal at `site` of the op at `node`.
 pub(crate) fn literal_at<'f>(
@@ -88,6 +89,8 @@ pub(crate) fn edit_literal(
                     b.path
                 )
             })?;
+            check_record(model, &file, offset, dtype, change)
+                .map_err(|why| format!("`{}`'s weight record at {offset}: {why}", op.label))?;
             Some(WeightEdit {
                 file,
                 written: b.path.to_string(),
@@ -98,6 +101,36 @@ pub(crate) fn edit_literal(
         }
     };
     Ok((LiteralEdit { op, site, change }, weight))
+}
+
+/// Checks that the record at `offset` of `file` holds `dtype` elements inside the file (what the
+/// `blob-*` rules check), and, when its payload is small enough to read, that `change` alters it.
+fn check_record(
+    model: &Model,
+    file: &Path,
+    offset: u64,
+    dtype: DType,
+    change: ValueChange,
+) -> Result<(), String> {
+    let blob = BlobFile::open(file, &model.root).map_err(|e| e.to_string())?;
+    let rec = blob
+        .record_at(offset)
+        .map_err(|_| "there is no record there".to_string())?;
+    if !rec.has_sentinel() || Some(rec.dtype_code) != blob::storage_code(dtype) {
+        return Err(format!("it does not hold {dtype} data"));
+    }
+    if rec.payload_end().is_none_or(|end| end > blob.len()) {
+        return Err("its payload leaves the file".into());
+    }
+    if let Some(payload) = blob.payload(&rec, MAX_BLOB_VALUE_BYTES) {
+        let mut copy = payload.to_vec();
+        match change.bytes(dtype, &mut copy) {
+            Some(0) => return Err("the fix would change none of its elements".into()),
+            None => return Err("its payload is not whole elements".into()),
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Refuses when a record that `weights` change is also read by a literal of the model that

@@ -695,3 +695,29 @@ fn a_record_also_read_by_another_constant_is_not_offered_the_re_encoding() {
     assert_eq!(fs::read_to_string(&mil).unwrap(), text);
     assert_eq!(fs::read(root.join("weights/weight.bin")).unwrap(), w);
 }
+
+#[test]
+fn a_record_that_does_not_hold_the_declared_int8_is_not_offered_the_re_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("mismatch");
+    fs::create_dir_all(root.join("weights")).unwrap();
+    let mil = root.join("model.mil");
+    fs::write(&mil, TWO_FUNCTIONS_ONE_RECORD).unwrap();
+    let mut w = vec![0u8; 192];
+    w[0] = 1;
+    w[4] = 2;
+    w[64..68].copy_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+    w[68] = 3; // uint8, while the program says int8: blob-dtype-mismatch's, not this fix's
+    w[72..80].copy_from_slice(&4u64.to_le_bytes());
+    w[80..88].copy_from_slice(&128u64.to_le_bytes());
+    fs::write(root.join("weights/weight.bin"), &w).unwrap();
+    assert!(findings(&mil).contains_key("blob-dtype-mismatch"));
+    let d = diagnostics(&mil, "affine-dequantize-int8");
+    assert!(
+        !d.is_empty() && d.iter().all(|x| x["fix"].is_null()),
+        "{d:?}"
+    );
+    let (code, _, err) = run(&["--fix"], &mil);
+    assert_ne!(code, Some(2), "not a failure: {err}");
+    assert_eq!(fs::read(root.join("weights/weight.bin")).unwrap(), w);
+}
