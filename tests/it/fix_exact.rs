@@ -721,3 +721,46 @@ fn a_record_that_does_not_hold_the_declared_int8_is_not_offered_the_re_encoding(
     assert_ne!(code, Some(2), "not a failure: {err}");
     assert_eq!(fs::read(root.join("weights/weight.bin")).unwrap(), w);
 }
+
+#[test]
+fn sarif_carries_a_text_replacement_only_for_fixes_without_weight_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    fs::create_dir_all(&root).unwrap();
+    let mil = root.join("model.mil");
+    fs::write(&mil, TEXT_MASK_AND_WEIGHTS).unwrap();
+    let blob = text_model(dir.path(), SHARED_FP16_POSITIONS);
+    let replacement = |path: &Path, rule: &str| -> Option<String> {
+        let out = bin()
+            .args(["check", "--output-format", "sarif", "--select", rule])
+            .arg(path)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("sarif");
+        let r = &v["runs"][0]["results"][0];
+        r["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"]
+            .as_str()
+            .map(str::to_string)
+    };
+    let immediate = replacement(&mil, "affine-dequantize-int8").expect("a whole-file replacement");
+    assert!(immediate.contains("tensor<uint8, [2, 2]>"), "{immediate}");
+    let cast = replacement(&blob, "gather-float-indices").expect("a whole-file replacement");
+    assert!(cast.contains("= cast("), "{cast}");
+
+    // The same weights in a weight-file record: the text alone is not the fix.
+    let w = dir.path().join("w");
+    fs::create_dir_all(w.join("weights")).unwrap();
+    fs::write(w.join("model.mil"), TWO_FUNCTIONS_ONE_RECORD).unwrap();
+    let mut bytes = vec![0u8; 192];
+    bytes[0] = 1;
+    bytes[4] = 2;
+    bytes[64..68].copy_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+    bytes[68] = 4;
+    bytes[72..80].copy_from_slice(&4u64.to_le_bytes());
+    bytes[80..88].copy_from_slice(&128u64.to_le_bytes());
+    fs::write(w.join("weights/weight.bin"), &bytes).unwrap();
+    assert_eq!(
+        replacement(&w.join("model.mil"), "affine-dequantize-int8"),
+        None
+    );
+}
