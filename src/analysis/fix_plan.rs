@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::state_writes::choose_pad_axis;
+pub use super::value_edit::{LiteralSite, ValueChange, WeightEdit};
 use super::{analyze, FunctionAnalysis, StateWrite, WriteKind};
 use crate::ir::{
     Arg, DType, Dim, Function, Literal, Model, NodeId, Payload, TensorData, TensorType, ValueType,
@@ -137,6 +138,17 @@ pub struct Retype {
     pub value: String,
 }
 
+/// A literal of an existing op that changes in place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiteralEdit {
+    /// The op.
+    pub op: OpRef,
+    /// Which of its literals.
+    pub site: LiteralSite,
+    /// What happens to its elements.
+    pub change: ValueChange,
+}
+
 /// The edits in one function that declares the state.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FunctionEdit {
@@ -154,6 +166,8 @@ pub struct FunctionEdit {
     pub removes: Vec<OpRef>,
     /// Number of whole-state writes rewritten into a `slice_update` of `[0, N)`.
     pub blends: usize,
+    /// Literals of existing ops changed in place (their elements, maybe their element type).
+    pub literals: Vec<LiteralEdit>,
 }
 
 impl FunctionEdit {
@@ -163,6 +177,7 @@ impl FunctionEdit {
             && self.inserts.is_empty()
             && self.rebinds.is_empty()
             && self.removes.is_empty()
+            && self.literals.is_empty()
     }
 }
 
@@ -202,12 +217,36 @@ pub struct PadPlan {
     pub functions: Vec<FunctionEdit>,
     /// `Some` for an op rewrite: the op it replaces (the state fields are then unused).
     pub rewrite: Option<OpRewrite>,
+    /// Weight-file records whose payload changes in place.
+    pub weights: Vec<WeightEdit>,
 }
 
 impl PadPlan {
     /// True when applying the plan changes nothing.
     pub fn is_noop(&self) -> bool {
-        self.functions.iter().all(FunctionEdit::is_empty)
+        self.functions.iter().all(FunctionEdit::is_empty) && self.weights.is_empty()
+    }
+
+    /// The plan of an op fix: `edits` (and `weights`) that fix what `rewrite` names.
+    pub fn op_fix(
+        rewrite: OpRewrite,
+        applicability: Applicability,
+        functions: Vec<FunctionEdit>,
+        weights: Vec<WeightEdit>,
+    ) -> PadPlan {
+        PadPlan {
+            state: String::new(),
+            axis: 0,
+            dtype: DType::Fp32,
+            old_shape: Vec::new(),
+            new_shape: Vec::new(),
+            applicability,
+            unwrapped: Vec::new(),
+            notes: Vec::new(),
+            functions,
+            rewrite: Some(rewrite),
+            weights,
+        }
     }
 
     /// True when the plan grows the state.
@@ -493,6 +532,7 @@ pub fn plan_state(
         notes,
         functions,
         rewrite: None,
+        weights: Vec::new(),
     })
 }
 

@@ -3,6 +3,7 @@
 //! [`entity::Entity`]s with typed properties, which entity rules select by `kind:`).
 //! Passes read the graph only, never spans, and are linear in the number of ops.
 
+pub mod affine_uint8;
 pub(crate) mod blob_values;
 pub mod blobs;
 pub mod bundle;
@@ -12,7 +13,10 @@ pub(crate) mod dependence;
 pub mod description;
 pub mod entity;
 pub mod fix_plan;
+pub mod gather_cast;
 pub mod implied_shape;
+pub(crate) mod literal_sites;
+pub mod mask_sentinel;
 pub mod opset;
 pub mod os_requirement;
 pub mod placement;
@@ -20,6 +24,7 @@ pub mod placement_regression;
 pub mod pow_rewrite;
 pub mod registry;
 pub mod state_writes;
+pub mod value_edit;
 pub mod value_range;
 pub(crate) mod weight_uses;
 

@@ -102,27 +102,21 @@ pub fn plan_pow_base_two(f: &Function, consts: &ConstEnv, node: NodeId) -> Resul
         "`{label}` as exp(mul(`{y}`, ln 2)) in `{}` ({} ln 2)",
         f.name, y_type.dtype
     );
-    Ok(PadPlan {
-        state: String::new(),
-        axis: 0,
-        dtype: y_type.dtype,
-        old_shape: Vec::new(),
-        new_shape: Vec::new(),
-        applicability: Applicability::Safe,
-        unwrapped: Vec::new(),
-        notes: Vec::new(),
-        functions: vec![FunctionEdit {
+    Ok(PadPlan::op_fix(
+        OpRewrite {
+            function: f.name.clone(),
+            op: label,
+            what,
+        },
+        Applicability::Safe,
+        vec![FunctionEdit {
             function: f.name.clone(),
             inserts,
             removes,
             ..FunctionEdit::default()
         }],
-        rewrite: Some(OpRewrite {
-            function: f.name.clone(),
-            op: label,
-            what,
-        }),
-    })
+        Vec::new(),
+    ))
 }
 
 /// ln 2 rounded to `dtype` (fp16 or fp32), as the written file holds it.

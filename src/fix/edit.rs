@@ -8,7 +8,9 @@ use crate::ir::render::render_to_string;
 use crate::ir::{Arg, Function, Node, NodeId, Op, Output, Param, Program, Span, ValueType, BODY};
 use crate::read::miltext::parse_program;
 
-use crate::analysis::fix_plan::{with_rows, Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
+use crate::analysis::fix_plan::{
+    with_rows, Anchor, FunctionEdit, LiteralSite, NewOp, OpRef, PadPlan,
+};
 
 /// Applies `plans` (of distinct states, all computed on `program`) to `program` and returns the
 /// program re-read from its rendered text (so its graph, value map, op order and spans are
@@ -145,6 +147,33 @@ fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Resul
                 ));
             }
             *arg = Arg::Name(rb.to.clone().into());
+        }
+        for le in &fe.literals {
+            let id = resolve(&le.op, f)?;
+            let op = f.op_mut(id).ok_or("internal: not an op")?;
+            let lit = match &le.site {
+                LiteralSite::Attribute(a) => op
+                    .attributes
+                    .iter_mut()
+                    .find(|(k, _)| k.as_str() == a)
+                    .map(|(_, v)| v),
+                LiteralSite::Argument { param, position } => op
+                    .inputs
+                    .iter_mut()
+                    .find(|p| p.name == *param)
+                    .and_then(|p| p.args.get_mut(*position as usize))
+                    .and_then(|a| match a {
+                        Arg::Value(v) => Some(&mut **v),
+                        Arg::Name(_) => None,
+                    }),
+            }
+            .ok_or_else(|| format!("`{}` has no literal {:?}", le.op.label, le.site))?;
+            le.change.literal(lit).ok_or_else(|| {
+                format!(
+                    "the literal {:?} of `{}` cannot change",
+                    le.site, le.op.label
+                )
+            })?;
         }
         for r in &fe.removes {
             removed.insert(resolve(r, f)?);

@@ -11,6 +11,7 @@ pub(crate) mod metadata_json;
 pub(crate) mod proto_edit;
 pub mod run;
 pub(crate) mod text_edit;
+pub(crate) mod weight_edit;
 pub(crate) mod write;
 
 use std::fs;
@@ -198,6 +199,23 @@ pub(crate) fn apply_plans_with_writer(
         outcome.after = Some(rendered.clone());
         protobuf_files(model, &rendered, &outcome)?
     };
+    let (weights, weight_diff) = weight_edit::weight_files(model, &refs).map_err(internal)?;
+    outcome.diff.push_str(&weight_diff);
+    let files: Vec<(PathBuf, Vec<u8>)> = files.into_iter().chain(weights).collect();
+    // A copy under --output holds only what is inside the model's path: a file outside it (the
+    // weights beside a bare `model.mil`) would be edited in the original.
+    if let (FixMode::Output(_), Some((p, _))) = (
+        &mode,
+        files.iter().find(|(p, _)| !p.starts_with(&model.path)),
+    ) {
+        return Err(FixError::Unsupported {
+            path: model.path.clone(),
+            message: format!(
+                "{} is outside the model, so --output cannot copy it; fix the model in place or give its folder",
+                p.display()
+            ),
+        });
+    }
     let root = match &mode {
         FixMode::DiffOnly => return Ok(outcome),
         FixMode::InPlace => {
@@ -306,7 +324,8 @@ fn text_files(
         return Ok(files);
     }
     let coremldata = model.path.join("coremldata.bin");
-    if coremldata.exists() {
+    // An op fix changes neither the interface nor the state layout coremldata.bin describes.
+    if coremldata.exists() && outcome.applied.iter().any(|p| p.rewrite.is_none()) {
         return Err(FixError::Unsupported {
             path: model.path.clone(),
             message: "coremldata.bin describes the model in an undocumented layout that cannot be kept consistent with a padded state; fix the .mlpackage and recompile it".into(),

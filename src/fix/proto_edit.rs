@@ -10,7 +10,9 @@ use crate::read::proto::{
     value, value_type,
 };
 
-use crate::analysis::fix_plan::{Anchor, FunctionEdit, NewOp, OpRef, PadPlan};
+use crate::analysis::fix_plan::{
+    Anchor, FunctionEdit, LiteralSite, NewOp, OpRef, PadPlan, ValueChange,
+};
 
 /// Applies `plans` (of distinct states, all computed on the same program) to every function they
 /// name, in one pass: ops are named by their position in the original program. Nothing is checked
@@ -156,6 +158,24 @@ fn edit_function(
             }
             binding.binding = Some(argument::binding::Binding::Name(rb.to.clone()));
         }
+        for le in &fe.literals {
+            let i = resolve(&le.op, &body.operations)?;
+            let op = body.operations.get_mut(i).ok_or("internal: index")?;
+            let value = match &le.site {
+                LiteralSite::Attribute(a) => op.attributes.get_mut(a),
+                LiteralSite::Argument { param, position } => op
+                    .inputs
+                    .get_mut(param)
+                    .and_then(|a| a.arguments.get_mut(*position as usize))
+                    .and_then(|b| match &mut b.binding {
+                        Some(argument::binding::Binding::Value(v)) => Some(v),
+                        _ => None,
+                    }),
+            }
+            .ok_or_else(|| format!("`{}` has no literal {:?}", le.op.label, le.site))?;
+            change_value(value, le.change)
+                .map_err(|m| format!("`{}` {:?}: {m}", le.op.label, le.site))?;
+        }
         for r in &fe.removes {
             removed.insert(resolve(r, &body.operations)?);
         }
@@ -175,6 +195,51 @@ fn edit_function(
             body.operations.push(op);
         }
         body.operations.extend(after.remove(&i).unwrap_or_default());
+    }
+    Ok(())
+}
+
+/// Applies `change` to a protobuf `Value`: its tensor type's element type and, when it is
+/// immediate, its elements (a file-backed value's record is a weight edit).
+fn change_value(v: &mut proto::Value, change: ValueChange) -> Result<(), String> {
+    let t = match v.r#type.as_mut().and_then(|t| t.r#type.as_mut()) {
+        Some(value_type::Type::TensorType(t)) => t,
+        _ => return Err("not a tensor".into()),
+    };
+    let dtype = crate::ir::DType::from_proto(t.data_type);
+    let new = change
+        .dtype(dtype)
+        .ok_or_else(|| format!("{dtype} values cannot change that way"))?;
+    t.data_type = new.to_proto();
+    let tensor = match &mut v.value {
+        Some(value::Value::BlobFileValue(_)) => return Ok(()),
+        Some(value::Value::ImmediateValue(proto::ImmediateValue {
+            value: Some(immediate_value::Value::Tensor(t)),
+        })) => t,
+        _ => return Err("not a tensor value".into()),
+    };
+    match &mut tensor.value {
+        Some(tensor_value::Value::Bytes(b)) => {
+            change
+                .bytes(dtype, &mut b.values)
+                .ok_or("the bytes are not whole elements")?;
+        }
+        Some(tensor_value::Value::Ints(i)) => {
+            for x in &mut i.values {
+                *x = change.number(f64::from(*x)) as i32;
+            }
+        }
+        Some(tensor_value::Value::Floats(f)) => {
+            for x in &mut f.values {
+                *x = change.number(f64::from(*x)) as f32;
+            }
+        }
+        Some(tensor_value::Value::Doubles(d)) => {
+            for x in &mut d.values {
+                *x = change.number(*x);
+            }
+        }
+        _ => return Err("elements of an unexpected kind".into()),
     }
     Ok(())
 }
@@ -224,16 +289,21 @@ fn set_rows(t: &mut proto::TensorType, axis: usize, old: &[u64], rows: u64) -> R
 }
 
 fn tensor_type(t: &TensorType) -> Result<proto::TensorType, String> {
-    let dims = t.known_dims().ok_or("inserted op with an unknown shape")?;
+    let dims = t.shape.as_ref().ok_or("inserted op with an unknown rank")?;
     Ok(proto::TensorType {
         data_type: t.dtype.to_proto(),
         rank: dims.len() as i64,
         dimensions: dims
-            .into_iter()
-            .map(|size| proto::Dimension {
-                dimension: Some(dimension::Dimension::Constant(
-                    dimension::ConstantDimension { size },
-                )),
+            .iter()
+            .map(|d| proto::Dimension {
+                dimension: Some(match d.known() {
+                    Some(size) => {
+                        dimension::Dimension::Constant(dimension::ConstantDimension { size })
+                    }
+                    None => dimension::Dimension::Unknown(dimension::UnknownDimension {
+                        variadic: false,
+                    }),
+                }),
             })
             .collect(),
         attributes: BTreeMap::new(),
@@ -275,6 +345,9 @@ fn const_value(lit: &Literal) -> Result<proto::Value, String> {
         }
         Payload::Tensor(TensorData::Bools(v)) => {
             tensor_value::Value::Bools(tensor_value::RepeatedBools { values: v.clone() })
+        }
+        Payload::Tensor(TensorData::Strings(v)) => {
+            tensor_value::Value::Strings(tensor_value::RepeatedStrings { values: v.clone() })
         }
         // coremltools writes fp16 immediates as little-endian bytes, fp32 as floats.
         Payload::Tensor(TensorData::Floats(v)) if t.dtype == crate::ir::DType::Fp16 => {

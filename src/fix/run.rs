@@ -147,7 +147,8 @@ fn offers(f: &Finding, key: &str) -> bool {
 }
 
 /// For each text model (`model.mil` on disk) with offered pad fixes, the whole fixed `model.mil`:
-/// what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF says which).
+/// what SARIF's `fixes` carry as the replacement. Unsafe fixes are included (SARIF says which);
+/// fixes that also edit a weight file are left out (the text alone would not match its weights).
 pub fn fixed_texts<'a>(
     models: impl IntoIterator<Item = (&'a Model, &'a [Finding])>,
     pad_axis: Option<usize>,
@@ -157,9 +158,11 @@ pub fn fixed_texts<'a>(
         if !model.source.is_file {
             continue;
         }
-        let Ok(plans) = offered_plans(model, findings, pad_axis) else {
+        let Ok(mut plans) = offered_plans(model, findings, pad_axis) else {
             continue;
         };
+        // A plan that also edits a weight file is not one replacement of `model.mil`.
+        plans.retain(|p| p.weights.is_empty());
         if plans.is_empty() {
             continue;
         }

@@ -103,6 +103,26 @@ pub(crate) fn edit_source(
                     })?;
                 push(&mut edits, s, e, rb.to.clone());
             }
+            // A statement whose literal changes is replaced by its edited rendering.
+            let mut replaced = std::collections::HashSet::new();
+            for le in fe.literals.iter().filter(|le| replaced.insert(le.op.order)) {
+                let span = stmt(&le.op)?;
+                let out = f
+                    .ops()
+                    .find(|(_, o)| o.order == le.op.order)
+                    .and_then(|(_, o)| o.outputs.first())
+                    .map(|o| o.name.clone())
+                    .ok_or_else(|| format!("`{}` has no output", le.op.label))?;
+                let new = g
+                    .ops()
+                    .find(|(_, o)| o.outputs.first().is_some_and(|x| x.name == out))
+                    .map(|(_, o)| o.span)
+                    .ok_or_else(|| format!("`{}` is not in the edited program", le.op.label))?;
+                let text = rendered
+                    .get(new.start..new.end())
+                    .ok_or("internal: span out of range")?;
+                push(&mut edits, span.start, span.end(), text.to_string());
+            }
             for r in &fe.removes {
                 let (s, e) = whole_lines(source, stmt(r)?);
                 push(&mut edits, s, e, String::new());

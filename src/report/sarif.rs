@@ -302,8 +302,10 @@ fn result(
     out.rule_index = rule_index;
     out.related_locations = (!related.is_empty()).then_some(related);
     out.fixes = f.fix.as_ref().map(|fix| {
+        // A fix that also edits a weight file is not the text replacement alone.
         let whole_file = fixed
             .get(&model.source.file)
+            .filter(|_| fix.plan.as_ref().is_none_or(|p| p.weights.is_empty()))
             .map(|after| (model.source.text.encode_utf16().count(), after.as_str()));
         // A binary file's `startLine` 1 is no place to insert text.
         let at = region.filter(|_| model.source.is_file);

@@ -22,12 +22,11 @@ use super::vars::{GROUP_VAR, REGION_VAR};
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::entity::Entity;
 use crate::analysis::fix_plan::{plan_model, ModelPlans};
-use crate::analysis::pow_rewrite::plan_pow_base_two;
 use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
-use crate::rules::fixes::{PAD_STATE, REWRITE_POW_BASE_TWO};
+use crate::rules::fixes::{plan_op_fix, PAD_STATE};
 
 /// Every finding of `rules` in `model`, with no deployment target. `model_entities` are the
 /// model-level entities entity rules select.
@@ -490,11 +489,11 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
                         .and_then(|(p, s)| p.offer(s))?
                         .clone(),
                 ),
-                // An op rewrite is offered only when it can be planned on the matched op.
-                REWRITE_POW_BASE_TWO => Some(std::sync::Arc::new(
-                    plan_pow_base_two(f, &cx.analysis.consts, id).ok()?,
-                )),
-                _ => None,
+                // An op fix is offered only when it can be planned on the matched op.
+                kind => match plan_op_fix(kind, model, f, cx.analysis, id) {
+                    Some(p) => Some(std::sync::Arc::new(p.ok().filter(|p| !p.is_noop())?)),
+                    None => None,
+                },
             };
             Some(FixOffer {
                 kind: fx.kind.clone(),

@@ -3,7 +3,14 @@
 //! kind the rewrite needs from the match.
 
 use super::vars::VarKind;
+use crate::analysis::affine_uint8::plan_affine_uint8;
+use crate::analysis::fix_plan::PadPlan;
+use crate::analysis::gather_cast::plan_cast_gather_indices;
+use crate::analysis::mask_sentinel::plan_mask_sentinel;
+use crate::analysis::pow_rewrite::plan_pow_base_two;
+use crate::analysis::FunctionAnalysis;
 use crate::finding::Applicability;
+use crate::ir::{Function, Model, ModelKind, NodeId};
 
 /// A fix primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +32,17 @@ pub const PAD_STATE: &str = "pad-state";
 /// (`crate::analysis::pow_rewrite`).
 pub const REWRITE_POW_BASE_TWO: &str = "rewrite-pow-base-two";
 
+/// The `cast(dtype = "int32")` of float gather indices, shared by the gathers that read them
+/// (`crate::analysis::gather_cast`).
+pub const CAST_GATHER_INDICES: &str = "cast-gather-indices";
+
+/// The uint8 re-encoding of signed-int8 affine weights (`crate::analysis::affine_uint8`).
+pub const AFFINE_INT8_TO_UINT8: &str = "affine-int8-to-uint8";
+
+/// Finite sentinels for the non-finite values of a mask constant
+/// (`crate::analysis::mask_sentinel`).
+pub const MASK_FINITE_SENTINELS: &str = "mask-finite-sentinels";
+
 /// Every fix primitive.
 pub const FIX_KINDS: &[FixKind] = &[
     FixKind {
@@ -39,7 +57,52 @@ pub const FIX_KINDS: &[FixKind] = &[
         default_applicability: Applicability::Safe,
         needs: &[VarKind::Value],
     },
+    FixKind {
+        name: CAST_GATHER_INDICES,
+        default_title: "cast the indices to int32 before the gathers that read them",
+        default_applicability: Applicability::Safe,
+        needs: &[VarKind::Value],
+    },
+    FixKind {
+        name: AFFINE_INT8_TO_UINT8,
+        default_title: "re-encode the int8 affine weights as uint8 (data and zero point + 128)",
+        default_applicability: Applicability::Safe,
+        needs: &[VarKind::Value],
+    },
+    FixKind {
+        name: MASK_FINITE_SENTINELS,
+        default_title: "replace the non-finite values with finite sentinels (unsafe: a fully masked row changes from NaN)",
+        default_applicability: Applicability::Unsafe,
+        needs: &[VarKind::Value],
+    },
 ];
+
+/// The plan of the op fix `kind` on the matched op at `node` (`None` when `kind` is not an op
+/// fix; `Err` says why the fix is not offered).
+pub(crate) fn plan_op_fix(
+    kind: &str,
+    model: &Model,
+    f: &Function,
+    analysis: &FunctionAnalysis,
+    node: NodeId,
+) -> Option<Result<PadPlan, String>> {
+    let known = [
+        REWRITE_POW_BASE_TWO,
+        CAST_GATHER_INDICES,
+        AFFINE_INT8_TO_UINT8,
+        MASK_FINITE_SENTINELS,
+    ];
+    if known.contains(&kind) && model.kind == ModelKind::AiModel {
+        return Some(Err("the fixer does not edit Core AI programs".into()));
+    }
+    Some(match kind {
+        REWRITE_POW_BASE_TWO => plan_pow_base_two(f, &analysis.consts, node),
+        CAST_GATHER_INDICES => plan_cast_gather_indices(f, &analysis.consts, node),
+        AFFINE_INT8_TO_UINT8 => plan_affine_uint8(model, f, node),
+        MASK_FINITE_SENTINELS => plan_mask_sentinel(model, f, node),
+        _ => return None,
+    })
+}
 
 /// The names of every fix primitive, for messages.
 pub fn fix_kind_names() -> String {

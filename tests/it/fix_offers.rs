@@ -10,6 +10,7 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
+use coreml_lint::finding::Applicability;
 use coreml_lint::fix::{apply_plans, FixMode, PadPlan};
 use coreml_lint::ir::Model;
 use coreml_lint::lint::model_entities;
@@ -56,8 +57,22 @@ fn check_offers(rules: &RuleSet, model: &Model, label: &str) -> usize {
         return 0;
     }
     let plans: Vec<PadPlan> = plans.into_values().collect();
-    // Safe plans apply without --unsafe-fixes, exactly as offered.
-    let out = apply_plans(model, &plans, false, FixMode::DiffOnly)
+    // Safe plans apply without --unsafe-fixes, exactly as offered; unsafe ones are held back.
+    let safe_only = apply_plans(model, &plans, false, FixMode::DiffOnly)
+        .unwrap_or_else(|e| panic!("{label}: an offered fix failed: {e}"));
+    let (safe, unsafe_): (Vec<PadPlan>, Vec<PadPlan>) = plans
+        .iter()
+        .cloned()
+        .partition(|p| p.applicability == Applicability::Safe);
+    assert_eq!(
+        safe_only.applied, safe,
+        "{label}: applied plans differ from the offers"
+    );
+    assert_eq!(
+        safe_only.held_back, unsafe_,
+        "{label}: unsafe plans held back"
+    );
+    let out = apply_plans(model, &plans, true, FixMode::DiffOnly)
         .unwrap_or_else(|e| panic!("{label}: an offered fix failed: {e}"));
     assert_eq!(
         out.applied, plans,

@@ -18,6 +18,7 @@ mod compiled_pipelines;
 mod coreai;
 mod corpus_dump;
 mod corpus_rules;
+mod fix_exact;
 mod fix_offers;
 mod fix_packages;
 mod fix_pow;

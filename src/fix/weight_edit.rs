@@ -1,0 +1,100 @@
+//! The weight-file write-back: the [`WeightEdit`]s of the applied plans change record payloads in
+//! place (same size, same offsets) and the records' storage type with them, so every other record
+//! and the file's length stay as they were. The new file goes through the same atomic replace as
+//! the program.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use crate::analysis::fix_plan::{PadPlan, WeightEdit};
+use crate::ir::Model;
+use crate::read::blob::{self, BlobFile};
+
+/// Files to write: each path with its new bytes.
+pub(crate) type Files = Vec<(PathBuf, Vec<u8>)>;
+
+/// The rewritten weight files of `plans` (each file once, each record edited once), with one line
+/// per edited record for the diff: which record, its storage type, how many elements and bytes.
+pub(crate) fn weight_files(model: &Model, plans: &[&PadPlan]) -> Result<(Files, String), String> {
+    let mut by_file: BTreeMap<&PathBuf, BTreeMap<u64, &WeightEdit>> = BTreeMap::new();
+    for e in plans.iter().flat_map(|p| p.weights.iter()) {
+        let records = by_file.entry(&e.file).or_default();
+        match records.get(&e.offset) {
+            Some(prev) if *prev != e => {
+                return Err(format!(
+                    "two fixes change record {} of {} differently",
+                    e.offset, e.written
+                ))
+            }
+            _ => {
+                records.insert(e.offset, e);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    let mut diff = String::new();
+    for (path, records) in by_file {
+        let mapped = BlobFile::open(path, &model.root)
+            .map_err(|e| format!("{}: cannot open the weight file: {e}", path.display()))?;
+        let mut bytes =
+            std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let _ = writeln!(
+            diff,
+            "--- a/{0} (weights)\n+++ b/{0} (weights)",
+            path.display()
+        );
+        for (&offset, e) in &records {
+            let rec = mapped
+                .record_at(offset)
+                .map_err(|_| format!("{}: no record at offset {offset}", e.written))?;
+            let code = blob::storage_code(e.dtype);
+            if !rec.has_sentinel() || Some(rec.dtype_code) != code {
+                return Err(format!(
+                    "{}: the record at offset {offset} is not a {} record",
+                    e.written, e.dtype
+                ));
+            }
+            let new = e
+                .change
+                .dtype(e.dtype)
+                .and_then(blob::storage_code)
+                .ok_or_else(|| format!("{}: {} records cannot change", e.written, e.dtype))?;
+            let start = usize::try_from(rec.data_offset).map_err(|_| "offset too large")?;
+            let end = rec
+                .payload_end()
+                .and_then(|x| usize::try_from(x).ok())
+                .filter(|&x| x <= bytes.len())
+                .ok_or_else(|| format!("{}: the record at {offset} leaves the file", e.written))?;
+            let payload = bytes.get_mut(start..end).ok_or("internal: payload range")?;
+            let before = payload.to_vec();
+            let elements = e.change.bytes(e.dtype, payload).ok_or_else(|| {
+                format!(
+                    "{}: the payload at {offset} is not whole elements",
+                    e.written
+                )
+            })?;
+            let changed = before
+                .iter()
+                .zip(payload.iter())
+                .filter(|(a, b)| a != b)
+                .count();
+            let code_at = usize::try_from(offset + 4).map_err(|_| "offset too large")?;
+            let field = bytes
+                .get_mut(code_at..code_at + 4)
+                .ok_or("internal: record range")?;
+            field.copy_from_slice(&new.to_le_bytes());
+            let storage = match e.change.dtype(e.dtype) {
+                Some(d) if d != e.dtype => format!("storage {} → {d}", e.dtype),
+                _ => format!("storage {}", e.dtype),
+            };
+            let _ = writeln!(
+                diff,
+                "@@ record at offset {offset} ({}): {storage}; {elements} element(s) changed, {changed} of {} payload bytes rewritten in place @@",
+                e.written, rec.size
+            );
+        }
+        files.push((path.clone(), bytes));
+    }
+    Ok((files, diff))
+}
