@@ -1,10 +1,16 @@
 //! What matchers and templates are evaluated against: a function, its analysis, the model, and
 //! the run's settings.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use super::matcher::PeersM;
 use super::target::DeployTarget;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::{ConstValue, FunctionAnalysis};
-use crate::ir::{Function, Model};
+use crate::ir::{Function, Model, NodeId};
 
 /// What a matcher is evaluated against.
 pub struct Ctx<'a> {
@@ -18,6 +24,26 @@ pub struct Ctx<'a> {
     pub plans: Option<&'a crate::analysis::fix_plan::ModelPlans>,
     /// The run's deployment target (for `target:`), if one was given.
     pub target: Option<&'a DeployTarget>,
+    /// The ops of the function each `peers:` matcher selects, found once per function.
+    pub(crate) peers: PeerSets,
+}
+
+/// The peer sets of a function, by `peers:` matcher (its address: the compiled rules outlive the
+/// context).
+#[derive(Default)]
+pub(crate) struct PeerSets(RefCell<FxHashMap<*const PeersM, Rc<[NodeId]>>>);
+
+impl PeerSets {
+    /// The ops `p` selects, computed by `find` the first time they are asked for.
+    pub(crate) fn get(&self, p: &PeersM, find: impl FnOnce() -> Vec<NodeId>) -> Rc<[NodeId]> {
+        let key = p as *const PeersM;
+        if let Some(found) = self.0.borrow().get(&key) {
+            return found.clone();
+        }
+        let found: Rc<[NodeId]> = find().into();
+        self.0.borrow_mut().insert(key, found.clone());
+        found
+    }
 }
 
 /// The range of a value: the analysis' for a named value, an inline literal's elements.
