@@ -6,7 +6,6 @@ use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
-use super::matcher::PeersM;
 use super::target::DeployTarget;
 use crate::analysis::blob_values::BlobValues;
 use crate::analysis::{ConstValue, FunctionAnalysis};
@@ -28,15 +27,14 @@ pub struct Ctx<'a> {
     pub(crate) peers: PeerSets,
 }
 
-/// The peer sets of a function, by `peers:` matcher (its address: the compiled rules outlive the
-/// context).
+/// The peer sets of a function, by the address of their `peers:` matcher (the compiled rules
+/// outlive the context).
 #[derive(Default)]
-pub(crate) struct PeerSets(RefCell<FxHashMap<*const PeersM, Rc<[NodeId]>>>);
+pub(crate) struct PeerSets(RefCell<FxHashMap<usize, Rc<[NodeId]>>>);
 
 impl PeerSets {
-    /// The ops `p` selects, computed by `find` the first time they are asked for.
-    pub(crate) fn get(&self, p: &PeersM, find: impl FnOnce() -> Vec<NodeId>) -> Rc<[NodeId]> {
-        let key = p as *const PeersM;
+    /// The ops the `peers:` matcher at `key` selects, computed by `find` the first time.
+    pub(crate) fn get(&self, key: usize, find: impl FnOnce() -> Vec<NodeId>) -> Rc<[NodeId]> {
         if let Some(found) = self.0.borrow().get(&key) {
             return found.clone();
         }

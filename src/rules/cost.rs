@@ -232,9 +232,16 @@ mod tests {
             output(Some("V"), true),
             Matcher::All(vec![output(Some("Y"), false), op("relu")]),
         ]);
+        // The constant test of `V` also gets a guard of its type tests alone (`output None`).
         assert_eq!(
             kinds(&ordered),
-            ["output Some(\"Y\")", "relu", "target", "output Some(\"V\")"]
+            [
+                "output Some(\"Y\")",
+                "relu",
+                "output None",
+                "target",
+                "output Some(\"V\")"
+            ]
         );
     }
 
@@ -247,7 +254,12 @@ mod tests {
         ]);
         assert_eq!(
             kinds(&ordered),
-            ["output Some(\"Y\")", "output Some(\"Y\")", "capture N"]
+            [
+                "output Some(\"Y\")",
+                "output Some(\"Y\")",
+                "output None",
+                "capture N"
+            ]
         );
         let Matcher::Output(first) = &ordered[0] else {
             unreachable!()

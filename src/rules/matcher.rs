@@ -804,7 +804,7 @@ fn implied_shape_matches(
 }
 
 fn peers_match(cx: &Ctx<'_>, p: &PeersM, node: NodeId, b: &mut Bindings) -> bool {
-    let peers = cx.peers.get(p, || {
+    let peers = cx.peers.get(std::ptr::from_ref(p) as usize, || {
         cx.f.ops()
             .map(|(id, _)| id)
             .filter(|&id| p.rule.matches(cx, id, &mut Bindings::new()))
