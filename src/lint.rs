@@ -1,8 +1,9 @@
 //! Linting one model: its model-level entities (weights, bundle items, …) plus every rule, over
 //! every function.
 
-use crate::analysis::blobs::blob_entities;
+use crate::analysis::blobs::{self, blob_entities};
 use crate::analysis::description::description_entities;
+use crate::analysis::entity::{EntityDemand, EntityKind, EveryEntity};
 use crate::analysis::opset::opset_entities_with;
 use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
@@ -10,7 +11,7 @@ use crate::finding::Finding;
 use crate::ir::Model;
 use crate::rules::RuleInfo;
 use crate::rules::{
-    match_model_with, needs_function_analysis, ComputeUnits, DeployTarget, RuleSet,
+    match_model_with, needs_function_analysis, ComputeUnits, DeployTarget, RuleDemand, RuleSet,
 };
 
 /// Runs a rule set over models.
@@ -87,30 +88,65 @@ impl Linter {
         // One constant / dependence pass per function, shared by the op-set check and the rules
         // (when no rule needs it, the op-set check computes only what it asks for).
         let analyses = needs_function_analysis(&self.rules).then(|| analyze_model(model));
+        let wanted = Wanted::Selected(RuleDemand::of(&self.rules));
         match_model_with(
             model,
             &self.rules,
-            &model_entities_with(model, analyses.as_deref()),
+            &model_entities_of(model, analyses.as_deref(), &wanted),
             self.run.as_ref(),
             analyses.as_deref(),
         )
     }
 }
 
-/// The model-level entities (weights, bundle items, …) that entity rules select.
+/// The model-level entities (weights, bundle items, …) that entity rules select, of every kind.
 pub fn model_entities(model: &Model) -> ModelEntities {
-    model_entities_with(model, None)
+    model_entities_of(model, None, &Wanted::Every)
 }
 
-/// [`model_entities`] with the analysis of every function of `model` (in order), when it was
-/// computed already.
-fn model_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> ModelEntities {
-    let mut entities = crate::analysis::bundle::bundle_entities(model);
-    entities.extend(blob_entities(model));
-    entities.extend(crate::analysis::coreai::coreai_entities(model));
-    entities.extend(description_entities(model));
-    entities.extend(crate::analysis::state_writes::model_state_entities(model));
-    entities.extend(opset_entities_with(model, analyses));
-    entities.push(crate::analysis::os_requirement::model_entity(model));
+/// Which entities a run produces.
+enum Wanted<'r> {
+    /// Every entity of every kind.
+    Every,
+    /// Those the run's entity rules may select (a producer runs only when some of its kinds is
+    /// selected).
+    Selected(RuleDemand<'r>),
+}
+
+/// The model-level entities `wanted`, with the analysis of every function of `model` (in
+/// order), when it was computed already.
+fn model_entities_of(
+    model: &Model,
+    analyses: Option<&[FunctionAnalysis]>,
+    wanted: &Wanted<'_>,
+) -> ModelEntities {
+    use crate::analysis::{bundle, coreai, description, opset, os_requirement, state_writes};
+    let (demand, wants): (&dyn EntityDemand, &dyn Fn(&str) -> bool) = match wanted {
+        Wanted::Every => (&EveryEntity, &|_| true),
+        Wanted::Selected(d) => (d, &|kind| d.wants_kind(kind)),
+    };
+    let wants = |kinds: &[EntityKind]| kinds.iter().any(|k| wants(k.name));
+    let mut entities = Vec::new();
+    if wants(bundle::ENTITY_KINDS) {
+        entities.extend(bundle::bundle_entities(model));
+    }
+    if wants(blobs::ENTITY_KINDS) {
+        entities.extend(blob_entities(model));
+    }
+    if wants(coreai::ENTITY_KINDS) {
+        entities.extend(coreai::coreai_entities(model));
+    }
+    if wants(description::ENTITY_KINDS) {
+        entities.extend(description_entities(model));
+    }
+    if wants(state_writes::ENTITY_KINDS) {
+        entities.extend(state_writes::model_state_entities(model));
+    }
+    if wants(opset::ENTITY_KINDS) {
+        entities.extend(opset_entities_with(model, analyses, demand));
+    }
+    if wants(os_requirement::ENTITY_KINDS) {
+        entities.push(os_requirement::model_entity(model));
+    }
     ModelEntities { entities }
 }

@@ -180,7 +180,7 @@ mod tests {
             .contains("metadata.json"));
         assert_eq!(
             items[0].get("file"),
-            Some(&Prop::Text(file.display().to_string()))
+            Some(&Prop::from(file.display().to_string()))
         );
     }
 }

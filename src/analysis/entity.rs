@@ -8,7 +8,10 @@
 //! ([`EntityKind`]) in `analysis::registry`; the rule loader refuses a rule naming another kind or
 //! property, or testing a property with a predicate of the wrong type.
 
-use crate::ir::Span;
+use std::fmt;
+use std::ops::Deref;
+
+use crate::ir::{Name, Span};
 
 /// The type of a property, which fixes the predicates a rule may test it with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +35,50 @@ impl PropType {
     }
 }
 
+/// The value of a text property: a word of the program's vocabulary (`fp16`, `tensor`), a name
+/// the IR holds already, or a text made for the entity. Only the last allocates.
+#[derive(Clone)]
+pub enum Text {
+    /// A word of the vocabulary.
+    Static(&'static str),
+    /// A name of the program.
+    Shared(Name),
+    /// A text made for the entity.
+    Owned(String),
+}
+
+impl Text {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Text::Static(s) => s,
+            Text::Shared(n) => n.as_str(),
+            Text::Owned(s) => s,
+        }
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 /// One property's value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Prop {
@@ -40,7 +87,7 @@ pub enum Prop {
     /// A number property.
     Int(i128),
     /// A text property.
-    Text(String),
+    Text(Text),
 }
 
 impl Prop {
@@ -54,8 +101,15 @@ impl Prop {
     }
 }
 
-impl std::fmt::Display for Prop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Prop {
+    /// A text property that is a word of the program's vocabulary (no allocation).
+    pub fn word(w: &'static str) -> Prop {
+        Prop::Text(Text::Static(w))
+    }
+}
+
+impl fmt::Display for Prop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Prop::Bool(b) => write!(f, "{b}"),
             Prop::Int(n) => write!(f, "{n}"),
@@ -72,13 +126,19 @@ impl From<bool> for Prop {
 
 impl From<&str> for Prop {
     fn from(t: &str) -> Prop {
-        Prop::Text(t.to_string())
+        Prop::Text(Text::Owned(t.to_string()))
     }
 }
 
 impl From<String> for Prop {
     fn from(t: String) -> Prop {
-        Prop::Text(t)
+        Prop::Text(Text::Owned(t))
+    }
+}
+
+impl From<&Name> for Prop {
+    fn from(n: &Name) -> Prop {
+        Prop::Text(Text::Shared(n.clone()))
     }
 }
 
@@ -136,6 +196,25 @@ impl EntityKind {
     }
 }
 
+/// What the run's rules may select, asked by a producer of many entities (one per op or binding)
+/// once it has set an entity's cheap properties and before it computes the costly ones (texts
+/// for messages) and its location: an entity no rule can select is never made.
+pub trait EntityDemand: Sync {
+    /// False when no rule of the run selects `partial`, whatever the properties in `pending`
+    /// (those the producer sets once the entity is wanted) turn out to be; a property it lacks
+    /// that is not pending, it lacks for good.
+    fn may_select(&self, partial: &Entity, pending: &[&str]) -> bool;
+}
+
+/// Every entity is wanted (tests, and callers that list a model's entities).
+pub struct EveryEntity;
+
+impl EntityDemand for EveryEntity {
+    fn may_select(&self, _: &Entity, _: &[&str]) -> bool {
+        true
+    }
+}
+
 /// One entity of a model: its kind, where it is, and its properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entity {
@@ -179,6 +258,12 @@ impl Entity {
         self
     }
 
+    /// Sets a property on an entity being described, for chains of them.
+    pub fn setting(&mut self, name: &'static str, value: impl Into<Prop>) -> &mut Entity {
+        self.set(name, value);
+        self
+    }
+
     /// Sets a property when `value` is known.
     pub fn with_opt<V: Into<Prop>>(mut self, name: &'static str, value: Option<V>) -> Entity {
         if let Some(v) = value {
@@ -190,21 +275,45 @@ impl Entity {
     /// Sets a property (replacing an earlier value of the same name).
     pub fn set(&mut self, name: &'static str, value: impl Into<Prop>) {
         let value = value.into();
-        match self.props.iter_mut().find(|(n, _)| *n == name) {
+        match self.props.iter_mut().find(|(n, _)| same_name(n, name)) {
             Some(slot) => slot.1 = value,
             None => self.props.push((name, value)),
         }
     }
 
+    /// Takes the location and the properties of `self`, keeping its kind: an entity described in
+    /// part, then located once the run's rules may select it ([`EntityDemand`]).
+    pub fn with_props_of(mut self, partial: &Entity) -> Entity {
+        for (name, value) in &partial.props {
+            self.set(name, value.clone());
+        }
+        self
+    }
+
+    /// Clears the properties, keeping their storage (a scratch entity reused per candidate).
+    pub fn clear_props(&mut self) {
+        self.props.clear();
+    }
+
     /// The property called `name`, when the entity has it.
     pub fn get(&self, name: &str) -> Option<&Prop> {
-        self.props.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+        self.props
+            .iter()
+            .find(|(n, _)| same_name(n, name))
+            .map(|(_, v)| v)
     }
 
     /// Every property it has, in the order they were set.
     pub fn props(&self) -> impl Iterator<Item = (&'static str, &Prop)> {
         self.props.iter().map(|(n, v)| (*n, v))
     }
+}
+
+/// Property names are compared on every lookup; most come from the same literal.
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && (std::ptr::eq(a.as_ptr(), b.as_ptr())
+            || (a.as_bytes().first() == b.as_bytes().first() && a == b))
 }
 
 #[cfg(test)]

@@ -37,6 +37,10 @@ pub enum Cost {
 pub fn cheapest_first(members: Vec<Matcher>) -> Vec<Matcher> {
     let mut flat = Vec::with_capacity(members.len());
     splice(members, &mut flat);
+    // A costly test of a value whose type it also tests gets a guard of its type tests alone,
+    // which every node it matches passes too: nodes of another type fail at the structure.
+    let guards: Vec<Matcher> = flat.iter().filter_map(type_guard).collect();
+    flat.extend(guards);
     let mut out: Vec<(Cost, BTreeSet<String>, Matcher)> = Vec::with_capacity(flat.len());
     for m in flat {
         let (c, names) = (cost(&m), captures(&m));
@@ -47,6 +51,34 @@ pub fn cheapest_first(members: Vec<Matcher>) -> Vec<Matcher> {
         out.insert(at, (c, names, m));
     }
     out.into_iter().map(|(_, _, m)| m).collect()
+}
+
+/// The type tests of a value matcher that also tests more than the structure, without its
+/// captures: a necessary condition of `m` that costs [`Cost::Structure`].
+fn type_guard(m: &Matcher) -> Option<Matcher> {
+    let types_only = |v: &ValueM| -> Option<Box<ValueM>> {
+        (value_cost(v) > Cost::Structure && v.tests_type()).then(|| {
+            Box::new(ValueM {
+                dtype: v.dtype.clone(),
+                rank: v.rank.clone(),
+                shape: v.shape.clone(),
+                dynamic: v.dynamic,
+                max_dim: v.max_dim.clone(),
+                last_dim: v.last_dim.clone(),
+                dims: v.dims.clone(),
+                elements: v.elements.clone(),
+                state: v.state,
+                ..ValueM::default()
+            })
+        })
+    };
+    match m {
+        Matcher::Input(v) => types_only(v).map(Matcher::Input),
+        Matcher::Output(v) => types_only(v).map(Matcher::Output),
+        Matcher::Param(name, v) => types_only(v).map(|g| Matcher::Param(name.clone(), g)),
+        Matcher::Attr(key, v) => types_only(v).map(|g| Matcher::Attr(key.clone(), g)),
+        _ => None,
+    }
 }
 
 fn splice(members: Vec<Matcher>, out: &mut Vec<Matcher>) {
@@ -200,9 +232,16 @@ mod tests {
             output(Some("V"), true),
             Matcher::All(vec![output(Some("Y"), false), op("relu")]),
         ]);
+        // The constant test of `V` also gets a guard of its type tests alone (`output None`).
         assert_eq!(
             kinds(&ordered),
-            ["output Some(\"Y\")", "relu", "target", "output Some(\"V\")"]
+            [
+                "output Some(\"Y\")",
+                "relu",
+                "output None",
+                "target",
+                "output Some(\"V\")"
+            ]
         );
     }
 
@@ -215,7 +254,12 @@ mod tests {
         ]);
         assert_eq!(
             kinds(&ordered),
-            ["output Some(\"Y\")", "output Some(\"Y\")", "capture N"]
+            [
+                "output Some(\"Y\")",
+                "output Some(\"Y\")",
+                "output None",
+                "capture N"
+            ]
         );
         let Matcher::Output(first) = &ordered[0] else {
             unreachable!()

@@ -99,16 +99,18 @@ pub fn match_model_with(
             .collect();
         out.extend(per_function.into_iter().flatten());
     }
+    // Each entity rule is tested only on the entities of its kind.
+    let mut by_kind: FxHashMap<&str, Vec<&Entity>> = FxHashMap::default();
+    for e in &model_entities.entities {
+        by_kind.entry(e.kind).or_default().push(e);
+    }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
         if let Target::Entity(er, on_target) = &rule.target {
             if !rule.applies(target) {
                 continue;
             }
-            for e in model_entities
-                .entities
-                .iter()
-                .filter(|e| e.kind == er.kind.name && er.test.matches(e))
-            {
+            let of_kind = by_kind.get(er.kind.name).map_or(&[][..], Vec::as_slice);
+            for e in of_kind.iter().copied().filter(|e| er.test.matches(e)) {
                 let applies = match on_target {
                     None => None,
                     Some(t) => match t.holds(target, e.requires_os) {
@@ -151,8 +153,9 @@ fn match_function_with(
         blobs: Some(blobs),
         plans,
         target,
+        peers: Default::default(),
     };
-    let index = RuleIndex::new(rules);
+    let index = RuleIndex::new(rules, &cx);
     let mut out = Vec::new();
     // `origin:` rules report per region once every node has been tested: the nodes having the
     // property, in node order, with their captures.
@@ -295,14 +298,19 @@ struct RuleIndex<'r> {
 }
 
 impl<'r> RuleIndex<'r> {
-    fn new(rules: &[&'r Rule]) -> RuleIndex<'r> {
+    /// The index of `rules` for the function of `cx`: a rule whose conditions on the model, the
+    /// function or the target do not hold there tests none of its nodes.
+    fn new(rules: &[&'r Rule], cx: &Ctx<'_>) -> RuleIndex<'r> {
         let mut index = RuleIndex {
             for_inputs: Vec::new(),
             for_any_op: Vec::new(),
             by_op_type: FxHashMap::default(),
         };
         for (i, rule) in rules.iter().enumerate() {
-            if !matches!(rule.target, Target::Nodes(_)) {
+            let Some(m) = &rule.node_matchers else {
+                continue;
+            };
+            if !m.ops.holds_for_function(cx) {
                 continue;
             }
             match &rule.potential {

@@ -140,7 +140,7 @@ pub struct ValueM {
 
 impl ValueM {
     /// True when some condition reads the value's type (else the type is not looked up).
-    fn tests_type(&self) -> bool {
+    pub(crate) fn tests_type(&self) -> bool {
         self.dtype.is_some()
             || self.rank.is_some()
             || self.shape.is_some()
@@ -431,7 +431,40 @@ impl Matcher {
                 Some(out)
             }
             Matcher::Origin(m) => m.potential_ops(),
+            // A node that must be the nth of its peers is one of them.
+            Matcher::Peers(p) if p.nth.is_some() => p.rule.potential_ops(),
             _ => None,
+        }
+    }
+
+    /// False when the matcher matches no node of the function of `cx`: a member of its
+    /// conjunction that tests only the model, the function or the deployment target fails there.
+    pub fn holds_for_function(&self, cx: &Ctx<'_>) -> bool {
+        match self {
+            Matcher::All(list) => list.iter().all(|m| m.holds_for_function(cx)),
+            Matcher::Origin(m) => m.holds_for_function(cx),
+            m if m.tests_only_the_function() => {
+                // Such a matcher never reads its node.
+                let anywhere =
+                    cx.f.inputs()
+                        .map(|(id, _)| id)
+                        .chain(cx.f.ops().map(|(id, _)| id))
+                        .next();
+                anywhere.is_some_and(|node| m.matches(cx, node, &mut Bindings::new()))
+            }
+            _ => true,
+        }
+    }
+
+    /// True when the matcher's answer is the same at every node of a function.
+    fn tests_only_the_function(&self) -> bool {
+        match self {
+            Matcher::Model(_) | Matcher::Function(_) | Matcher::Target(_) => true,
+            Matcher::All(list) | Matcher::Any(list) => {
+                !list.is_empty() && list.iter().all(Matcher::tests_only_the_function)
+            }
+            Matcher::Not(m) => m.tests_only_the_function(),
+            _ => false,
         }
     }
 
@@ -771,11 +804,12 @@ fn implied_shape_matches(
 }
 
 fn peers_match(cx: &Ctx<'_>, p: &PeersM, node: NodeId, b: &mut Bindings) -> bool {
-    let peers: Vec<NodeId> =
+    let peers = cx.peers.get(std::ptr::from_ref(p) as usize, || {
         cx.f.ops()
             .map(|(id, _)| id)
             .filter(|&id| p.rule.matches(cx, id, &mut Bindings::new()))
-            .collect();
+            .collect()
+    });
     let at = peers.iter().position(|&id| id == node);
     if let Some(c) = &p.count {
         if !c.test(peers.len() as i64) {
@@ -788,7 +822,13 @@ fn peers_match(cx: &Ctx<'_>, p: &PeersM, node: NodeId, b: &mut Bindings) -> bool
         }
     }
     if let Some(name) = &p.capture {
-        b.insert(name.clone(), Binding::Peers { peers, at });
+        b.insert(
+            name.clone(),
+            Binding::Peers {
+                peers: peers.to_vec(),
+                at,
+            },
+        );
     }
     true
 }

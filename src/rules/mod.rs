@@ -10,6 +10,7 @@ pub(crate) mod compile;
 pub(crate) mod compile_error;
 pub(crate) mod context;
 pub(crate) mod cost;
+pub mod demand;
 pub mod engine;
 pub(crate) mod entity_rule;
 pub(crate) mod fixes;
@@ -24,6 +25,7 @@ pub mod testing;
 pub mod units;
 pub(crate) mod vars;
 
+pub use demand::RuleDemand;
 pub use engine::{
     match_function, match_model, match_model_for, match_model_with, needs_function_analysis,
 };

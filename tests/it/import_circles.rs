@@ -503,7 +503,7 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
             &["cost"],
             &["compile"],
             &["loader"],
-            &["engine"],
+            &["demand", "engine"],
             &["testing"],
         ],
     ),

@@ -8,10 +8,10 @@ use super::table::{
     opset_position, OpTable, OpVersion, OpsetPos, ParamKind, ParamSpec, MAX_GROUPS, OPSETS,
 };
 use super::values::FunctionValues;
-use crate::analysis::entity::Entity;
+use crate::analysis::entity::{Entity, EntityDemand, Prop};
 use crate::analysis::FunctionAnalysis;
 use crate::ir::render::text_opset;
-use crate::ir::{Arg, DType, Function, Literal, Op, Payload, ValueType};
+use crate::ir::{Arg, DType, Function, Literal, Name, Op, Payload, TensorType, ValueType};
 
 /// A parameter binding as the checks see it: a named value or a literal (inline argument, or an
 /// attribute such as `const.val`).
@@ -55,21 +55,18 @@ impl<'a> Bindings<'a> {
 }
 
 /// Every parameter binding of `op`: inputs in source order, then attributes.
-fn bindings(op: &Op) -> impl Iterator<Item = (&str, Bindings<'_>)> {
-    let inputs = op
-        .inputs
-        .iter()
-        .map(|p| (p.name.as_str(), Bindings::Args(&p.args)));
+fn bindings(op: &Op) -> impl Iterator<Item = (&Name, Bindings<'_>)> {
+    let inputs = op.inputs.iter().map(|p| (&p.name, Bindings::Args(&p.args)));
     let attributes = op
         .attributes
         .iter()
-        .map(|(k, lit)| (k.as_str(), Bindings::Attribute(lit)));
+        .map(|(k, lit)| (k, Bindings::Attribute(lit)));
     inputs.chain(attributes)
 }
 
 /// Where an entity about `op` of `f` is reported.
 fn at_op(kind: &'static str, f: &Function, op: &Op) -> Entity {
-    let mut e = Entity::new(kind).with("op-type", op.op_type.as_str());
+    let mut e = Entity::new(kind);
     e.function = Some(f.name.clone());
     e.op = Some(op.display_name().to_string());
     e.op_order = Some(op.order);
@@ -77,14 +74,81 @@ fn at_op(kind: &'static str, f: &Function, op: &Op) -> Entity {
     e
 }
 
-/// Every op-set entity of `f`: the function, and for each op the op, its parameters and its
-/// literals, as the op table sees them. `text`: the program was read from text MIL.
-/// `analysis`: the function's analysis, when it was computed already.
+/// The properties of each kind that are set only once an entity is wanted: texts for messages.
+fn pending(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "mil-op" => &[
+            "hint",
+            "since",
+            "since-target",
+            "opset",
+            "opset-target",
+            "output",
+            "declared",
+            "inferred",
+            "contradiction",
+            "state-type",
+            "data",
+            "data-type",
+        ],
+        "mil-parameter" => &["hint", "value", "got", "source", "accepted-dtypes"],
+        "mil-literal" => &["type"],
+        _ => &[],
+    }
+}
+
+/// The op-set entities of one function as they are described: each first in part (the cheap
+/// properties, in a scratch entity), then made whole and located only when a rule of the run may
+/// select it.
+struct Described<'a> {
+    f: &'a Function,
+    demand: &'a dyn EntityDemand,
+    partial: Entity,
+    out: Vec<Entity>,
+}
+
+impl<'a> Described<'a> {
+    fn new(f: &'a Function, demand: &'a dyn EntityDemand) -> Described<'a> {
+        Described {
+            f,
+            demand,
+            partial: Entity::new("mil-op"),
+            out: Vec::new(),
+        }
+    }
+
+    /// Starts an entity of `kind` about `op`; its cheap properties are set on what this returns.
+    fn start(&mut self, kind: &'static str, op: &Op) -> &mut Entity {
+        self.partial.kind = kind;
+        self.partial.clear_props();
+        self.partial.set("op-type", &op.op_type);
+        &mut self.partial
+    }
+
+    /// Makes the entity started last whole when a rule may select it: its location, its cheap
+    /// properties, then the costly ones `rest` sets (the kind's [`pending`] properties).
+    fn finish(&mut self, op: &Op, rest: impl FnOnce(&mut Entity)) {
+        if !self
+            .demand
+            .may_select(&self.partial, pending(self.partial.kind))
+        {
+            return;
+        }
+        let mut e = at_op(self.partial.kind, self.f, op).with_props_of(&self.partial);
+        rest(&mut e);
+        self.out.push(e);
+    }
+}
+
+/// Every op-set entity of `f` that `demand` may select: the function, and for each op the op, its
+/// parameters and its literals, as the op table sees them. `text`: the program was read from text
+/// MIL. `analysis`: the function's analysis, when it was computed already.
 pub(super) fn check_function(
     table: &OpTable,
     f: &Function,
     analysis: Option<&FunctionAnalysis>,
     text: bool,
+    demand: &dyn EntityDemand,
 ) -> Vec<Entity> {
     let mut function = Entity::new("mil-function")
         .with("opset", f.opset.as_str())
@@ -95,48 +159,78 @@ pub(super) fn check_function(
         OpsetPos::Known(i) => i,
         OpsetPos::NotDescribed => return vec![function.with("described", false)],
     };
-    let mut out = vec![function.with("described", true)];
     let old_opset_with_states = at + 1 < OPSETS.len() && f.inputs().any(|(_, i)| i.ty.is_state());
     let values = FunctionValues::new(f, analysis);
     let cx = InferCx { f, values: &values };
+    let mut d = Described::new(f, demand);
+    d.out.push(function.with("described", true));
     for (_, op) in f.ops() {
-        literal_counts(f, op, &mut out);
-        let mut e = at_op("mil-op", f, op).with("text-program", text);
+        literal_counts(op, &mut d);
         let Some(entry) = table.entry(&op.op_type) else {
-            let hint = suggest(&op.op_type, table.op_names())
-                .map_or("no op of that name exists in any opset".to_string(), |s| {
-                    format!("did you mean `{s}`?")
-                });
-            out.push(e.with("known", false).with("hint", hint));
+            d.start("mil-op", op)
+                .setting("text-program", text)
+                .setting("known", false);
+            d.finish(op, |e| {
+                let hint = suggest(&op.op_type, table.op_names())
+                    .map_or("no op of that name exists in any opset".to_string(), |s| {
+                        format!("did you mean `{s}`?")
+                    });
+                e.set("hint", hint);
+            });
             continue;
         };
-        e.set("known", true);
         let Some(version) = entry.version(at) else {
             let since = entry.first_opset().unwrap_or("?");
-            out.push(
-                e.with("available", false)
-                    .with(
-                        "needs-state-opset",
-                        old_opset_with_states && Some(since) == OPSETS.last().copied(),
-                    )
-                    .with("since", since)
-                    .with("since-target", target_name(since))
-                    .with("opset", f.opset.as_str())
-                    .with("opset-target", target_name(text_opset(&f.opset))),
-            );
+            d.start("mil-op", op)
+                .setting("text-program", text)
+                .setting("known", true)
+                .setting("available", false)
+                .setting(
+                    "needs-state-opset",
+                    old_opset_with_states && Some(since) == OPSETS.last().copied(),
+                );
+            d.finish(op, |e| {
+                e.set("since", since);
+                e.set("since-target", target_name(since));
+                e.set("opset", f.opset.as_str());
+                e.set("opset-target", target_name(text_opset(&f.opset)));
+            });
             continue;
         };
-        e.set("available", true);
-        check_params(table, &values, f, op, version, &mut out);
-        if let Some(how) = entry.inference() {
-            output_type(&cx, op, how, &mut e);
+        check_params(table, &values, op, version, &mut d);
+        let output = entry.inference().and_then(|how| output_type(&cx, op, how));
+        let write = matches!(op.op_type.as_str(), "write_state" | "coreml_update_state")
+            .then(|| write_type(f, op))
+            .flatten();
+        let e = d
+            .start("mil-op", op)
+            .setting("text-program", text)
+            .setting("known", true)
+            .setting("available", true);
+        if let Some(o) = &output {
+            e.set("output-agrees", o.disagreement.is_none());
         }
-        if matches!(op.op_type.as_str(), "write_state" | "coreml_update_state") {
-            write_type(f, op, &mut e);
+        if let Some(w) = &write {
+            e.set("data-fits-state", w.fits);
         }
-        out.push(e);
+        d.finish(op, |e| {
+            if let Some(o) = output {
+                e.set("output", o.name);
+                e.set("declared", o.declared.to_string());
+                if let Some((inferred, detail)) = o.disagreement {
+                    e.set("inferred", inferred);
+                    e.set("contradiction", detail);
+                }
+            }
+            if let Some(w) = write {
+                e.state = Some(w.state.to_string());
+                e.set("state-type", w.state_type.to_string());
+                e.set("data", w.data);
+                e.set("data-type", w.data_type.to_string());
+            }
+        });
     }
-    out
+    d.out
 }
 
 fn describe(ty: &ValueType) -> String {
@@ -158,10 +252,9 @@ fn describe(ty: &ValueType) -> String {
 fn check_params<'a>(
     table: &OpTable,
     values: &FunctionValues<'a>,
-    f: &Function,
     op: &'a Op,
     version: &'a OpVersion,
-    out: &mut Vec<Entity>,
+    d: &mut Described<'_>,
 ) {
     let params = version.params();
     let mut bound = 0u64;
@@ -184,50 +277,46 @@ fn check_params<'a>(
     // out: that parameter is then `misspelled`, not simply missing.
     let mut meant: Vec<&str> = Vec::new();
     if unknown > 0 {
-        let unknown: Vec<&str> = bindings(op)
+        let unknown: Vec<&Name> = bindings(op)
             .map(|(n, _)| n)
             .filter(|n| version.position(n).is_none())
             .collect();
         let missing: Vec<&str> = missing_names().collect();
         let known: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-        for name in &unknown {
-            let guess = suggest(name, known.iter().copied()).or(
-                match (unknown.as_slice(), missing.as_slice()) {
-                    ([_], [only]) => Some(*only),
-                    _ => None,
-                },
-            );
+        let one_unknown = unknown.len() == 1;
+        for name in unknown {
+            let guess = suggest(name, known.iter().copied()).or(match missing.as_slice() {
+                [only] if one_unknown => Some(*only),
+                _ => None,
+            });
             let hint = match guess {
                 Some(s) => format!("did you mean `{s}`?"),
                 None if known.is_empty() => format!("`{}` takes no parameters", op.op_type),
                 None => format!("`{}` takes {}", op.op_type, known.join(", ")),
             };
             meant.extend(guess);
-            out.push(
-                at_op("mil-parameter", f, op)
-                    .with("param", *name)
-                    .with("bound", true)
-                    .with("in-signature", false)
-                    .with("hint", hint),
-            );
+            d.start("mil-parameter", op)
+                .setting("bound", true)
+                .setting("in-signature", false)
+                .set("param", name);
+            d.finish(op, |e| e.set("hint", hint));
         }
     }
     let mut groups = [None; MAX_GROUPS];
     for (name, binds) in bindings(op) {
         if let Some(spec) = version.param(name) {
-            check_binding(table, values, op, name, binds, spec, &mut groups, out);
+            check_binding(table, values, op, name, binds, spec, &mut groups, d);
         }
     }
     for (i, p) in params.iter().enumerate() {
         if bound & (1 << i) == 0 {
-            out.push(
-                at_op("mil-parameter", f, op)
-                    .with("param", p.name.as_str())
-                    .with("bound", false)
-                    .with("in-signature", true)
-                    .with("required", version.required() & (1 << i) != 0)
-                    .with("misspelled", meant.contains(&p.name.as_str())),
-            );
+            d.start("mil-parameter", op)
+                .setting("bound", false)
+                .setting("in-signature", true)
+                .setting("required", version.required() & (1 << i) != 0)
+                .setting("misspelled", meant.contains(&p.name.as_str()))
+                .set("param", p.name.as_str());
+            d.finish(op, |_| {});
         }
     }
 }
@@ -251,6 +340,12 @@ fn takes(kind: ParamKind) -> &'static str {
     }
 }
 
+/// An element type as a property: the type's name (no allocation for the known ones).
+fn dtype_prop(d: DType) -> Prop {
+    d.known_name()
+        .map_or_else(|| Prop::from(d.text_name()), Prop::word)
+}
+
 /// One `mil-parameter` entity per binding of parameter `name`, which the signature has (`spec`).
 /// The element type is described for a parameter bound to one tensor; `group-param` /
 /// `group-dtype` name the first parameter of its type group and that parameter's element type.
@@ -259,112 +354,135 @@ fn check_binding<'a>(
     table: &OpTable,
     values: &FunctionValues<'a>,
     op: &'a Op,
-    name: &'a str,
+    name: &'a Name,
     binds: Bindings<'a>,
     spec: &'a ParamSpec,
-    groups: &mut [Option<(&'a str, DType)>; MAX_GROUPS],
-    out: &mut Vec<Entity>,
+    groups: &mut [Option<(&'a Name, DType)>; MAX_GROUPS],
+    d: &mut Described<'_>,
 ) {
     let f = values.function();
-    let all: Vec<Bound<'a>> = binds.iter().collect();
-    let single = all.len() == 1;
-    for b in all {
+    let single = binds.iter().nth(1).is_none();
+    for b in binds.iter() {
         let ty = bound_type(f, &b);
-        let mut e = at_op("mil-parameter", f, op)
-            .with("param", name)
-            .with("bound", true)
-            .with("in-signature", true)
-            .with("required", !spec.optional)
-            .with("value", b.shown())
-            .with("takes", takes(spec.kind))
-            .with("must-be-const", spec.constant);
+        let e = d
+            .start("mil-parameter", op)
+            .setting("bound", true)
+            .setting("in-signature", true)
+            .setting("required", !spec.optional)
+            .setting("must-be-const", spec.constant);
+        e.set("param", name);
+        e.set("takes", Prop::word(takes(spec.kind)));
         let Some(ty) = ty else {
-            out.push(e);
+            d.finish(op, |e| e.set("value", b.shown()));
             continue;
         };
         e.set("is-state", ty.is_state());
-        e.set("got", describe(ty));
         e.set(
             "expects",
-            if spec.kind == ParamKind::State {
+            Prop::word(if spec.kind == ParamKind::State {
                 "a state"
             } else {
                 "a tensor"
-            },
+            }),
         );
         let runtime = match b {
             Bound::Name(n) => values.dependence(n).filter(|d| d.data),
             Bound::Literal(_) => None,
         };
         e.set("runtime-data", runtime.is_some());
-        if let Some(d) = runtime {
-            e.set("source", d.describe());
-        }
-        if let (true, ParamKind::Tensor, ValueType::Tensor(t)) = (single, spec.kind, ty) {
+        let tensor = match (single, spec.kind, ty) {
+            (true, ParamKind::Tensor, ValueType::Tensor(t)) => Some(t),
+            _ => None,
+        };
+        if let Some(t) = tensor {
             let accepted = spec.accepts(t.dtype);
-            e.set("dtype", t.dtype.to_string());
+            e.set("dtype", dtype_prop(t.dtype));
             e.set("dtype-accepted", accepted);
-            e.set("accepted-dtypes", spec.dtypes.join(", "));
             e.set(
                 "deferred",
                 table.deferred(&op.op_type, name, t.dtype).is_some(),
             );
             if let (true, Some(slot)) = (accepted, spec.group.and_then(|g| groups.get_mut(g))) {
                 match *slot {
-                    Some((other, d)) => {
+                    Some((other, dt)) => {
                         e.set("group-param", other);
-                        e.set("group-dtype", d.to_string());
+                        e.set("group-dtype", dtype_prop(dt));
                     }
                     None => *slot = Some((name, t.dtype)),
                 }
             }
         }
-        out.push(e);
+        d.finish(op, |e| {
+            e.set("value", b.shown());
+            e.set("got", describe(ty));
+            if let Some(dep) = runtime {
+                e.set("source", dep.describe());
+            }
+            if tensor.is_some() {
+                e.set("accepted-dtypes", spec.dtypes.join(", "));
+            }
+        });
     }
 }
 
-/// The declared and the inferred type of `op`'s first output, on its `mil-op` entity.
-fn output_type(cx: &InferCx<'_>, op: &Op, how: super::table::Inference, e: &mut Entity) {
-    let Some(first) = op.outputs.first() else {
-        return;
-    };
+/// The first output of an op whose type the table infers: its name, declared type, and the
+/// inferred type and why it disagrees, when it does.
+struct OutputType<'a> {
+    name: &'a Name,
+    declared: &'a TensorType,
+    disagreement: Option<(String, String)>,
+}
+
+/// The declared and the inferred type of `op`'s first output.
+fn output_type<'a>(
+    cx: &InferCx<'_>,
+    op: &'a Op,
+    how: super::table::Inference,
+) -> Option<OutputType<'a>> {
+    let first = op.outputs.first()?;
     let ValueType::Tensor(declared) = &first.ty else {
-        return;
+        return None;
     };
-    let found = match infer(cx, op, how) {
+    let disagreement = match infer(cx, op, how) {
         Ok(Some(t)) => t.contradiction(declared).map(|why| (t.to_string(), why)),
         Ok(None) => None,
         Err(why) => Some(("no valid type".to_string(), why)),
     };
-    e.set("output", first.name.to_string());
-    e.set("declared", declared.to_string());
-    e.set("output-agrees", found.is_none());
-    if let Some((inferred, detail)) = found {
-        e.set("inferred", inferred);
-        e.set("contradiction", detail);
-    }
+    Some(OutputType {
+        name: &first.name,
+        declared,
+        disagreement,
+    })
 }
 
-/// The state a write op writes and the data it writes, on its `mil-op` entity.
-fn write_type(f: &Function, op: &Op, e: &mut Entity) {
+/// A state write: the state, its tensor type, the data written and its type, and whether the
+/// data fits the state.
+struct WriteType<'a> {
+    state: &'a str,
+    state_type: &'a TensorType,
+    data: String,
+    data_type: &'a TensorType,
+    fits: bool,
+}
+
+/// The state a write op writes and the data it writes.
+fn write_type<'a>(f: &'a Function, op: &'a Op) -> Option<WriteType<'a>> {
     let (state_param, data_param) = if op.op_type == "write_state" {
         ("input", "data")
     } else {
         ("state", "value")
     };
-    let (Some(state), Some(data)) = (op.arg_name(state_param), op.arg(data_param)) else {
-        return;
-    };
+    let (state, data) = (op.arg_name(state_param)?, op.arg(data_param)?);
     let Some(ValueType::State(inner)) = f.value_type(state) else {
-        return;
+        return None;
     };
-    let Some(st) = inner.tensor() else { return };
+    let st = inner.tensor()?;
     let (shown, ty) = match data {
         Arg::Name(n) => (format!("`{n}`"), f.value_type(n)),
         Arg::Value(lit) => ("an inline literal".to_string(), Some(&lit.ty)),
     };
     let Some(ValueType::Tensor(dt)) = ty else {
-        return;
+        return None;
     };
     let shapes_differ = match (&st.shape, &dt.shape) {
         (Some(a), Some(b)) => {
@@ -375,16 +493,18 @@ fn write_type(f: &Function, op: &Op, e: &mut Entity) {
         }
         _ => false,
     };
-    e.state = Some(state.to_string());
-    e.set("state-type", st.to_string());
-    e.set("data", shown);
-    e.set("data-type", dt.to_string());
-    e.set("data-fits-state", st.dtype == dt.dtype && !shapes_differ);
+    Some(WriteType {
+        state,
+        state_type: st,
+        data: shown,
+        data_type: dt,
+        fits: st.dtype == dt.dtype && !shapes_differ,
+    })
 }
 
 /// A `mil-literal` entity per tensor literal (inline argument or attribute) of `op` whose shape is
 /// fully known: how many elements it lists and how many its shape holds.
-fn literal_counts(f: &Function, op: &Op, out: &mut Vec<Entity>) {
+fn literal_counts(op: &Op, d: &mut Described<'_>) {
     for (name, binds) in bindings(op) {
         for b in binds.iter() {
             let Bound::Literal(lit) = b else { continue };
@@ -400,13 +520,11 @@ fn literal_counts(f: &Function, op: &Op, out: &mut Vec<Entity>) {
             else {
                 continue;
             };
-            out.push(
-                at_op("mil-literal", f, op)
-                    .with("param", name)
-                    .with("type", t.to_string())
-                    .with("elements", found)
-                    .with("shape-elements", expected),
-            );
+            let e = d.start("mil-literal", op);
+            e.set("param", name);
+            e.set("elements", found);
+            e.set("shape-elements", expected);
+            d.finish(op, |e| e.set("type", t.to_string()));
         }
     }
 }

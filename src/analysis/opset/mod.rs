@@ -14,7 +14,7 @@ mod values;
 
 use rayon::prelude::*;
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{prop, Entity, EntityDemand, EntityKind, PropType};
 use super::FunctionAnalysis;
 use crate::ir::{Model, ModelKind};
 
@@ -123,12 +123,16 @@ pub const ENTITY_KINDS: &[EntityKind] = &[
 
 /// The op-set entities of every function of `model`.
 pub fn opset_entities(model: &Model) -> Vec<Entity> {
-    opset_entities_with(model, None)
+    opset_entities_with(model, None, &super::entity::EveryEntity)
 }
 
-/// The same, answering constants and run-time dependence from `analyses` (one per function, in
-/// order), when they were computed already.
-pub fn opset_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>) -> Vec<Entity> {
+/// The same, for those `demand` may select, answering constants and run-time dependence from
+/// `analyses` (one per function, in order), when they were computed already.
+pub fn opset_entities_with(
+    model: &Model,
+    analyses: Option<&[FunctionAnalysis]>,
+    demand: &dyn EntityDemand,
+) -> Vec<Entity> {
     // The table is MIL's: a Core AI program's ops are not MIL ops.
     if model.kind == crate::ir::ModelKind::AiModel {
         return Vec::new();
@@ -143,7 +147,7 @@ pub fn opset_entities_with(model: &Model, analyses: Option<&[FunctionAnalysis]>)
         .enumerate()
         .flat_map_iter(|(i, f)| {
             let analysis = analyses.and_then(|a| a.get(i));
-            check::check_function(table, f, analysis, text)
+            check::check_function(table, f, analysis, text, demand)
         })
         .collect()
 }

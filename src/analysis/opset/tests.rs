@@ -32,7 +32,13 @@ fn kinds(opset: &str, sig: &str, body: &[&str]) -> Vec<String> {
     let program = parse_program(&text, Path::new("t.mil")).expect("parses");
     let f = &program.functions[0];
     let entities = crate::analysis::registry::ModelEntities {
-        entities: check_function(OpTable::builtin(), f, None, true),
+        entities: check_function(
+            OpTable::builtin(),
+            f,
+            None,
+            true,
+            &crate::analysis::entity::EveryEntity,
+        ),
     };
     let model = crate::rules::testing::snippet_model("t.mil", &text).expect("parses");
     let mut rules = crate::rules::RuleSet::builtin().expect("built-ins load");
