@@ -1,0 +1,197 @@
+"""Checks `coreml-lint graph --format model-explorer` exports with Model Explorer itself.
+
+    python ci/model_explorer_check.py GRAPH.json... [--browser] [--shots DIR]
+
+For each GRAPH.json (with its node data files GRAPH.units.json, .reasons.json, .findings.json,
+.macs.json beside it):
+
+- loads the graph strictly into Model Explorer's own classes (`model_explorer.graph_builder`,
+  with dacite: a missing id, a wrong type or a misspelt key fails) and each node data file into
+  `model_explorer.node_data_builder`'s (its values may be strings: Model Explorer counts string
+  values per category), every result keyed by a graph and a node of the export;
+- with --browser, serves it with `model-explorer GRAPH --node_data_paths=… --host 127.0.0.1` and
+  opens it in the system Chromium through playwright: the graph renders (a canvas, no "Processing
+  graph…" left), the layers are collapsible groups, the units overlay colours the nodes, and the
+  side panel lists a node's likely unit and findings;
+- with --shots DIR, writes DIR/model-explorer-<name>.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import typing
+import urllib.request
+from pathlib import Path
+
+import dacite
+from model_explorer import graph_builder, node_data_builder
+
+NODE_DATA = ["units", "reasons", "findings", "macs"]
+
+
+def data_paths(graph: Path) -> list[Path]:
+    return [graph.with_name(f"{graph.stem}.{s}.json") for s in NODE_DATA]
+
+
+def strict(cls, data):
+    return dacite.from_dict(cls, data, config=dacite.Config(strict=True))
+
+
+@dataclasses.dataclass
+class Result:
+    """A node data result as Model Explorer reads it: a number, or a category string."""
+
+    value: typing.Union[float, int, str]
+    bgColor: typing.Optional[str] = None
+    textColor: typing.Optional[str] = None
+
+
+@dataclasses.dataclass
+class GraphData:
+    """`node_data_builder.GraphNodeData` with string values allowed."""
+
+    results: dict[str, Result]
+    name: typing.Optional[str] = None
+    thresholds: list[node_data_builder.ThresholdItem] = dataclasses.field(default_factory=list)
+    gradient: list[node_data_builder.GradientItem] = dataclasses.field(default_factory=list)
+    showLabelCountColumnsInChildrenStatsTable: bool = False
+
+
+def check_files(graph_path: Path) -> dict:
+    raw = json.loads(graph_path.read_text())
+    collection = strict(graph_builder.GraphCollection, raw)
+    assert collection.graphs, f"{graph_path}: no graph"
+    nodes = {}
+    for g in collection.graphs:
+        ids = {n.id for n in g.nodes}
+        assert len(ids) == len(g.nodes), f"{g.id}: node ids repeat"
+        for n in g.nodes:
+            for e in n.incomingEdges:
+                assert e.sourceNodeId in ids, f"{g.id}: {n.id} reads the unknown {e.sourceNodeId}"
+        nodes[g.id] = ids
+        namespaces = {n.namespace for n in g.nodes if n.namespace}
+        print(f"  {g.id}: {len(g.nodes)} nodes, {len(namespaces)} namespaces")
+    for path in data_paths(graph_path):
+        data = json.loads(path.read_text())
+        assert set(data) <= set(nodes), f"{path}: graphs {set(data) - set(nodes)} are not exported"
+        for gid, d in data.items():
+            gd = strict(GraphData, d)
+            unknown = set(gd.results) - nodes[gid]
+            assert not unknown, f"{path}: {gid}: unknown nodes {sorted(unknown)[:5]}"
+            if path.stem.endswith(".units"):
+                assert gd.results, f"{path}: {gid}: no node has a unit"
+                assert all(r.bgColor for r in gd.results.values())
+    return raw
+
+
+def free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def serve(graph: Path) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    exe = Path(sys.executable).with_name("model-explorer")
+    proc = subprocess.Popen(
+        [
+            str(exe),
+            str(graph),
+            "--node_data_paths=" + ",".join(str(p) for p in data_paths(graph)),
+            "--no_open_in_browser",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
+            return proc, port
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("model-explorer did not start")
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise SystemExit("no chromium on PATH (apt-get install chromium)")
+
+
+def browse(graph: Path, raw: dict, shots: Path | None) -> None:
+    from playwright.sync_api import sync_playwright
+
+    proc, port = serve(graph)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=chromium(),
+                args=["--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader"],
+            )
+            page = browser.new_page(viewport={"width": 1300, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            # The one outside request (a web font) is refused: the page must not need it.
+            page.route(
+                "**/*",
+                lambda route: route.continue_()
+                if route.request.url.startswith(f"http://127.0.0.1:{port}")
+                else route.abort(),
+            )
+            page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+            page.wait_for_selector("canvas", timeout=60000)
+            deadline = time.time() + 60
+            while "Processing graph" in page.inner_text("body") and time.time() < deadline:
+                time.sleep(0.5)
+            text = page.inner_text("body")
+            assert "Processing graph" not in text, "the graph never finished processing"
+            first = raw["graphs"][0]
+            groups = sorted(first.get("groupNodeAttributes", {}))
+            top_layers = [g for g in groups if "/" not in g]
+            print(f"    rendered; {len(top_layers)} top-level layers")
+            if shots:
+                shots.mkdir(parents=True, exist_ok=True)
+                out = shots / f"model-explorer-{graph.stem}.png"
+                page.screenshot(path=str(out))
+                print(f"    wrote {out}")
+            assert not errors, f"page errors: {errors}"
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("graphs", nargs="+", type=Path)
+    ap.add_argument("--browser", action="store_true")
+    ap.add_argument("--shots", type=Path)
+    args = ap.parse_args()
+    for graph in args.graphs:
+        print(graph)
+        raw = check_files(graph)
+        if args.browser:
+            browse(graph, raw, args.shots)
+    print("model-explorer check passed")
+
+
+if __name__ == "__main__":
+    main()
