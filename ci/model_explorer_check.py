@@ -100,7 +100,8 @@ def free_port() -> int:
     return port
 
 
-def serve(graph: Path) -> tuple[subprocess.Popen, int]:
+def serve(graph: Path) -> tuple[subprocess.Popen, str]:
+    """Starts Model Explorer on the export; returns the process and the URL that opens it."""
     port = free_port()
     exe = Path(sys.executable).with_name("model-explorer")
     proc = subprocess.Popen(
@@ -114,16 +115,20 @@ def serve(graph: Path) -> tuple[subprocess.Popen, int]:
             "--port",
             str(port),
         ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
+    assert proc.stdout is not None
     deadline = time.time() + 60
     while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
-            return proc, port
-        except OSError:
-            time.sleep(0.3)
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith(f"http://127.0.0.1:{port}/"):
+            url = line.strip()
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read()
+            return proc, url
     proc.kill()
     raise SystemExit("model-explorer did not start")
 
@@ -136,10 +141,22 @@ def chromium() -> str:
     raise SystemExit("no chromium on PATH (apt-get install chromium)")
 
 
+def node_to_select(graph: Path, gid: str) -> tuple[str, dict]:
+    """A node of graph `gid` to open in the side panel: one with a finding when there is one,
+    else the first with a unit; with its results per node data file."""
+    data = {s: json.loads(p.read_text()).get(gid, {}).get("results", {})
+            for s, p in zip(NODE_DATA, data_paths(graph))}
+    node = next(iter(data["findings"]), None) or next(iter(data["units"]))
+    return node, {s: d.get(node) for s, d in data.items()}
+
+
 def browse(graph: Path, raw: dict, shots: Path | None) -> None:
+    import re
+
     from playwright.sync_api import sync_playwright
 
-    proc, port = serve(graph)
+    proc, url = serve(graph)
+    local = url.split("/?", 1)[0]
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(
@@ -153,20 +170,52 @@ def browse(graph: Path, raw: dict, shots: Path | None) -> None:
             page.route(
                 "**/*",
                 lambda route: route.continue_()
-                if route.request.url.startswith(f"http://127.0.0.1:{port}")
+                if route.request.url.startswith(local)
                 else route.abort(),
             )
-            page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
-            page.wait_for_selector("canvas", timeout=60000)
-            deadline = time.time() + 60
+            start = time.time()
+            page.goto(url, wait_until="load")
+            page.wait_for_selector("canvas", timeout=120000)
+            deadline = time.time() + 120
             while "Processing graph" in page.inner_text("body") and time.time() < deadline:
                 time.sleep(0.5)
             text = page.inner_text("body")
             assert "Processing graph" not in text, "the graph never finished processing"
+            print(f"    rendered in {time.time() - start:.1f} s")
             first = raw["graphs"][0]
-            groups = sorted(first.get("groupNodeAttributes", {}))
-            top_layers = [g for g in groups if "/" not in g]
-            print(f"    rendered; {len(top_layers)} top-level layers")
+            gid = first["id"]
+            # The node data providers, in the order given; the first (units) made the shown one.
+            for name in ("likely unit", "why that unit", "findings", "MACs"):
+                assert name in text, f"no node data provider {name!r}"
+            page.click(".action-icons-container .visibility >> nth=0")
+            time.sleep(1)
+            # The top-level layers are collapsed groups: the root-level stats list them.
+            text = page.inner_text("body")
+            layers = sorted({g.split("/")[0] for g in first.get("groupNodeAttributes", {})})
+            missing = [g for g in layers if g not in text]
+            assert not missing or len(layers) > 50, f"layers not shown: {missing[:5]}"
+            print(f"    {len(layers)} top-level layers shown as groups")
+            # A node opened in the side panel shows its unit, why, and its findings.
+            node, results = node_to_select(graph, gid)
+            search = page.locator("input[placeholder*='Search']")
+            search.fill("^" + re.escape(node) + "$")
+            search.press("Enter")
+            page.wait_for_selector(f'mat-tree-node[data-id="{node}"]', timeout=30000)
+            page.click(f'mat-tree-node[data-id="{node}"] >> nth=0', modifiers=["Alt"])
+            time.sleep(2)
+            panel = page.inner_text("body")
+            unit = results["units"]["value"]
+            assert "likely unit" in panel and unit in panel, f"{node}: no unit {unit} in the panel"
+            if results["findings"]:
+                for rule in re.findall(r"(?:error|warning|info): ([a-z0-9-]+)",
+                                       results["findings"]["value"]):
+                    assert rule in panel, f"{node}: finding {rule} not in the panel"
+                print(f"    {node}: {unit}, {results['findings']['value']} in the side panel")
+            else:
+                print(f"    {node}: {unit} in the side panel")
+            page.locator("input[placeholder*='Search']").fill("")
+            page.keyboard.press("Escape")
+            time.sleep(1)
             if shots:
                 shots.mkdir(parents=True, exist_ok=True)
                 out = shots / f"model-explorer-{graph.stem}.png"

@@ -211,3 +211,31 @@ fn whisper_and_a_pipeline_export_by_layer_and_stage() {
         graphs.keys()
     );
 }
+
+#[test]
+fn graph_writes_any_format_to_its_output_file() {
+    let model = common::corpus().join("packages/torch-origin-decoder-fp32.mlpackage");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.svg");
+    let run = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .args(["graph", "--format", "svg", "-o"])
+        .arg(&out)
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert!(run.stdout.is_empty(), "the picture goes to the file only");
+    assert!(std::fs::read_to_string(&out).unwrap().contains("<svg class=\"graph\""));
+    // A folder that does not exist is an error naming the file.
+    let missing = dir.path().join("no/such/dir/g.json");
+    let run = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .args(["graph", "--format", "model-explorer", "-o"])
+        .arg(&missing)
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("g.json"));
+}

@@ -230,23 +230,19 @@ struct FunctionExport {
     nodes: usize,
 }
 
-#[allow(clippy::too_many_lines)]
-fn export_function(
+/// The findings of `f` by the node they are shown on: their op, or the ops reading the constant
+/// they name.
+fn findings_on_nodes<'x>(
     f: &Function,
-    id: &str,
-    placement: &FunctionPlacement,
-    findings: &[&Finding],
-    units: ComputeUnits,
-) -> FunctionExport {
-    let l: Layers = layers(f);
-    let inputs: Vec<NodeId> = f.inputs().map(|(n, _)| n).collect();
-    let ids = Ids::new(f, inputs.iter().chain(&l.ops).copied());
-    let placed: FxHashMap<NodeId, &crate::analysis::placement::PlacedOp> =
-        placement.ops.iter().map(|o| (o.node, o)).collect();
-    // Findings by the node they are drawn on: their op, or the ops reading a constant they name.
+    ids: &Ids,
+    findings: &[&'x Finding],
+) -> FxHashMap<NodeId, Vec<&'x Finding>> {
     let mut on_node: FxHashMap<NodeId, Vec<&Finding>> = FxHashMap::default();
     let by_name: FxHashMap<&str, NodeId> = f.ops().map(|(n, op)| (op.display_name(), n)).collect();
-    for x in findings {
+    for &x in findings {
+        if x.function.as_deref() != Some(f.name.as_str()) {
+            continue;
+        }
         let Some(node) = x.op.as_deref().and_then(|n| by_name.get(n).copied()) else {
             continue;
         };
@@ -260,74 +256,154 @@ fn export_function(
             }
         }
     }
+    on_node
+}
+
+/// The node of a function input (a state among them).
+fn input_node(f: &Function, ids: &Ids, n: NodeId) -> Option<Value> {
+    let Some(Node::Input(input)) = f.node(n) else {
+        return None;
+    };
+    let kind = if input.ty.is_state() { "state" } else { "input" };
+    Some(json!({
+        "id": ids.get(n).unwrap_or_default(),
+        "label": kind,
+        "namespace": "",
+        "attrs": [kv("name", input.name.as_str()), kv("type", type_text(&input.ty))],
+        "incomingEdges": [],
+        "outputsMetadata": [{"id": "0", "attrs": [
+            kv("tensor_shape", type_text(&input.ty)),
+            kv("__tensor_tag", input.name.as_str()),
+        ]}],
+    }))
+}
+
+/// The edges into op `n` from drawn nodes (with the parameter each binds), and its other
+/// parameters as attributes.
+fn op_inputs(f: &Function, ids: &Ids, op: &crate::ir::Op) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+    let (mut edges, mut meta, mut attrs) = (Vec::new(), Vec::new(), Vec::new());
+    for p in &op.inputs {
+        for (k, arg) in p.args.iter().enumerate() {
+            let slot = if p.args.len() > 1 {
+                format!("{}[{k}]", p.name)
+            } else {
+                p.name.to_string()
+            };
+            let source = match arg {
+                Arg::Name(v) => f.def(v).and_then(|d| ids.get(d.node).map(|s| (s, d.output))),
+                Arg::Value(_) => None,
+            };
+            match source {
+                Some((src, output)) => {
+                    let input_id = edges.len().to_string();
+                    edges.push(json!({
+                        "sourceNodeId": src,
+                        "sourceNodeOutputId": output.to_string(),
+                        "targetNodeInputId": input_id,
+                    }));
+                    meta.push(json!({"id": input_id, "attrs": [kv("__tensor_tag", slot)]}));
+                }
+                None => {
+                    if let Some(text) = constant_text(f, arg) {
+                        attrs.push(kv(&slot, text));
+                    }
+                }
+            }
+        }
+    }
+    (edges, meta, attrs)
+}
+
+/// The node reading the function's results.
+fn outputs_node(f: &Function, ids: &Ids) -> Option<Value> {
+    let mut edges = Vec::new();
+    let mut meta = Vec::new();
+    for name in f.outputs() {
+        if let Some((src, output)) = f
+            .def(name)
+            .and_then(|d| ids.get(d.node).map(|s| (s, d.output)))
+        {
+            let input_id = edges.len().to_string();
+            edges.push(json!({
+                "sourceNodeId": src,
+                "sourceNodeOutputId": output.to_string(),
+                "targetNodeInputId": input_id,
+            }));
+            meta.push(json!({"id": input_id, "attrs": [kv("__tensor_tag", name.as_str())]}));
+        }
+    }
+    if edges.is_empty() {
+        return None;
+    }
+    let mut id = "outputs".to_string();
+    while ids.of.values().any(|v| *v == id) {
+        id.push('_');
+    }
+    let values: Vec<&str> = f.outputs().iter().map(|n| n.as_str()).collect();
+    Some(json!({
+        "id": id,
+        "label": "outputs",
+        "namespace": "",
+        "attrs": [kv("values", values.join(", "))],
+        "incomingEdges": edges,
+        "inputsMetadata": meta,
+        "outputsMetadata": [],
+    }))
+}
+
+/// Each layer's attributes, shown on its group node.
+fn group_attributes(summaries: &BTreeMap<String, LayerSummary>) -> Map<String, Value> {
+    let mut groups = Map::new();
+    for (ns, s) in summaries {
+        let mut attrs = Map::new();
+        attrs.insert("ops".into(), Value::from(s.ops.to_string()));
+        let units: Vec<String> = s
+            .by_unit
+            .iter()
+            .map(|(u, n)| format!("{} {n}", u.text()))
+            .collect();
+        attrs.insert("likely units".into(), Value::from(units.join(" · ")));
+        if s.macs_total > 0 {
+            let share = 100.0 * s.macs_ane as f64 / s.macs_total as f64;
+            attrs.insert("ANE compute".into(), Value::from(format!("{share:.0} %")));
+        }
+        if s.findings > 0 {
+            attrs.insert("findings".into(), Value::from(s.findings.to_string()));
+        }
+        groups.insert(ns.clone(), Value::Object(attrs));
+    }
+    groups
+}
+
+fn export_function(
+    f: &Function,
+    id: &str,
+    placement: &FunctionPlacement,
+    findings: &[&Finding],
+    units: ComputeUnits,
+) -> FunctionExport {
+    let l: Layers = layers(f);
+    let inputs: Vec<NodeId> = f.inputs().map(|(n, _)| n).collect();
+    let ids = Ids::new(f, inputs.iter().chain(&l.ops).copied());
+    let placed: FxHashMap<NodeId, &crate::analysis::placement::PlacedOp> =
+        placement.ops.iter().map(|o| (o.node, o)).collect();
+    let on_node = findings_on_nodes(f, &ids, findings);
     let mut nodes: Vec<Value> = Vec::with_capacity(ids.of.len() + 1);
     let mut units_out = Map::new();
     let mut reasons_out = Map::new();
     let mut findings_out = Map::new();
     let mut macs_out = Map::new();
     let mut summaries: BTreeMap<String, LayerSummary> = BTreeMap::new();
-    for &n in &inputs {
-        let Some(Node::Input(input)) = f.node(n) else {
-            continue;
-        };
-        let kind = if input.ty.is_state() {
-            "state"
-        } else {
-            "input"
-        };
-        nodes.push(json!({
-            "id": ids.get(n).unwrap_or_default(),
-            "label": kind,
-            "namespace": "",
-            "attrs": [kv("name", input.name.as_str()), kv("type", type_text(&input.ty))],
-            "incomingEdges": [],
-            "outputsMetadata": [{"id": "0", "attrs": [
-                kv("tensor_shape", type_text(&input.ty)),
-                kv("__tensor_tag", input.name.as_str()),
-            ]}],
-        }));
-    }
+    nodes.extend(inputs.iter().filter_map(|&n| input_node(f, &ids, n)));
     for &n in &l.ops {
         let Some(op) = f.op(n) else {
             continue;
         };
         let node_id = ids.get(n).unwrap_or_default().to_string();
         let namespace = l.of(n);
+        let (edges, inputs_meta, params) = op_inputs(f, &ids, op);
         let mut attrs = vec![kv("name", op.display_name()), kv("op", op.op_type.as_str())];
-        let mut edges: Vec<Value> = Vec::new();
-        let mut inputs_meta: Vec<Value> = Vec::new();
-        for p in &op.inputs {
-            for (k, arg) in p.args.iter().enumerate() {
-                let slot = if p.args.len() > 1 {
-                    format!("{}[{k}]", p.name)
-                } else {
-                    p.name.to_string()
-                };
-                let source = match arg {
-                    Arg::Name(v) => f
-                        .def(v)
-                        .and_then(|d| ids.get(d.node).map(|s| (s, d.output))),
-                    Arg::Value(_) => None,
-                };
-                match source {
-                    Some((src, output)) => {
-                        let input_id = edges.len().to_string();
-                        edges.push(json!({
-                            "sourceNodeId": src,
-                            "sourceNodeOutputId": output.to_string(),
-                            "targetNodeInputId": input_id,
-                        }));
-                        inputs_meta
-                            .push(json!({"id": input_id, "attrs": [kv("__tensor_tag", slot)]}));
-                    }
-                    None => {
-                        if let Some(text) = constant_text(f, arg) {
-                            attrs.push(kv(&slot, text));
-                        }
-                    }
-                }
-            }
-        }
+        attrs.extend(params);
         let outputs_meta: Vec<Value> = op
             .outputs
             .iter()
@@ -409,57 +485,8 @@ fn export_function(
             "outputsMetadata": outputs_meta,
         }));
     }
-    // The function's results, as one node reading them.
-    let mut out_edges = Vec::new();
-    let mut out_meta = Vec::new();
-    for name in f.outputs() {
-        if let Some((src, output)) = f
-            .def(name)
-            .and_then(|d| ids.get(d.node).map(|s| (s, d.output)))
-        {
-            let input_id = out_edges.len().to_string();
-            out_edges.push(json!({
-                "sourceNodeId": src,
-                "sourceNodeOutputId": output.to_string(),
-                "targetNodeInputId": input_id,
-            }));
-            out_meta.push(json!({"id": input_id, "attrs": [kv("__tensor_tag", name.as_str())]}));
-        }
-    }
-    if !out_edges.is_empty() {
-        let mut out_id = "outputs".to_string();
-        while ids.of.values().any(|v| *v == out_id) {
-            out_id.push('_');
-        }
-        nodes.push(json!({
-            "id": out_id,
-            "label": "outputs",
-            "namespace": "",
-            "attrs": [kv("values", f.outputs().iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", "))],
-            "incomingEdges": out_edges,
-            "inputsMetadata": out_meta,
-            "outputsMetadata": [],
-        }));
-    }
-    let mut groups = Map::new();
-    for (ns, s) in &summaries {
-        let mut attrs = Map::new();
-        attrs.insert("ops".into(), Value::from(s.ops.to_string()));
-        let units: Vec<String> = s
-            .by_unit
-            .iter()
-            .map(|(u, n)| format!("{} {n}", u.text()))
-            .collect();
-        attrs.insert("likely units".into(), Value::from(units.join(" · ")));
-        if s.macs_total > 0 {
-            let share = 100.0 * s.macs_ane as f64 / s.macs_total as f64;
-            attrs.insert("ANE compute".into(), Value::from(format!("{share:.0} %")));
-        }
-        if s.findings > 0 {
-            attrs.insert("findings".into(), Value::from(s.findings.to_string()));
-        }
-        groups.insert(ns.clone(), Value::Object(attrs));
-    }
+    nodes.extend(outputs_node(f, &ids));
+    let groups = group_attributes(&summaries);
     let count = nodes.len();
     FunctionExport {
         graph: json!({"id": id, "nodes": nodes, "groupNodeAttributes": groups}),
