@@ -146,7 +146,11 @@ def node_to_select(graph: Path, gid: str) -> tuple[str, dict]:
     else the first with a unit; with its results per node data file."""
     data = {s: json.loads(p.read_text()).get(gid, {}).get("results", {})
             for s, p in zip(NODE_DATA, data_paths(graph))}
-    node = next(iter(data["findings"]), None) or next(iter(data["units"]))
+    raw = json.loads(graph.read_text())
+    namespace = {n["id"]: n["namespace"] for g in raw["graphs"] if g["id"] == gid for n in g["nodes"]}
+    # A finding inside a layer first (the side panel then names its layer too).
+    found = sorted(data["findings"], key=lambda n: (namespace.get(n, "") == "", n))
+    node = next(iter(found), None) or next(iter(data["units"]))
     return node, {s: d.get(node) for s, d in data.items()}
 
 
@@ -166,13 +170,18 @@ def browse(graph: Path, raw: dict, shots: Path | None) -> None:
             page = browser.new_page(viewport={"width": 1300, "height": 900})
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
-            # The one outside request (a web font) is refused: the page must not need it.
-            page.route(
-                "**/*",
-                lambda route: route.continue_()
-                if route.request.url.startswith(local)
-                else route.abort(),
-            )
+            # The one outside request (a web font) gets a 404 at once: the page must not need it
+            # (an aborted font request leaves the screenshot waiting for fonts).
+            outside: list[str] = []
+
+            def only_local(route) -> None:
+                if route.request.url.startswith(local):
+                    route.continue_()
+                else:
+                    outside.append(route.request.url)
+                    route.fulfill(status=404, body="")
+
+            page.route("**/*", only_local)
             start = time.time()
             page.goto(url, wait_until="load")
             page.wait_for_selector("canvas", timeout=120000)
@@ -198,7 +207,7 @@ def browse(graph: Path, raw: dict, shots: Path | None) -> None:
             # A node opened in the side panel shows its unit, why, and its findings.
             node, results = node_to_select(graph, gid)
             search = page.locator("input[placeholder*='Search']")
-            search.fill("^" + re.escape(node) + "$")
+            search.fill(re.escape(node))
             search.press("Enter")
             page.wait_for_selector(f'mat-tree-node[data-id="{node}"]', timeout=30000)
             page.click(f'mat-tree-node[data-id="{node}"] >> nth=0', modifiers=["Alt"])
@@ -215,13 +224,19 @@ def browse(graph: Path, raw: dict, shots: Path | None) -> None:
                 print(f"    {node}: {unit} in the side panel")
             page.locator("input[placeholder*='Search']").fill("")
             page.keyboard.press("Escape")
+            # The whole graph with its layers collapsed, the per-layer counts in the side panel.
+            page.locator(".collapse-all").first.dispatch_event("click", timeout=180000)
             time.sleep(1)
+            page.locator(".zoom-fit").first.dispatch_event("click", timeout=180000)
+            page.mouse.move(700, 880)
+            time.sleep(2)
             if shots:
                 shots.mkdir(parents=True, exist_ok=True)
                 out = shots / f"model-explorer-{graph.stem}.png"
-                page.screenshot(path=str(out))
+                page.screenshot(path=str(out), timeout=120000)
                 print(f"    wrote {out}")
             assert not errors, f"page errors: {errors}"
+            assert len(set(outside)) <= 1, f"outside requests: {sorted(set(outside))}"
             browser.close()
     finally:
         proc.terminate()

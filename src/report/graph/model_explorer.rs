@@ -264,7 +264,11 @@ fn input_node(f: &Function, ids: &Ids, n: NodeId) -> Option<Value> {
     let Some(Node::Input(input)) = f.node(n) else {
         return None;
     };
-    let kind = if input.ty.is_state() { "state" } else { "input" };
+    let kind = if input.ty.is_state() {
+        "state"
+    } else {
+        "input"
+    };
     Some(json!({
         "id": ids.get(n).unwrap_or_default(),
         "label": kind,
@@ -290,7 +294,9 @@ fn op_inputs(f: &Function, ids: &Ids, op: &crate::ir::Op) -> (Vec<Value>, Vec<Va
                 p.name.to_string()
             };
             let source = match arg {
-                Arg::Name(v) => f.def(v).and_then(|d| ids.get(d.node).map(|s| (s, d.output))),
+                Arg::Name(v) => f
+                    .def(v)
+                    .and_then(|d| ids.get(d.node).map(|s| (s, d.output))),
                 Arg::Value(_) => None,
             };
             match source {
