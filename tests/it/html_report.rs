@@ -241,7 +241,11 @@ fn realworld_report_covers_pipelines_and_multifunction_models() {
         .skip(1)
         .find(|a| a.contains("whisperkit-tiny/AudioEncoder.mlmodelc · main"))
         .expect("the encoder's overview");
-    assert!(encoder.starts_with(" layered\""), "{}", &encoder[..200.min(encoder.len())]);
+    assert!(
+        encoder.starts_with(" layered\""),
+        "{}",
+        &encoder[..200.min(encoder.len())]
+    );
     assert!(encoder.contains("layers from the weights' module paths"));
     for l in 0..4 {
         let row = format!("<span class=ln>layers.{l}</span>");

@@ -226,7 +226,9 @@ fn graph_writes_any_format_to_its_output_file() {
         .unwrap();
     assert_eq!(run.status.code(), Some(0));
     assert!(run.stdout.is_empty(), "the picture goes to the file only");
-    assert!(std::fs::read_to_string(&out).unwrap().contains("<svg class=\"graph\""));
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("<svg class=\"graph\""));
     // A folder that does not exist is an error naming the file.
     let missing = dir.path().join("no/such/dir/g.json");
     let run = Command::cargo_bin("coreml-lint")
