@@ -265,6 +265,33 @@ def fit_problems(dt: DevTools) -> list[str]:
     return problems
 
 
+WIDE = """(() => {
+  const out = [], w = window.innerWidth;
+  if (document.documentElement.scrollWidth > w) out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px`);
+  document.querySelectorAll('table').forEach(t => {
+    const r = t.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 0.5) out.push(`a table ends at ${Math.round(r.right)} px: ${t.className}`);
+  });
+  document.querySelectorAll('article.overview.layered').forEach(a => {
+    const rows = a.querySelectorAll(':scope .layers > .ly').length, c = a.getBoundingClientRect();
+    if (rows > 60) out.push(`${a.id}: ${rows} rows`);
+    a.querySelectorAll('.rw').forEach(r => {
+      const b = r.getBoundingClientRect();
+      if (b.width > 0 && b.right > c.right + 0.5) out.push(`${a.id}: a row ends past its overview`);
+    });
+  });
+  return out;
+})()"""
+
+
+def width_problems(dt: DevTools) -> list[str]:
+    """No table or layered overview wider than the window; a layered overview of at most 60 rows."""
+    wide = dt.evaluate(WIDE)
+    layered = dt.evaluate("document.querySelectorAll('article.overview.layered').length")
+    print(f"  tables and {layered} layered overviews at {WIDTH} px: {len(wide)} too wide")
+    return wide[:20]
+
+
 def readme_shot(dt: DevTools, article: str, path: str) -> None:
     """A finding as README shows it: its box (at most 900 px tall), drawn at 70 %."""
     rect = dt.evaluate(
@@ -321,6 +348,7 @@ def check(report: str, shots: str | None, expect: int | None) -> list[str]:
             f" ({pictures} boxes, {stored} pictures stored once for several findings), {overviews} overviews"
         )
         problems += fit_problems(dt)
+        problems += width_problems(dt)
         uses = dt.evaluate("document.querySelectorAll('.picture svg use').length")
         if uses:
             problems.append(f"{uses} stored pictures were not copied into their findings")
@@ -378,8 +406,18 @@ def check(report: str, shots: str | None, expect: int | None) -> list[str]:
                 "(() => { const a = document.querySelector('a.to-overview[data-box]:not([data-box=\"\"])');"
                 " if (!a) return null; a.click(); return document.querySelectorAll('.node.target').length; })()"
             )
-            if linked is not None and linked != 1:
+            if linked is not None and linked not in (0, 1):
                 problems.append(f"a finding's overview link marks {linked} boxes")
+            row = dt.evaluate(
+                "(() => { const a = Array.from(document.querySelectorAll('a.to-overview[data-box]'))"
+                ".find(a => /-l[0-9]+$/.test(a.dataset.box)); if (!a) return null; a.click();"
+                " const t = document.querySelectorAll('.ly.target'); return t.length === 1 && t[0].open"
+                " && t[0].getBoundingClientRect().height > 0; })()"
+            )
+            if row is False:
+                problems.append("a finding's link to its layer row does not open and mark it")
+            if linked is None and row is None:
+                problems.append("no finding links to its overview")
         page = screenshot(dt, "body", None)
         if png_is_blank(page):
             problems.append("the screenshot is blank")
@@ -400,6 +438,13 @@ def check(report: str, shots: str | None, expect: int | None) -> list[str]:
             )
             if big:
                 screenshot(dt, f"#{big}", os.path.join(shots, "html-report-overview.png"))
+            layered = dt.evaluate(
+                "(() => { let best = null, n = -1; document.querySelectorAll('article.overview.layered').forEach(a =>"
+                " { const k = a.querySelectorAll('.ly').length; if (k > n) { n = k; best = a; } });"
+                " return best && best.id; })()"
+            )
+            if layered:
+                screenshot(dt, f"#{layered}", os.path.join(shots, "html-report-layers.png"))
         for e in dt.events:
             method = e.get("method")
             params = e.get("params", {})

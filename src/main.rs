@@ -4,7 +4,7 @@
 //! error (a model that could not be read, a bad config or rule file, a refused fix).
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
@@ -75,6 +75,8 @@ enum GraphFormat {
     Dot,
     Svg,
     Html,
+    /// Google's Model Explorer: the graph JSON at --output and its node data files beside it.
+    ModelExplorer,
 }
 
 #[derive(Args)]
@@ -93,6 +95,16 @@ struct GraphArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "svg")]
     format: GraphFormat,
+    /// Write to FILE instead of standard output (model-explorer: the graph JSON; its node data
+    /// files are written beside it, FILE's stem with .units.json, .reasons.json, …).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The compute units the app loads the model with (as `check --compute-units`).
+    #[arg(long, value_name = "UNITS", value_parser = valid_units)]
+    compute_units: Option<ComputeUnits>,
+    /// Deployment target (as `check --target`).
+    #[arg(long, value_name = "TARGET", value_parser = valid_target)]
+    target: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -532,11 +544,25 @@ fn rule(id: Option<String>, all: bool, dirs: &[PathBuf]) -> u8 {
 fn graph(args: &GraphArgs) -> u8 {
     use report::graph::{pictures, GraphRequest};
     use report::pictures::render_pictures;
+    if args.format == GraphFormat::ModelExplorer && args.output.is_none() {
+        eprintln!(
+            "error: --format model-explorer writes several files: give the graph's with --output FILE.json"
+        );
+        return 2;
+    }
     let options = CheckOptions {
         keep: Keep::Programs,
         rendering: Rendering::Skip,
         // The picture shows every finding, baselined or not.
         baseline: Some(BaselineMode::Off),
+        overrides: Overrides {
+            target: args
+                .target
+                .as_deref()
+                .and_then(|t| DeployTarget::parse(&[t]).ok()),
+            compute_units: args.compute_units,
+            ..Overrides::default()
+        },
         ..CheckOptions::default()
     };
     let outcome = match check::check(std::slice::from_ref(&args.model), &options) {
@@ -552,6 +578,9 @@ fn graph(args: &GraphArgs) -> u8 {
             return 2;
         }
     }
+    if let (GraphFormat::ModelExplorer, Some(out)) = (args.format, &args.output) {
+        return model_explorer(args, &outcome.run, out);
+    }
     let request = GraphRequest {
         function: args.function.clone(),
         around: args.around.clone(),
@@ -560,7 +589,7 @@ fn graph(args: &GraphArgs) -> u8 {
     let format = match args.format {
         GraphFormat::Dot => report::graph::GraphFormat::Dot,
         GraphFormat::Svg => report::graph::GraphFormat::Svg,
-        GraphFormat::Html => report::graph::GraphFormat::Html,
+        GraphFormat::Html | GraphFormat::ModelExplorer => report::graph::GraphFormat::Html,
     };
     match pictures(&outcome.run, &request) {
         Ok(p) => {
@@ -571,14 +600,79 @@ fn graph(args: &GraphArgs) -> u8 {
                     p[0].0
                 );
             }
-            emit(&render_pictures(&p, format));
-            0
+            let text = render_pictures(&p, format);
+            match &args.output {
+                Some(out) => write_output(out, &text),
+                None => {
+                    emit(&text);
+                    0
+                }
+            }
         }
         Err(what) => {
             eprintln!("error: {}: {what}", args.model.display());
             2
         }
     }
+}
+
+/// Writes `text` to `path` through a temporary file beside it (a reader never sees half a file).
+fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.coreml-lint-tmp"));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+}
+
+fn write_output(path: &Path, text: &str) -> u8 {
+    match write_file(path, text) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            2
+        }
+    }
+}
+
+/// `graph --format model-explorer`: the graph JSON at `out`, the node data files beside it, and
+/// the command that opens them.
+fn model_explorer(args: &GraphArgs, run: &check::CheckRun, out: &Path) -> u8 {
+    use report::graph::model_explorer::export;
+    let export = match export(run, args.function.as_deref()) {
+        Ok(e) => e,
+        Err(what) => {
+            eprintln!("error: {}: {what}", args.model.display());
+            return 2;
+        }
+    };
+    let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+    let stem = stem.strip_suffix(".graph").unwrap_or(&stem).to_string();
+    let mut files = vec![(out.to_path_buf(), export.graph)];
+    for (suffix, text) in export.node_data {
+        files.push((out.with_file_name(format!("{stem}.{suffix}.json")), text));
+    }
+    for (path, text) in &files {
+        if write_output(path, text) != 0 {
+            return 2;
+        }
+    }
+    let data: Vec<String> = files[1..]
+        .iter()
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    eprintln!(
+        "wrote {} ({} graphs, {} nodes) and {} node data files; open it with\n  model-explorer {} --node_data_paths={}",
+        out.display(),
+        export.graphs,
+        export.nodes,
+        data.len(),
+        out.display(),
+        data.join(","),
+    );
+    0
 }
 
 fn test_rules(dirs: &[PathBuf]) -> u8 {

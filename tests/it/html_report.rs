@@ -109,7 +109,7 @@ fn corpus_report_has_a_picture_per_finding_and_nothing_external() {
     ] {
         assert!(!html.contains(needle), "the page references {needle}");
     }
-    let overviews = html.matches("<article class=\"overview\"").count();
+    let overviews = html.matches("<article class=\"overview").count();
     let placement_rows = html.matches("<tr class=\"model-row\"").count();
     assert_eq!(overviews, placement_rows, "one overview per function");
     // Each placement row ends with the ANE share of compute and its bar of MACs by class.
@@ -234,8 +234,40 @@ fn realworld_report_covers_pipelines_and_multifunction_models() {
         html.contains("(sub-model 0)")
             && html.contains("sub-model 1: a non-maximum suppression model")
     );
-    // Large functions are condensed.
-    assert!(html.contains("groups</p>"), "no condensed overview");
+    // Large functions are shown by layer, not drawn: WhisperKit's encoder in its four layers
+    // (from the weights' module paths), each row with its strip of ops and ANE share.
+    let encoder = html
+        .split("<article class=\"overview")
+        .skip(1)
+        .find(|a| a.contains("whisperkit-tiny/AudioEncoder.mlmodelc · main"))
+        .expect("the encoder's overview");
+    assert!(
+        encoder.starts_with(" layered\""),
+        "{}",
+        &encoder[..200.min(encoder.len())]
+    );
+    assert!(encoder.contains("layers from the weights' module paths"));
+    for l in 0..4 {
+        let row = format!("<span class=ln>layers.{l}</span>");
+        assert!(encoder.contains(&row), "no row {row}");
+    }
+    assert!(encoder.contains("<span class=ln>self_attn</span>"));
+    assert!(encoder.contains("<span class=sh ") && !encoder.contains("<svg"));
+    // Model paths (titles, locations, the placement table, the model filter) are relative to
+    // where `check` ran (the repository), not absolute as given.
+    assert!(html.contains("../shared/realworld/whisperkit-tiny/"));
+    let absolute = common::repo().display().to_string();
+    for (open, close) in [
+        ("<h3>", "</h3>"),
+        ("<p class=\"location\">", "</p>"),
+        ("<tr class=\"model-row\"", "</tr>"),
+        ("<label>", "</label>"),
+    ] {
+        for part in html.split(open).skip(1) {
+            let text = part.split(close).next().unwrap_or("");
+            assert!(!text.contains(&absolute), "an absolute path: {text}");
+        }
+    }
 }
 
 #[test]

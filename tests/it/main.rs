@@ -31,6 +31,7 @@ mod json_schema;
 mod layers;
 mod limits;
 mod linear_ops;
+mod model_explorer;
 mod mutation;
 mod opset_rules;
 mod origin_findings;

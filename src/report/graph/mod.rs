@@ -1,8 +1,11 @@
 //! Pictures of a function's graph, for the HTML report and `coreml-lint graph`: which nodes a
-//! picture shows (`select`), the condensed view
-//! of a whole function (`overview`), and the drawing (`svg` through layout-rs, `dot`).
+//! picture shows (`select`), the layer of each op (`layers`), the condensed view
+//! of a whole function (`overview`), the drawing (`svg` through layout-rs, `dot`), and the
+//! export to Model Explorer (`model_explorer`).
 
 pub mod dot;
+pub mod layers;
+pub mod model_explorer;
 pub mod overview;
 pub mod select;
 pub mod svg;

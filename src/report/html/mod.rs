@@ -17,6 +17,7 @@ use crate::ir::Model;
 use crate::report::graph::{self, escape, overview, select, svg};
 use crate::rules::RuleInfo;
 
+mod layered;
 mod pictures;
 mod style;
 mod view;
@@ -33,10 +34,45 @@ const SCRIPT: &str = include_str!("page.js");
 /// Lines of text MIL shown before and after a finding's line.
 const CONTEXT_LINES: usize = 3;
 
+/// A path as the report shows it: relative to the folder `check` ran in (`../models/x` too),
+/// as given when it has no relation to it.
+fn shown_path(path: &std::path::Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .filter(|_| path.is_absolute())
+        .and_then(|cwd| relative_to(path, &cwd));
+    relative.unwrap_or_else(|| path.display().to_string())
+}
+
+/// `path` relative to the folder `base` (both absolute), `..` for each folder of `base` it is not
+/// in; `None` when they share no first component.
+fn relative_to(path: &std::path::Path, base: &std::path::Path) -> Option<String> {
+    use std::path::Component;
+    let p: Vec<Component<'_>> = path.components().collect();
+    let b: Vec<Component<'_>> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    // Only the root in common: the absolute path says more.
+    if common <= 1 {
+        return None;
+    }
+    let mut out = std::path::PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c.as_os_str());
+    }
+    Some(if out.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        out.display().to_string()
+    })
+}
+
 fn model_title(m: &Model) -> String {
     match &m.sub_model {
-        Some(sub) => format!("{} ({sub})", m.path.display()),
-        None => m.path.display().to_string(),
+        Some(sub) => format!("{} ({sub})", shown_path(&m.path)),
+        None => shown_path(&m.path),
     }
 }
 
@@ -145,23 +181,37 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
             });
         }
     }
+    // Findings are numbered through the page in model order, from 1.
+    let mut first_finding = 1;
     let views: Vec<Vec<FunctionView<'_>>> = models
         .iter()
         .map(|m| {
+            let first = first_finding;
+            first_finding += m.findings.len();
             m.model
                 .program
                 .functions
                 .iter()
-                .map(|f| {
+                .enumerate()
+                .map(|(fi, f)| {
                     let placement = place_function(f, m.findings);
                     let placements = placement.by_node();
-                    let overview = overview::overview(f, &placements, m.findings);
+                    let drawn = f.ops().filter(|(_, op)| op.op_type != "const").count();
+                    // A large function is shown by layer, not drawn.
+                    let (overview, layered) = if drawn > overview::FULL_UP_TO {
+                        let id = format!("ov{}-{fi}", m.result);
+                        let l = layered::layered(f, &placement, m.findings, first, &id);
+                        (overview::Overview::default(), Some(l))
+                    } else {
+                        (overview::overview(f, &placements, m.findings), None)
+                    };
                     FunctionView {
                         function: f,
                         index: select::FunctionIndex::new(f),
                         placement,
                         placements,
                         overview,
+                        layered,
                     }
                 })
                 .collect()
@@ -290,8 +340,8 @@ fn summary(
         .models
         .iter()
         .filter_map(|m| match &m.outcome {
-            ModelOutcome::Failed(e) => Some(format!("{}: {e}", m.path.display())),
-            ModelOutcome::Skipped(why) => Some(format!("{}: skipped: {why}", m.path.display())),
+            ModelOutcome::Failed(e) => Some(format!("{}: {e}", shown_path(&m.path))),
+            ModelOutcome::Skipped(why) => Some(format!("{}: skipped: {why}", shown_path(&m.path))),
             ModelOutcome::Checked { .. } => None,
         })
         .collect();
@@ -369,7 +419,7 @@ fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
         let _ = write!(
             out,
             "<label><input type=\"checkbox\" checked value=\"{i}\"> {}</label>",
-            escape(&p.display().to_string())
+            escape(&shown_path(p))
         );
     }
     out.push_str("</details><p class=\"shown\"></p></section>\n");
@@ -451,7 +501,7 @@ fn finding(
         }
         None => (None, Vec::new()),
     };
-    let file = m.model.source.file.display().to_string();
+    let file = shown_path(&m.model.source.file);
     match line {
         Some(l) => {
             let _ = write!(
@@ -519,15 +569,18 @@ fn finding(
                 );
             }
             if !fragment {
-                let target =
-                    x.op.as_deref()
-                        .or(x.state.as_deref())
-                        .and_then(|name| v.overview.box_of(name));
+                let name = x.op.as_deref().or(x.state.as_deref());
+                let target = match &v.layered {
+                    Some(l) => name.and_then(|n| l.row_of(n)).map(str::to_string),
+                    None => name
+                        .and_then(|n| v.overview.box_of(n))
+                        .map(|b| format!("ov{}-{fi}-n{b}", m.result)),
+                };
                 let _ = write!(
                     out,
                     "<p><a class=\"to-overview\" href=\"#ov{}-{fi}\" data-box=\"{}\">show in the overview of {}</a></p>",
                     m.result,
-                    target.map_or(String::new(), |b| format!("ov{}-{fi}-n{b}", m.result)),
+                    target.unwrap_or_default(),
                     escape(&v.function.name)
                 );
             }
@@ -540,10 +593,32 @@ fn finding(
 fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView<'_>>]) {
     let out = &mut page.out;
     out.push_str("<section class=\"overviews\" id=\"overviews\"><h2>Overview of each function</h2>\
-        <p class=\"note\">Scroll to zoom, drag to pan, double-click to reset. Large functions are drawn as groups of consecutive ops, each with its placement bar; a red badge counts the findings in a box.</p>");
+        <p class=\"note\">Small functions are drawn op by op: scroll to zoom, drag to pan, double-click to reset. \
+        Large functions are shown by layer (the module paths in the weights' names, else the repetition of the ops): \
+        each row's strip is its ops in program order coloured by the estimate, its colour the ANE's share of its compute \
+        (green: all, orange: none); a red badge counts its findings; open a row for its sub-layers, the ops not likely \
+        on the ANE and its findings.</p>");
     for (m, fs) in models.iter().zip(views) {
         for (fi, v) in fs.iter().enumerate() {
             let id = format!("ov{}-{fi}", m.result);
+            if let Some(l) = &v.layered {
+                let _ = writeln!(
+                    out,
+                    "<article class=\"overview layered\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops in {} rows{}</p><div class=\"layers\">{}</div></article>",
+                    m.path_index,
+                    escape(&model_title(m.model)),
+                    escape(&v.function.name),
+                    v.function.op_count(),
+                    l.rows,
+                    match l.source {
+                        graph::layers::LayerSource::Names => ", layers from the weights' module paths",
+                        graph::layers::LayerSource::Repetition => ", layers from the repetition of the ops",
+                        graph::layers::LayerSource::None => " of consecutive ops",
+                    },
+                    l.html
+                );
+                continue;
+            }
             let o = &v.overview;
             let d = svg::draw(&o.picture, Some(&id), &page.arrow);
             let _ = writeln!(

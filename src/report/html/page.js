@@ -120,7 +120,16 @@
       var section = document.getElementById(a.getAttribute("href").slice(1) + "-section");
       if (!section) return;
       e.preventDefault();
-      root.querySelectorAll(".node.target").forEach(function (n) { n.classList.remove("target"); });
+      root.querySelectorAll(".node.target, .ly.target").forEach(function (n) { n.classList.remove("target"); });
+      if (target && target.tagName === "DETAILS") {
+        // A row of a layered overview: open it and the rows around it.
+        target.classList.add("target");
+        for (var d = target; d && d !== section; d = d.parentNode) {
+          if (d.tagName === "DETAILS") d.open = true;
+        }
+        target.scrollIntoView({ block: "center" });
+        return;
+      }
       if (target) {
         target.classList.add("target");
         var svg = target.ownerSVGElement, r = target.getBBox(), b = box(svg);

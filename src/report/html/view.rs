@@ -22,6 +22,8 @@ pub(super) struct FunctionView<'f> {
     pub(super) placement: FunctionPlacement,
     pub(super) placements: Placements,
     pub(super) overview: overview::Overview,
+    /// The layered overview of a large function (its `overview` is then empty).
+    pub(super) layered: Option<super::layered::Layered>,
 }
 
 /// What every part of the report writes into.
