@@ -107,7 +107,7 @@ count() {
 # The number of findings in a JSON report (the rule ids of `diagnostics`).
 findings() { grep -c '"rule": ' "$1" || true; }
 
-millions() { awk -v n="$1" 'BEGIN { printf "%.1f M", n / 1e6 }'; }
+millions() { awk -v n="$1" 'BEGIN { printf "%.2f M", n / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 percent() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f %%", (a - b) * 100 / b }'; }
 
