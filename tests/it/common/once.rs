@@ -19,7 +19,7 @@ where
 {
     let cell: &'static OnceLock<V> = {
         let mut map = table.get_or_init(Default::default).lock().unwrap();
-        *map.entry(key).or_insert_with(|| Box::leak(Box::default()))
+        map.entry(key).or_insert_with(|| Box::leak(Box::default()))
     };
     cell.get_or_init(make)
 }
