@@ -1,6 +1,8 @@
-//! The benchmark floor: read `model.mlmodel` and walk its protobuf wire format without decoding
-//! into structs and without allocating: every field of every nested message of the ML program is
-//! visited (tag, wire type, varint or slice), and nothing else is done.
+//! The benchmark floor: map `model.mlmodel` into memory and walk its protobuf wire format without
+//! decoding into structs, without copying and without allocating: every field of every nested
+//! message of the model (its description, its pipeline stages and the ML program) is visited (tag,
+//! wire type, varint or slice), and nothing else is done. `bench/instructions.sh` counts its
+//! instructions as the floor of reading that `coreml-lint check` is measured against.
 //!
 //! `cargo build --release --example wire_walk`, then
 //! `target/release/examples/wire_walk <package.mlpackage | model.mlmodel>`. Prints the number of
@@ -25,7 +27,17 @@ enum Message {
     FunctionDescription,
     FeatureDescription,
     FeatureType,
+    ImageFeatureType,
+    EnumeratedImageSizes,
+    ImageSizeRange,
+    ArrayFeatureType,
+    EnumeratedShapes,
+    ShapeRange,
+    SequenceFeatureType,
+    StateFeatureType,
     Metadata,
+    /// `PipelineClassifier` and `PipelineRegressor`: field 1 is a `Pipeline`.
+    PipelineWrapper,
     Pipeline,
     Program,
     Function,
@@ -69,6 +81,7 @@ impl Message {
         use Message::*;
         Some(match (self, tag) {
             (Model, 2) => ModelDescription,
+            (Model, 200 | 201) => PipelineWrapper,
             (Model, 202) => Pipeline,
             (Model, 502) => Program,
             (ModelDescription, 1 | 10 | 13 | 50) => FeatureDescription,
@@ -76,8 +89,21 @@ impl Message {
             (ModelDescription, 100) => Metadata,
             (FunctionDescription, 2 | 3 | 6) => FeatureDescription,
             (FeatureDescription, 3) => FeatureType,
-            (FeatureType, 1..=8) => Leaf,
+            (FeatureType, 4) => ImageFeatureType,
+            (FeatureType, 5) => ArrayFeatureType,
+            (FeatureType, 7) => SequenceFeatureType,
+            (FeatureType, 8) => StateFeatureType,
+            (FeatureType, 1..=3 | 6) => Leaf,
+            (ImageFeatureType, 21) => EnumeratedImageSizes,
+            (ImageFeatureType, 31) => ImageSizeRange,
+            (EnumeratedImageSizes, 1) | (ImageSizeRange, 1 | 2) => Leaf,
+            (ArrayFeatureType, 21) => EnumeratedShapes,
+            (ArrayFeatureType, 31) => ShapeRange,
+            (EnumeratedShapes | ShapeRange, 1) => Leaf,
+            (SequenceFeatureType, 1 | 3 | 101) => Leaf,
+            (StateFeatureType, 1) => ArrayFeatureType,
             (Metadata, 100) => MapEntry(MapValue::String),
+            (PipelineWrapper, 1) => Pipeline,
             (Pipeline, 1) => Model,
             (Program, 2) => MapEntry(MapValue::Function),
             (Program, 4) => MapEntry(MapValue::Value),
@@ -179,7 +205,7 @@ fn walk(buf: &[u8], message: Message, tally: &mut Tally) -> Option<()> {
 }
 
 fn main() -> ExitCode {
-    let (file, bytes) = match floor::read_model_file("wire_walk") {
+    let (file, bytes) = match floor::map_model_file("wire_walk") {
         Ok(read) => read,
         Err(code) => return code,
     };

@@ -3,21 +3,16 @@
 
 use crate::common;
 
-use assert_cmd::Command;
-
+/// `coreml-lint ARGS PATHS` in the repository: exit code, stdout, stderr. Every run here only
+/// reads, so the same run asked by several tests is made once (`common::cli_run`).
 fn run(args: &[&str], paths: &[std::path::PathBuf]) -> (i32, String, String) {
-    let out = Command::cargo_bin("coreml-lint")
-        .unwrap()
-        .current_dir(common::repo())
-        .args(args)
-        .args(paths)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let argv: Vec<std::ffi::OsString> = args
+        .iter()
+        .map(|a| a.into())
+        .chain(paths.iter().map(|p| p.into()))
+        .collect();
+    let out = common::once::cli_run(&common::repo(), &argv);
+    (out.code, out.stdout.clone(), out.stderr.clone())
 }
 
 fn json_count(paths: &[std::path::PathBuf]) -> usize {

@@ -261,7 +261,14 @@ fn refuses_nested_proto_blocks(depths: &[usize]) {
 }
 
 #[test]
-fn immediate_tensors_over_the_cap_are_refused_before_allocation() {
+fn immediate_tensors_at_the_cap_are_accepted() {
+    let text = program(&attr("tensor<uint8, [4]>([0, 1, 2, 3])"), "");
+    parse_program(&text, Path::new("ok.mil")).unwrap();
+}
+
+#[test]
+#[ignore = "heavy (16M-element literals parsed): `cargo test -- --ignored heavy_` (.ci/run runs it)"]
+fn heavy_immediate_tensors_over_the_cap_are_refused_before_allocation() {
     let n = MAX_IMMEDIATE_ELEMENTS as usize + 1;
     let mut data = String::with_capacity(2 * n);
     for i in 0..n {
@@ -286,9 +293,6 @@ fn immediate_tensors_over_the_cap_are_refused_before_allocation() {
         "",
     );
     assert!(parse_program(&text, Path::new("big.mil")).is_err());
-    // At the cap it is accepted.
-    let text = program(&attr("tensor<uint8, [4]>([0, 1, 2, 3])"), "");
-    parse_program(&text, Path::new("ok.mil")).unwrap();
 }
 
 /// A sparse file of `len` bytes (no disk used).

@@ -9,11 +9,9 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use coreml_lint::analysis::opset::ENTITY_KINDS;
-use coreml_lint::discover::discover;
 use coreml_lint::finding::Finding;
 use coreml_lint::ir::Model;
 use coreml_lint::lint::model_entities;
-use coreml_lint::read::{read_model, ReadOutcome};
 use coreml_lint::rules::testing::snippet_model;
 use coreml_lint::rules::{match_model, RuleSet};
 
@@ -35,10 +33,7 @@ fn assert_no_opset_facts(root: &std::path::Path) -> (usize, usize) {
     let mut models = 0;
     let mut ops = 0;
     let mut bad = Vec::new();
-    for d in discover(&[root.to_path_buf()]).into_iter().flatten() {
-        let Ok(ReadOutcome::Model(m)) = read_model(&d) else {
-            continue;
-        };
+    for m in common::once::models_under(root) {
         models += 1;
         ops += m
             .program
@@ -46,7 +41,7 @@ fn assert_no_opset_facts(root: &std::path::Path) -> (usize, usize) {
             .iter()
             .map(|f| f.op_count())
             .sum::<usize>();
-        for x in mil_findings(&m, &rules) {
+        for x in mil_findings(m, &rules) {
             // A function at an opset newer than the table (the iOS26 corpus packages) is only
             // noted as not checked.
             if x.rule == "mil-opset-not-checked" && is_ios26_fixture(&m.path) {

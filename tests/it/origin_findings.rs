@@ -13,9 +13,7 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use assert_cmd::Command;
-use coreml_lint::discover::discover;
 use coreml_lint::lint::model_entities;
-use coreml_lint::read::{read_model, ReadOutcome};
 use coreml_lint::rules::{match_model, RuleSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -426,17 +424,14 @@ fn every_cause_found_before_is_reported_once_and_covers_the_same_ops() {
         } else {
             dir.clone()
         };
-        for d in discover(std::slice::from_ref(dir)).into_iter().flatten() {
-            let Ok(ReadOutcome::Model(model)) = read_model(&d) else {
-                continue;
-            };
+        for model in common::once::models_under(dir) {
             let rel = model
                 .path
                 .strip_prefix(&base)
                 .unwrap_or(&model.path)
                 .display()
                 .to_string();
-            for f in match_model(&model, &rules, &model_entities(&model)) {
+            for f in match_model(model, &rules, &model_entities(model)) {
                 if !RULES.contains(&f.rule.as_str()) {
                     continue;
                 }

@@ -31,10 +31,8 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use coreml_lint::analysis::description::description_entities;
-use coreml_lint::discover::discover;
 use coreml_lint::finding::Severity;
 use coreml_lint::ir::{DType, FeatureKind};
-use coreml_lint::read::{read_model, ReadOutcome};
 use coreml_lint::rules::{match_model, RuleSet};
 
 /// (rule, model path under `realworld/`, severity, count).
@@ -367,10 +365,7 @@ fn realworld_findings_are_exactly_the_pinned_ones() {
     let rules = RuleSet::builtin().expect("built-ins load");
     let mut checked = 0;
     let mut got: BTreeMap<Key, usize> = BTreeMap::new();
-    for d in discover(std::slice::from_ref(&root)).into_iter().flatten() {
-        let Ok(ReadOutcome::Model(model)) = read_model(&d) else {
-            continue;
-        };
+    for model in common::once::models_under(&root) {
         checked += 1;
         let rel = model
             .path
@@ -379,10 +374,10 @@ fn realworld_findings_are_exactly_the_pinned_ones() {
             .display()
             .to_string();
         for f in match_model(
-            &model,
+            model,
             &rules,
             &coreml_lint::analysis::registry::ModelEntities {
-                entities: description_entities(&model),
+                entities: description_entities(model),
             },
         ) {
             let sev = match f.severity {
@@ -425,10 +420,8 @@ fn description_check_reads_realworld_descriptions() {
         return;
     };
     let mut compared = 0;
-    for d in discover(&[shared.join("realworld")]).into_iter().flatten() {
-        let Ok(ReadOutcome::Model(mut model)) = read_model(&d) else {
-            continue;
-        };
+    for model in common::once::models_under(&shared.join("realworld")) {
+        let mut model = model.clone();
         assert!(
             description_facts(&model).is_empty(),
             "{}",

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod once;
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
