@@ -212,20 +212,10 @@ pub fn picture_of(
     }
 }
 
-/// Escapes text for XML and HTML (element content and quoted attributes).
+/// Escapes text for XML and HTML (element content and quoted attributes), a model's controls
+/// and bidi characters shown as their escapes ([`model_text::xml`]).
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::report::model_text::xml(text)
 }
 
 /// The picture of finding `x` in `f`: the region `select::finding_region` chooses, its op

@@ -14,7 +14,8 @@ use crate::check::placement::place_function;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::Model;
-use crate::report::graph::{self, escape, overview, select, svg};
+use crate::report::graph::{self, overview, select, svg};
+use crate::report::model_text::{html as escape, xml as attribute};
 use crate::rules::RuleInfo;
 
 mod pictures;
@@ -273,7 +274,7 @@ fn summary(
                 .find(|r| r.id == *rule)
                 .map_or("", |r| r.title.as_str());
             let sev = severity_class(*sev);
-            let rule = escape(rule);
+            let rule = attribute(rule);
             let _ = if fragment {
                 write!(out, "<tr><td><span class=\"sev {sev}\">{rule}</span></td>")
             } else {
@@ -355,7 +356,7 @@ fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
         let _ = write!(
             out,
             "<label><input type=\"checkbox\" checked value=\"{}\"> {}</label>",
-            escape(r),
+            attribute(r),
             escape(r)
         );
     }
@@ -411,7 +412,7 @@ fn finding(
     let (ids, fragment) = (page.ids.as_str(), page.fragment);
     let out = &mut page.out;
     let sev = severity_class(x.severity);
-    let rule = escape(&x.rule);
+    let rule = attribute(&x.rule);
     let title = if fragment {
         rule.clone()
     } else {
@@ -581,7 +582,7 @@ fn rule_docs(out: &mut String, run: &CheckRun, rules: &[RuleInfo]) {
         let _ = write!(
             out,
             "<article class=\"rule-doc\" id=\"rule-{}\"><pre>{}</pre></article>",
-            escape(id),
+            attribute(id),
             escape(&text)
         );
     }
