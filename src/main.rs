@@ -214,6 +214,15 @@ fn emit(text: &str) {
 }
 
 fn report_error(e: impl miette::Diagnostic + Send + Sync + 'static) {
+    // An error quoting a model's strings with a control or bidi character is shown escaped,
+    // without colours.
+    let mut plain = String::new();
+    let _ = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .render_report(&mut plain, &e);
+    if report::model_text::needs_escape(&plain.replace('\n', "")) {
+        eprint!("{}", report::model_text::terminal_lines(&plain));
+        return;
+    }
     eprintln!("{:?}", miette::Report::new(e));
 }
 
@@ -464,11 +473,15 @@ fn dump(paths: &[PathBuf]) -> u8 {
             (false, Some(sub)) => Some(format!("// {sub}\n")),
             (false, None) => None,
         };
-        emit(&heading.unwrap_or_default());
+        // The model's names with their controls and bidi characters shown escaped.
+        let terminal = report::model_text::terminal_lines;
+        emit(&terminal(&heading.unwrap_or_default()));
         if m.kind == coreml_lint::ir::ModelKind::AiModel {
-            emit(&m.source.text);
+            emit(&terminal(&m.source.text));
         } else {
-            emit(&coreml_lint::ir::render::render_to_string(&m.program));
+            emit(&terminal(&coreml_lint::ir::render::render_to_string(
+                &m.program,
+            )));
         }
         emit("\n");
     };
@@ -548,7 +561,10 @@ fn graph(args: &GraphArgs) -> u8 {
     };
     for m in &outcome.run.models {
         if let check::ModelOutcome::Failed(e) = &m.outcome {
-            eprintln!("{}: {e}", m.path.display());
+            eprintln!(
+                "{}",
+                report::model_text::terminal(&format!("{}: {e}", m.path.display()))
+            );
             return 2;
         }
     }
@@ -575,7 +591,8 @@ fn graph(args: &GraphArgs) -> u8 {
             0
         }
         Err(what) => {
-            eprintln!("error: {}: {what}", args.model.display());
+            let what = format!("{}: {what}", args.model.display());
+            eprintln!("error: {}", report::model_text::terminal(&what));
             2
         }
     }
