@@ -56,11 +56,14 @@ fn command(s: Severity) -> &'static str {
 fn annotation(model: &Model, f: &Finding, base: &Path) -> String {
     let mut props = format!(
         "file={}",
-        github_property(&display_path(&model.source.file, base))
+        github_property(&display_path(
+            f.file.as_ref().unwrap_or(&model.source.file),
+            base
+        ))
     );
     let mut message = terminal(&f.message).into_owned();
     match f.span {
-        Some(span) if model.source.is_file => {
+        Some(span) if model.source.is_file && f.file.is_none() => {
             let r = text_range(&model.source.text, span);
             let _ = write!(props, ",line={}", r.start_line);
             if r.end_line == r.start_line {

@@ -159,7 +159,7 @@ pub(crate) fn location(model: &Model, f: &Finding, indexed: Option<&IndexedSourc
     });
     let mut s = match place.text {
         Some((line, col)) => format!("{}:{line}:{col}", path_text(place.file)),
-        None => path_text(&f.path),
+        None => path_text(f.file.as_deref().unwrap_or(&f.path)),
     };
     s.push_str(&terminal(&super::scope(f)));
     if let Some((line, _)) = place.dump {

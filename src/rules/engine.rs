@@ -518,6 +518,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         labels,
         order,
         covered: None,
+        file: None,
     }
 }
 
@@ -555,5 +556,6 @@ fn entity_finding(
         labels: Vec::new(),
         order: e.op_order,
         covered: None,
+        file: e.file.clone(),
     }
 }

@@ -467,9 +467,20 @@ fn finding(
                 }
             );
         }
-        None => {
-            let _ = write!(out, "<p class=\"location\">{}</p>", escape(&location));
-        }
+        None => match &x.file {
+            // A finding about another file of the model (a pointer `metadata.json`).
+            Some(file) => {
+                let _ = write!(
+                    out,
+                    "<p class=\"location\">{} · <code>{}</code></p>",
+                    escape(&location),
+                    escape(&file.display().to_string())
+                );
+            }
+            None => {
+                let _ = write!(out, "<p class=\"location\">{}</p>", escape(&location));
+            }
+        },
     }
     if !lines.is_empty() {
         out.push_str("<pre class=\"source\">");
