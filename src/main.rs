@@ -526,7 +526,11 @@ fn rule(id: Option<String>, all: bool, dirs: &[PathBuf]) -> u8 {
                     0
                 }
                 None => {
-                    eprintln!("error: no rule `{id}` (see `coreml-lint rule --all`)");
+                    let suggestion = coreml_lint::suggest::did_you_mean(
+                        &id,
+                        infos.iter().map(|r| r.id.as_str()),
+                    );
+                    eprintln!("error: no rule `{id}`{suggestion} (see `coreml-lint rule --all`)");
                     2
                 }
             }

@@ -332,6 +332,19 @@ fn rule_explanations_of_builtin_rules() {
         assert!(text.contains(id), "{id} missing from rule --all");
     }
     bin().args(["rule", "no-such-rule"]).assert().code(2);
+    // A misspelt id names the closest one, as config selectors do.
+    let out = bin()
+        .args(["rule", "state-ful-extent-write"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(
+        err.contains("no rule `state-ful-extent-write`; did you mean `state-full-extent-write`?"),
+        "{err}"
+    );
     // The built-in rules' cases run once, in `rule_snapshots.rs`; `test-rules DIR` is tested above.
 }
 

@@ -206,6 +206,17 @@ fn graph_names_the_model_when_the_op_or_model_is_missing() {
         err.contains("state-blend-rmw.mlpackage") && err.contains("no_such_op"),
         "{err}"
     );
+    // A near miss names the closest op, input or function.
+    let (code, _, err) = run(&["graph", "--around", "mul_11"], &model);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `mul_1`?"), "{err}");
+    let (_, _, err) = run(&["graph", "--around", "kv_cach"], &model);
+    assert!(err.contains("did you mean `kv_cache`?"), "{err}");
+    let (_, _, err) = run(&["graph", "--function", "mains"], &model);
+    assert!(
+        err.contains("no function `mains`; did you mean `main`?"),
+        "{err}"
+    );
     let (code, _, err) = run(&["graph", "--function", "nope"], &model);
     assert_eq!(code, 2);
     assert!(err.contains("no function `nope`"), "{err}");
@@ -213,6 +224,35 @@ fn graph_names_the_model_when_the_op_or_model_is_missing() {
     let (code, _, err) = run(&["graph"], &missing);
     assert_eq!(code, 2);
     assert!(err.contains("does-not-exist"), "{err}");
+}
+
+/// The `coreml-lint graph` line of README's usage runs as written, from the repository's root.
+#[test]
+fn readme_graph_example_draws_its_region() {
+    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("coreml-lint graph "))
+        .expect("a graph example");
+    let command = line.split(['#', '>']).next().unwrap();
+    let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .current_dir(common::repo())
+        .args(&args)
+        .output()
+        .unwrap();
+    let svg = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        svg.contains("<svg") && svg.contains("class=\"node"),
+        "{svg}"
+    );
 }
 
 #[test]
