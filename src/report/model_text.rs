@@ -188,6 +188,20 @@ pub fn xml(s: &str) -> String {
     out
 }
 
+/// Whether a text's lines hold a character shown escaped (its `\n` and `\r\n` line ends aside).
+fn lines_need_escape(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => {}
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c if is_unsafe(c) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// How many of the run's models have a string shown escaped: in a finding (its file, place,
 /// message, help, fix, labels) or in a read error.
 pub fn models_with_escaped_text(run: &CheckRun) -> usize {
@@ -195,7 +209,8 @@ pub fn models_with_escaped_text(run: &CheckRun) -> usize {
     let finding = |f: &Finding| {
         path(&f.path)
             || needs_escape(&f.message)
-            || f.help.as_deref().is_some_and(needs_escape)
+            // A help's trailing line break is the rule file's, not shown.
+            || f.help.as_deref().is_some_and(|h| needs_escape(h.trim_end()))
             || f.fix.as_ref().is_some_and(|x| needs_escape(&x.title))
             || [&f.function, &f.op, &f.state]
                 .into_iter()
@@ -214,7 +229,7 @@ pub fn models_with_escaped_text(run: &CheckRun) -> usize {
                 path(&m.path) || findings.iter().any(finding) || {
                     // The quoted lines of a protobuf program are its rendered text.
                     findings.iter().any(|f| f.span.is_some())
-                        && model.source.text.chars().any(|c| c != '\n' && is_unsafe(c))
+                        && lines_need_escape(&model.source.text)
                 }
             }
             ModelOutcome::Failed(e) => path(&m.path) || needs_escape(&e.to_string()),

@@ -234,6 +234,26 @@ fn random_hostile_names_never_reach_a_terminal_raw_and_stay_exact_in_json_and_sa
     }
 }
 
+/// A model without such names gets no note, and its report is what it always was.
+#[test]
+fn clean_names_get_no_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = model(dir.path(), "kv_update\\x", "add_0");
+    let outcome = run(&path);
+    let human = report::human::render(
+        &outcome.run,
+        HumanOptions {
+            color: false,
+            width: Some(100),
+            quiet: false,
+        },
+    );
+    assert!(!human.contains("shown escaped"), "{human}");
+    assert!(human.contains("[main/kv_update\\x]"), "{human}");
+    let corpus = run(&crate::common::corpus().join("packages/state-blend-rmw.mlpackage"));
+    assert!(!report::concise::render(&corpus.run).contains("shown escaped"));
+}
+
 #[test]
 fn dump_and_graph_show_names_escaped() {
     let dir = tempfile::tempdir().unwrap();

@@ -444,3 +444,53 @@ fn a_fragment_keeps_its_styles_and_ids_to_itself() {
     }
     assert!(html.contains("(document.getElementById(\"cell-7-report\"))"));
 }
+
+/// The page and the notebook's fragment list errors first, then warnings, then infos (the
+/// corpus has all three in most of its folders), and the summary's rule table likewise.
+#[test]
+fn findings_are_listed_errors_first() {
+    use coreml_lint::check::{check, CheckOptions, ConfigFile, Keep, Rendering};
+    use coreml_lint::report::html::{render_for, Target};
+    let options = CheckOptions {
+        config: ConfigFile::Isolated,
+        keep: Keep::Programs,
+        rendering: Rendering::Text,
+        ..CheckOptions::default()
+    };
+    let paths = [
+        "affine-dequantize-int8.mlpackage",
+        "state-blend-rmw.mlpackage",
+    ]
+    .map(|p| common::corpus().join("packages").join(p));
+    let outcome = check(&paths, &options).unwrap();
+    let rank = |s: &str| {
+        ["error", "warning", "info"]
+            .iter()
+            .position(|x| *x == s)
+            .unwrap()
+    };
+    for target in [Target::Page, Target::Fragment { id: "nb".into() }] {
+        let html = render_for(&outcome.run, &outcome.rules, &target);
+        let severities: Vec<usize> = findings(&html)
+            .iter()
+            .map(|a| {
+                let s = a.split("data-severity=\"").nth(1).unwrap();
+                rank(&s[..s.find('"').unwrap()])
+            })
+            .collect();
+        assert_eq!(severities.len(), outcome.run.findings().count());
+        assert!(
+            severities.contains(&0) && severities.contains(&2),
+            "{severities:?}"
+        );
+        assert!(severities.is_sorted(), "{target:?}: {severities:?}");
+        let table = &html[html.find("<table class=\"rules\">").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        let rows: Vec<usize> = table
+            .split("class=\"sev ")
+            .skip(1)
+            .map(|r| rank(&r[..r.find('"').unwrap()]))
+            .collect();
+        assert!(rows.is_sorted() && !rows.is_empty(), "{rows:?}");
+    }
+}

@@ -264,6 +264,9 @@ fn summary(
         e.0 += 1;
         e.1 = e.1.max(x.severity);
     }
+    // The rules with errors first, then warnings, then infos.
+    let mut by_rule: Vec<(&str, (usize, Severity))> = by_rule.into_iter().collect();
+    by_rule.sort_by_key(|&(rule, (_, sev))| (std::cmp::Reverse(sev), rule));
     if !by_rule.is_empty() {
         out.push_str(
             "<table class=\"rules\"><tr><th>rule</th><th>findings</th><th>title</th></tr>",
@@ -387,15 +390,20 @@ fn findings_section(
         "<section class=\"findings\" id=\"{}findings\"><h2>Findings</h2>",
         page.ids
     );
-    let mut n = 0;
-    for (m, fs) in models.iter().zip(views) {
+    // Errors first, then warnings, then infos; by model and place within each. A card keeps
+    // its number (its id, its picture) from the order by place.
+    let mut cards: Vec<(usize, usize, &Finding)> = Vec::new();
+    for (mi, m) in models.iter().enumerate() {
         for x in m.findings {
-            let d = drawn.get(n).and_then(Option::as_ref);
-            n += 1;
-            finding(page, n, m, fs, x, d);
+            cards.push((cards.len(), mi, x));
         }
     }
-    if n == 0 {
+    cards.sort_by_key(|&(i, _, x)| (std::cmp::Reverse(x.severity), i));
+    for &(i, mi, x) in &cards {
+        let d = drawn.get(i).and_then(Option::as_ref);
+        finding(page, i + 1, &models[mi], &views[mi], x, d);
+    }
+    if cards.is_empty() {
         page.out.push_str("<p class=\"clean\">No findings.</p>");
     }
     page.out.push_str("</section>\n");
