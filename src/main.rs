@@ -162,7 +162,8 @@ struct CheckArgs {
     /// Apply safe fixes.
     #[arg(long)]
     fix: bool,
-    /// Also apply unsafe fixes (implies --fix).
+    /// With --fix (or --diff), unsafe fixes too. Alone it writes nothing, as ruff's: a model is
+    /// changed only when --fix asks.
     #[arg(long)]
     unsafe_fixes: bool,
     /// Print the changes fixes would make as a unified diff of the text MIL, without writing.
@@ -316,8 +317,9 @@ fn valid_units(text: &str) -> Result<ComputeUnits, String> {
 }
 
 fn check(args: CheckArgs) -> u8 {
-    let fixing = args.fix || args.unsafe_fixes || args.diff;
-    let diff_only = args.diff && !(args.fix || args.unsafe_fixes);
+    // `--unsafe-fixes` widens what --fix and --diff do; only --fix writes.
+    let fixing = args.fix || args.diff;
+    let diff_only = args.diff && !args.fix;
     let options = CheckOptions {
         config: match (&args.config, args.isolated) {
             (_, true) => ConfigFile::Isolated,
@@ -617,7 +619,7 @@ fn test_rules(dirs: &[PathBuf]) -> u8 {
     };
     let report =
         coreml_lint::rules::run_rule_tests_with(&rules, &coreml_lint::lint::model_entities);
-    emit(&report.to_string());
+    emit(&format!("{report}\n"));
     if report.passed() {
         0
     } else {

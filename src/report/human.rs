@@ -136,7 +136,7 @@ fn clip_text(text: String, max: usize) -> String {
 fn applicability(a: crate::finding::Applicability) -> &'static str {
     match a {
         crate::finding::Applicability::Safe => "safe, applied by --fix",
-        crate::finding::Applicability::Unsafe => "unsafe, needs --unsafe-fixes",
+        crate::finding::Applicability::Unsafe => "unsafe, applied by --fix --unsafe-fixes",
         crate::finding::Applicability::DisplayOnly => "display only",
     }
 }
