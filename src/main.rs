@@ -378,10 +378,14 @@ fn check(args: CheckArgs) -> u8 {
         }
     };
     if let Some(fixed) = &outcome.fixes {
+        // The model's lines and names, for the terminal.
         if diff_only {
-            emit(&fixed.diff);
+            emit(&report::model_text::terminal_lines(&fixed.diff));
         }
-        eprint!("{}", fixed.render_messages());
+        eprint!(
+            "{}",
+            report::model_text::terminal_lines(&fixed.render_messages())
+        );
     }
     if !diff_only {
         print_run(&outcome, &args);
@@ -496,14 +500,18 @@ fn dump(paths: &[PathBuf]) -> u8 {
                     match stage {
                         Stage::Program(m) => program(&m),
                         Stage::Other { sub_model, what } => eprintln!(
-                            "{}: {sub_model}: {what}: not an ML Program, not checked",
-                            path.display()
+                            "{}",
+                            report::model_text::terminal(&format!(
+                                "{}: {sub_model}: {what}: not an ML Program, not checked",
+                                path.display()
+                            ))
                         ),
                     }
                 }
             }
             Ok((_, ReadOutcome::NotMlProgram { path, what })) => {
-                eprintln!("{}: {what}: not an ML Program, not checked", path.display())
+                let line = format!("{}: {what}: not an ML Program, not checked", path.display());
+                eprintln!("{}", report::model_text::terminal(&line))
             }
             Err(e) => {
                 report_error(e);
@@ -590,7 +598,7 @@ fn graph(args: &GraphArgs) -> u8 {
                 eprintln!(
                     "note: {} pictures match; drawing the first ({}); use --function or --format html",
                     p.len(),
-                    p[0].0
+                    report::model_text::terminal(&p[0].0)
                 );
             }
             emit(&render_pictures(&p, format));
