@@ -231,7 +231,9 @@ pub(crate) fn decode_error_text(e: &prost::DecodeError) -> String {
     } else if has("not UTF-8") {
         "a string field is not UTF-8 text".into()
     } else if has("invalid varint") {
-        format!("a number field is malformed: {damaged}")
+        "the file is cut short or damaged: a number in it does not end; export or download the \
+         model again"
+            .into()
     } else {
         // The cause without the decoder's stack of message and field names.
         let mut cause = whole
@@ -259,15 +261,15 @@ mod tests {
     #[test]
     fn decoder_errors_say_what_is_wrong_without_internal_type_names() {
         use prost::Message;
-        let model = crate::read::proto::Model {
-            specification_version: 9,
-            description: Some(Default::default()),
-            ..Default::default()
-        };
-        let bytes = model.encode_to_vec();
-        let cut = crate::read::proto::Model::decode(&bytes[..bytes.len() - 1]).unwrap_err();
+        // `description` says 5 bytes follow; 4 do.
+        let cut = crate::read::proto::Model::decode(&[0x12, 0x05, 0x0a, 0x03, b'a', b'b'][..])
+            .unwrap_err();
         let text = decode_error_text(&cut);
         assert!(text.starts_with("the file is cut short"), "{text}");
+        // Cut inside a length: the number does not end.
+        let cut = crate::read::proto::Model::decode(&[0x08, 0x09, 0x12][..]).unwrap_err();
+        let text = decode_error_text(&cut);
+        assert!(text.contains("cut short or damaged"), "{text}");
         let garbage = crate::read::proto::Model::decode(&[0x0f, 0x01][..]).unwrap_err();
         let text = decode_error_text(&garbage);
         assert!(
