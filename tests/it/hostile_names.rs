@@ -123,11 +123,16 @@ fn without_colours(text: &str) -> String {
 
 fn assert_terminal_safe(format: &str, seed: u64, text: &str) {
     if let Some((at, c)) = raw(text) {
-        let from = text.floor_char_boundary(at.saturating_sub(60));
-        panic!(
-            "seed {seed}: {format} output has {c:?} raw at byte {at}: {:?}",
-            &text[from..text.ceil_char_boundary(at + 20)]
-        );
+        let before: String = text[..at]
+            .chars()
+            .rev()
+            .take(60)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let after: String = text[at..].chars().take(20).collect();
+        panic!("seed {seed}: {format} output has {c:?} raw at byte {at}: {before:?} {after:?}");
     }
 }
 
