@@ -231,6 +231,8 @@ fn random_hostile_names_never_reach_a_terminal_raw_and_stay_exact_in_json_and_sa
         assert_terminal_safe("html", seed, &html.replace('\t', " "));
         if model_text::needs_escape(&write) {
             assert!(html.contains("<span class=\"esc\">"), "seed {seed}");
+            // Inline, also inside the quoted source, whose line spans are blocks.
+            assert!(html.contains("span.esc { display: inline;"), "seed {seed}");
         }
         assert!(
             !html.contains("<img src=x") && !html.contains("<script>alert"),
