@@ -220,7 +220,7 @@ fn report_error(e: impl miette::Diagnostic + Send + Sync + 'static) {
     let mut plain = String::new();
     let _ = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
         .render_report(&mut plain, &e);
-    if report::model_text::needs_escape(&plain.replace('\n', "")) {
+    if report::model_text::lines_need_escape(&plain) {
         eprint!("{}", report::model_text::terminal_lines(&plain));
         return;
     }

@@ -234,7 +234,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                         out,
                         "{}: {}: not an ML Program, not checked\n",
                         path_text(&m.path),
-                        terminal(&why.to_string())
+                        terminal(why)
                     );
                 }
                 ModelOutcome::Failed(e) => {
@@ -264,7 +264,7 @@ fn render_error(
         ..opts
     })
     .render_report(&mut plain, e);
-    if model_text::needs_escape(plain.trim_end_matches('\n').replace('\n', "").as_str()) {
+    if model_text::lines_need_escape(&plain) {
         out.push_str(&model_text::terminal_lines(&plain));
     } else {
         let _ = handler.render_report(out, e);

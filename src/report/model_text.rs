@@ -69,17 +69,27 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// [`terminal`] of each line of `s`, its `\n` line breaks kept.
+/// [`terminal`] of each line of `s`, its `\n` and `\r\n` line breaks kept.
 pub fn terminal_lines(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+    if !lines_need_escape(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
-    for (i, line) in s.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
+    let mut lines = s.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        let last = lines.peek().is_none();
+        match line.strip_suffix('\r').filter(|_| !last) {
+            Some(text) => {
+                out.push_str(&terminal(text));
+                out.push_str("\r\n");
+            }
+            None => {
+                out.push_str(&terminal(line));
+                if !last {
+                    out.push('\n');
+                }
+            }
         }
-        out.push_str(&terminal(line));
     }
     Cow::Owned(out)
 }
@@ -189,7 +199,7 @@ pub fn xml(s: &str) -> String {
 }
 
 /// Whether a text's lines hold a character shown escaped (its `\n` and `\r\n` line ends aside).
-fn lines_need_escape(text: &str) -> bool {
+pub fn lines_need_escape(text: &str) -> bool {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -233,7 +243,7 @@ pub fn models_with_escaped_text(run: &CheckRun) -> usize {
                 }
             }
             ModelOutcome::Failed(e) => path(&m.path) || needs_escape(&e.to_string()),
-            ModelOutcome::Skipped(why) => path(&m.path) || needs_escape(&why.to_string()),
+            ModelOutcome::Skipped(why) => path(&m.path) || needs_escape(why),
         })
         .map(|m| m.path.as_path())
         .collect();
@@ -280,6 +290,8 @@ mod tests {
             "a\\u{1b}\nb\\u{202e}\n"
         );
         assert!(matches!(terminal_lines("a\nb"), Cow::Borrowed(_)));
+        assert!(matches!(terminal_lines("a\r\nb\r\n"), Cow::Borrowed(_)));
+        assert_eq!(terminal_lines("a\u{7}\r\nb\rc"), "a\\u{7}\r\nb\\rc");
     }
 
     #[test]
