@@ -504,7 +504,8 @@ pub struct CheckRun {
 pub struct Summary {
     /// Models read and checked.
     pub checked: usize,
-    /// Models skipped (not ML programs).
+    /// Models and pipeline sub-models skipped (not ML programs): one per entry of the list of
+    /// what was not checked.
     pub skipped: usize,
     /// Models that could not be read.
     pub failed: usize,
@@ -554,10 +555,10 @@ impl CheckRun {
             let count =
                 |f: fn(&ModelOutcome) -> bool| group.iter().filter(|m| f(&m.outcome)).count();
             s.failed += count(|o| matches!(o, ModelOutcome::Failed(_)));
+            // Every entry of the list of what was not checked: a model, or a pipeline's stage.
+            s.skipped += count(|o| matches!(o, ModelOutcome::Skipped(_)));
             if count(|o| matches!(o, ModelOutcome::Checked { .. })) > 0 {
                 s.checked += 1;
-            } else if count(|o| matches!(o, ModelOutcome::Skipped(_))) > 0 {
-                s.skipped += 1;
             }
         }
         for f in self.findings() {

@@ -106,6 +106,9 @@ pub struct Finding {
     pub order: Option<u32>,
     /// The region an origin finding stands for (`None` for rules without `origin:`).
     pub covered: Option<Covered>,
+    /// The file on disk the finding is about when it is not the program's (a Git LFS pointer in
+    /// place of `metadata.json`): the file every format names, without a line.
+    pub file: Option<PathBuf>,
 }
 
 impl Finding {
@@ -151,6 +154,7 @@ impl Finding {
             labels: Vec::new(),
             order: None,
             covered: None,
+            file: None,
         }
     }
 }

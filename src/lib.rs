@@ -23,5 +23,5 @@ pub mod os_level;
 pub mod read;
 pub mod report;
 pub mod rules;
-pub(crate) mod suggest;
+pub mod suggest;
 pub(crate) mod yaml;

@@ -174,7 +174,8 @@ struct CheckArgs {
     /// Apply safe fixes.
     #[arg(long)]
     fix: bool,
-    /// Also apply unsafe fixes (implies --fix).
+    /// With --fix (or --diff), unsafe fixes too. Alone it writes nothing, as ruff's: a model is
+    /// changed only when --fix asks.
     #[arg(long)]
     unsafe_fixes: bool,
     /// Print the changes fixes would make as a unified diff of the text MIL, without writing.
@@ -226,6 +227,15 @@ fn emit(text: &str) {
 }
 
 fn report_error(e: impl miette::Diagnostic + Send + Sync + 'static) {
+    // An error quoting a model's strings with a control or bidi character is shown escaped,
+    // without colours.
+    let mut plain = String::new();
+    let _ = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .render_report(&mut plain, &e);
+    if report::model_text::lines_need_escape(&plain) {
+        eprint!("{}", report::model_text::terminal_lines(&plain));
+        return;
+    }
     eprintln!("{:?}", miette::Report::new(e));
 }
 
@@ -319,8 +329,9 @@ fn valid_units(text: &str) -> Result<ComputeUnits, String> {
 }
 
 fn check(args: CheckArgs) -> u8 {
-    let fixing = args.fix || args.unsafe_fixes || args.diff;
-    let diff_only = args.diff && !(args.fix || args.unsafe_fixes);
+    // `--unsafe-fixes` widens what --fix and --diff do; only --fix writes.
+    let fixing = args.fix || args.diff;
+    let diff_only = args.diff && !args.fix;
     let options = CheckOptions {
         config: match (&args.config, args.isolated) {
             (_, true) => ConfigFile::Isolated,
@@ -379,10 +390,14 @@ fn check(args: CheckArgs) -> u8 {
         }
     };
     if let Some(fixed) = &outcome.fixes {
+        // The model's lines and names, for the terminal.
         if diff_only {
-            emit(&fixed.diff);
+            emit(&report::model_text::terminal_lines(&fixed.diff));
         }
-        eprint!("{}", fixed.render_messages());
+        eprint!(
+            "{}",
+            report::model_text::terminal_lines(&fixed.render_messages())
+        );
     }
     if !diff_only {
         print_run(&outcome, &args);
@@ -476,11 +491,15 @@ fn dump(paths: &[PathBuf]) -> u8 {
             (false, Some(sub)) => Some(format!("// {sub}\n")),
             (false, None) => None,
         };
-        emit(&heading.unwrap_or_default());
+        // The model's names with their controls and bidi characters shown escaped.
+        let terminal = report::model_text::terminal_lines;
+        emit(&terminal(&heading.unwrap_or_default()));
         if m.kind == coreml_lint::ir::ModelKind::AiModel {
-            emit(&m.source.text);
+            emit(&terminal(&m.source.text));
         } else {
-            emit(&coreml_lint::ir::render::render_to_string(&m.program));
+            emit(&terminal(&coreml_lint::ir::render::render_to_string(
+                &m.program,
+            )));
         }
         emit("\n");
     };
@@ -493,14 +512,18 @@ fn dump(paths: &[PathBuf]) -> u8 {
                     match stage {
                         Stage::Program(m) => program(&m),
                         Stage::Other { sub_model, what } => eprintln!(
-                            "{}: {sub_model}: {what}: not an ML Program, not checked",
-                            path.display()
+                            "{}",
+                            report::model_text::terminal(&format!(
+                                "{}: {sub_model}: {what}: not an ML Program, not checked",
+                                path.display()
+                            ))
                         ),
                     }
                 }
             }
             Ok((_, ReadOutcome::NotMlProgram { path, what })) => {
-                eprintln!("{}: {what}: not an ML Program, not checked", path.display())
+                let line = format!("{}: {what}: not an ML Program, not checked", path.display());
+                eprintln!("{}", report::model_text::terminal(&line))
             }
             Err(e) => {
                 report_error(e);
@@ -525,7 +548,11 @@ fn rule(id: Option<String>, all: bool, dirs: &[PathBuf]) -> u8 {
                     0
                 }
                 None => {
-                    eprintln!("error: no rule `{id}` (see `coreml-lint rule --all`)");
+                    let suggestion = coreml_lint::suggest::did_you_mean(
+                        &id,
+                        infos.iter().map(|r| r.id.as_str()),
+                    );
+                    eprintln!("error: no rule `{id}`{suggestion} (see `coreml-lint rule --all`)");
                     2
                 }
             }
@@ -574,7 +601,10 @@ fn graph(args: &GraphArgs) -> u8 {
     };
     for m in &outcome.run.models {
         if let check::ModelOutcome::Failed(e) = &m.outcome {
-            eprintln!("{}: {e}", m.path.display());
+            eprintln!(
+                "{}",
+                report::model_text::terminal(&format!("{}: {e}", m.path.display()))
+            );
             return 2;
         }
     }
@@ -597,7 +627,7 @@ fn graph(args: &GraphArgs) -> u8 {
                 eprintln!(
                     "note: {} pictures match; drawing the first ({}); use --function or --format html",
                     p.len(),
-                    p[0].0
+                    report::model_text::terminal(&p[0].0)
                 );
             }
             let text = render_pictures(&p, format);
@@ -610,7 +640,8 @@ fn graph(args: &GraphArgs) -> u8 {
             }
         }
         Err(what) => {
-            eprintln!("error: {}: {what}", args.model.display());
+            let what = format!("{}: {what}", args.model.display());
+            eprintln!("error: {}", report::model_text::terminal(&what));
             2
         }
     }
@@ -690,7 +721,7 @@ fn test_rules(dirs: &[PathBuf]) -> u8 {
     };
     let report =
         coreml_lint::rules::run_rule_tests_with(&rules, &coreml_lint::lint::model_entities);
-    emit(&report.to_string());
+    emit(&format!("{report}\n"));
     if report.passed() {
         0
     } else {

@@ -3,10 +3,7 @@
 
 /// The candidate closest to `word`, when it is close enough to be a likely typo (at most a third
 /// of the word's length in single-character edits, and at least one).
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     closest_within(word, candidates, (word.chars().count() / 3).max(1))
 }
 
@@ -26,10 +23,7 @@ pub(crate) fn closest_within<'a>(
 }
 
 /// `; did you mean `X`?` for the closest candidate, or nothing.
-pub(crate) fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> String {
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     closest(word, candidates).map_or_else(String::new, |c| format!("; did you mean `{c}`?"))
 }
 

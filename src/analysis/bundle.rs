@@ -44,7 +44,12 @@ pub fn bundle_entities(model: &Model) -> Vec<Entity> {
         .bundle
         .iter()
         .map(|fault| match &fault.kind {
-            BundleFaultKind::LfsPointer => lfs_pointer(&fault.file, what_file(&fault.file)),
+            BundleFaultKind::LfsPointer => {
+                // Reported at the pointer file itself (`metadata.json`), not at the program.
+                let mut e = lfs_pointer(&fault.file, what_file(&fault.file));
+                e.file = Some(fault.file.clone());
+                e
+            }
             BundleFaultKind::ManifestItemMissing { id, item_path } => {
                 let referenced = weight_files
                     .get_or_insert_with(|| super::weight_uses::weight_files(model))

@@ -232,6 +232,8 @@ pub struct Entity {
     pub span: Option<Span>,
     /// The iOS-equivalent OS level the entity says the model needs (`os-before: required`).
     pub requires_os: Option<u32>,
+    /// The file on disk it is about, when not the program's (a pointer `metadata.json`).
+    pub file: Option<std::path::PathBuf>,
     /// Its properties. A property the kind registers but the entity lacks is unknown: no
     /// predicate on it holds.
     props: Vec<(&'static str, Prop)>,
@@ -248,6 +250,7 @@ impl Entity {
             state: None,
             span: None,
             requires_os: None,
+            file: None,
             props: Vec::new(),
         }
     }

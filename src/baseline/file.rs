@@ -98,7 +98,8 @@ impl Entry {
 }
 
 /// One function's placement estimate: its counted ops by where they are likely to run (constants
-/// are not counted), each list sorted by op name.
+/// are not counted): the ops off the Neural Engine by name, each list sorted; the ops likely on
+/// it counted and fingerprinted (`ane_digest`), since they are most of a model.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FunctionPlacement {
@@ -109,8 +110,9 @@ pub struct FunctionPlacement {
     pub sub_model: Option<String>,
     /// The function.
     pub function: String,
-    /// Ops likely on the Neural Engine.
-    #[serde(default)]
+    /// Ops likely on the Neural Engine, by name: what baselines written before `ane_digest` hold
+    /// (still read; not written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ane: Vec<String>,
     /// Ops likely on the CPU.
     #[serde(default)]
@@ -121,12 +123,23 @@ pub struct FunctionPlacement {
     /// Ops whose type the op table does not list.
     #[serde(default)]
     pub unknown: Vec<String>,
+    /// How many ops are likely on the Neural Engine (besides any listed in `ane`).
+    #[serde(default)]
+    pub ane_ops: usize,
+    /// The 32-bit fingerprints of their names (FNV-1a), sorted, packed big-endian, in base64.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ane_digest: String,
 }
 
 impl FunctionPlacement {
+    /// Ops likely on the Neural Engine.
+    pub fn ane_count(&self) -> usize {
+        self.ane.len() + self.ane_ops
+    }
+
     /// Ops counted.
     pub fn total(&self) -> usize {
-        self.ane.len() + self.cpu.len() + self.at_risk.len() + self.unknown.len()
+        self.ane_count() + self.cpu.len() + self.at_risk.len() + self.unknown.len()
     }
 }
 
@@ -182,6 +195,16 @@ impl BaselineFile {
                 e.rule, e.model
             )));
         }
+        let digest_fits = |p: &FunctionPlacement| {
+            p.ane_digest.is_empty() && p.ane_ops == 0
+                || super::ane_digest::decode(&p.ane_digest).is_some_and(|d| d.len() == p.ane_ops)
+        };
+        if let Some(p) = file.placement.iter().find(|p| !digest_fits(p)) {
+            return Err(bad(format!(
+                "the placement of `{}` in {} has an `ane_digest` that is not {} fingerprints",
+                p.function, p.model, p.ane_ops
+            )));
+        }
         Ok(file)
     }
 
@@ -230,12 +253,12 @@ mod tests {
             vec![FunctionPlacement {
                 model: "a.mil".into(),
                 function: "main".into(),
-                ane: vec!["z".into(), "a".into()],
+                cpu: vec!["z".into(), "a".into()],
                 ..FunctionPlacement::default()
             }],
         );
         assert_eq!(file.findings[0].model, "a.mil");
-        assert_eq!(file.placement[0].ane, ["a", "z"]);
+        assert_eq!(file.placement[0].cpu, ["a", "z"]);
         let text = file.to_text();
         assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
         assert_eq!(

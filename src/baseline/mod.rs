@@ -8,6 +8,7 @@
 //! fewer times (or whose model is gone) is fixed; and an op likely on the ANE then and likely on
 //! the CPU or at risk now is a `placement-regression` finding.
 
+pub mod ane_digest;
 mod error;
 pub mod file;
 pub mod key;

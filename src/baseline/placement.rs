@@ -86,16 +86,23 @@ pub fn record(
             .map(|o| o.op.display_name().to_string())
             .collect()
     };
+    let ane: Vec<&str> = ops
+        .iter()
+        .filter(|o| o.device == Device::Ane)
+        .map(|o| o.op.display_name())
+        .collect();
     let mut p = FunctionPlacement {
         model: model.to_string(),
         sub_model,
         function: f.name.to_string(),
-        ane: names(Device::Ane),
+        ane: Vec::new(),
         cpu: names(Device::Cpu),
         at_risk: names(Device::AtRisk),
         unknown: names(Device::Unknown),
+        ane_ops: ane.len(),
+        ane_digest: super::ane_digest::encode(ane.iter().copied()),
     };
-    for list in [&mut p.ane, &mut p.cpu, &mut p.at_risk, &mut p.unknown] {
+    for list in [&mut p.cpu, &mut p.at_risk, &mut p.unknown] {
         list.sort();
     }
     p
@@ -125,17 +132,24 @@ pub fn regressions(
     then: &FunctionPlacement,
     now: &[OpEstimate<'_>],
 ) -> (Vec<Entity>, Share, Share) {
+    // The ops off the ANE by name; the ANE ones by name (an older file) or fingerprint, last,
+    // so that a fingerprint shared by chance never hides a named op.
+    let named: rustc_hash::FxHashMap<&str, Device> = [
+        (Device::Cpu, &then.cpu),
+        (Device::AtRisk, &then.at_risk),
+        (Device::Unknown, &then.unknown),
+        (Device::Ane, &then.ane),
+    ]
+    .into_iter()
+    .rev()
+    .flat_map(|(d, list)| list.iter().map(move |n| (n.as_str(), d)))
+    .collect();
+    let prints = super::ane_digest::decode(&then.ane_digest).unwrap_or_default();
     let was = |name: &str| -> Option<Device> {
-        let has = |list: &[String]| list.iter().any(|n| n == name);
-        [
-            (Device::Ane, &then.ane),
-            (Device::Cpu, &then.cpu),
-            (Device::AtRisk, &then.at_risk),
-            (Device::Unknown, &then.unknown),
-        ]
-        .into_iter()
-        .find(|(_, list)| has(list))
-        .map(|(d, _)| d)
+        named
+            .get(name)
+            .copied()
+            .or_else(|| super::ane_digest::holds(&prints, name).then_some(Device::Ane))
     };
     let mut groups: Vec<(Device, Device, &str, Vec<&OpEstimate<'_>>)> = Vec::new();
     for o in now {
@@ -171,7 +185,7 @@ pub fn regressions(
         })
         .collect();
     let before = Share {
-        ane: then.ane.len(),
+        ane: then.ane_count(),
         ops: then.total(),
     };
     let after = Share {
@@ -193,7 +207,13 @@ mod tests {
         let before = snippet_model("m", FP16).unwrap();
         let f = &before.program.functions[0];
         let then = record("m.mil", None, f, &estimate(f, &[]));
-        assert_eq!(then.ane, ["a", "s", "t"]);
+        assert_eq!(then.ane_ops, 3);
+        assert!(["a", "s", "t"]
+            .iter()
+            .all(|n| super::super::ane_digest::holds(
+                &super::super::ane_digest::decode(&then.ane_digest).unwrap(),
+                n
+            )));
         let fp32 = FP16.replace(
             "tensor<fp16, [1, 64]> s = sigmoid",
             "tensor<fp32, [1, 64]> s = sigmoid",

@@ -214,9 +214,70 @@ pub struct MilSyntax {
     pub help: Option<String>,
 }
 
+/// The protobuf decoder's error in a user's words: what is wrong with the bytes and what to do,
+/// without the names of the reader's message types (`ModelOutline.ml_program: buffer underflow`).
+pub(crate) fn decode_error_text(e: &prost::DecodeError) -> String {
+    let whole = e.to_string();
+    let has = |s: &str| whole.contains(s);
+    let damaged = "the file is damaged, or not a Core ML model; export or download it again";
+    if has("buffer underflow") {
+        "the file is cut short: it ends inside a message (an interrupted download or copy?); \
+         export or download the model again"
+            .into()
+    } else if has("delimited length exceeded") || has("length delimiter exceeds") {
+        format!("a length field points past the end of its message or of the file: {damaged}")
+    } else if has("recursion limit reached") {
+        "messages are nested deeper than the decoder's limit of 100 levels".into()
+    } else if has("not UTF-8") {
+        "a string field is not UTF-8 text".into()
+    } else if has("invalid varint") {
+        "the file is cut short or damaged: a number in it does not end; export or download the \
+         model again"
+            .into()
+    } else {
+        // The cause without the decoder's stack of message and field names.
+        let mut cause = whole
+            .strip_prefix("failed to decode Protobuf message: ")
+            .unwrap_or(&whole);
+        while let Some((head, rest)) = cause.split_once(": ") {
+            let is_field = head.split_once('.').is_some_and(|(m, f)| {
+                !m.is_empty()
+                    && !f.is_empty()
+                    && (m.chars().chain(f.chars())).all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            if !is_field {
+                break;
+            }
+            cause = rest;
+        }
+        format!("the bytes do not decode as a Model message ({cause}): {damaged}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decoder_errors_say_what_is_wrong_without_internal_type_names() {
+        use prost::Message;
+        // `description` says 5 bytes follow; 4 do.
+        let cut = crate::read::proto::Model::decode(&[0x12, 0x05, 0x0a, 0x03, b'a', b'b'][..])
+            .unwrap_err();
+        let text = decode_error_text(&cut);
+        assert!(text.starts_with("the file is cut short"), "{text}");
+        // Cut inside a length: the number does not end.
+        let cut = crate::read::proto::Model::decode(&[0x08, 0x09, 0x12][..]).unwrap_err();
+        let text = decode_error_text(&cut);
+        assert!(text.contains("cut short or damaged"), "{text}");
+        let garbage = crate::read::proto::Model::decode(&[0x0f, 0x01][..]).unwrap_err();
+        let text = decode_error_text(&garbage);
+        assert!(
+            !text.contains("Model.") && !text.contains("Outline"),
+            "{text}"
+        );
+        assert!(text.contains("not a Core ML model"), "{text}");
+    }
 
     #[test]
     fn detail_drops_the_path_and_position_prefix_the_message_starts_with() {

@@ -348,8 +348,12 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fau
         graph.input(lower_input(input, 0)?).map_err(built)?;
     }
     for (i, raw) in block.operations.into_iter().enumerate() {
-        let op =
-            zc::Operation::decode(raw).map_err(|e| Fault::Decode(format!("operation {i}: {e}")))?;
+        let op = zc::Operation::decode(raw).map_err(|e| {
+            Fault::Decode(format!(
+                "operation {i}: {}",
+                super::error::decode_error_text(&e)
+            ))
+        })?;
         let op = lower_op_in_context(&op, 0).map_err(|fault| match fault {
             Fault::Decode(m) => Fault::Decode(format!("operation {i}: {m}")),
             invalid => invalid,

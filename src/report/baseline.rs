@@ -50,7 +50,7 @@ fn entry_text(e: &Entry) -> String {
     format!("{} in {}{scope}{count}", e.rule, e.model)
 }
 
-/// The baseline's lines of the summary (nothing without a baseline).
+/// The baseline's lines of the summary (nothing without a baseline), names shown escaped.
 pub fn summary(run: &CheckRun) -> String {
     let mut out = String::new();
     match &run.baseline {
@@ -102,7 +102,8 @@ pub fn summary(run: &CheckRun) -> String {
             }
         }
     }
-    out
+    // The file's paths and the model's names, for the terminal.
+    super::model_text::terminal_lines(&out).into_owned()
 }
 
 /// The JSON document's `baseline` member (`null` without a baseline).

@@ -11,6 +11,7 @@ use std::fmt::Write;
 
 use super::human::summary_line;
 use super::location::place;
+use super::model_text::terminal;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::Model;
@@ -26,12 +27,13 @@ fn level(s: Severity) -> &'static str {
 
 fn line(model: &Model, f: &Finding) -> String {
     let place = place(model, f);
-    let file = place.file.display();
+    let file = place.file.display().to_string();
+    let file = terminal(&file);
     let at = match place.text {
         Some((line, col)) => format!("{file}:{line}:{col}"),
         None => file.to_string(),
     };
-    let mut message = f.message.clone();
+    let mut message = terminal(&f.message).into_owned();
     if place.text.is_none() {
         let mut where_ = Vec::new();
         if let Some(sub) = &f.sub_model {
@@ -44,7 +46,7 @@ fn line(model: &Model, f: &Finding) -> String {
             }
         }
         if !where_.is_empty() {
-            let _ = write!(message, " ({})", where_.join(", "));
+            let _ = write!(message, " ({})", terminal(&where_.join(", ")));
         }
     }
     format!("{at}: {}: {message} [{}]", level(f.severity), f.rule)
@@ -64,9 +66,12 @@ pub fn render(run: &CheckRun) -> String {
             ModelOutcome::Failed(e) => {
                 // The message may span lines; the tools read the first.
                 let message = e.detail().replace('\n', " ");
+                let message = terminal(&message);
+                let file = e.path().display().to_string();
+                let file = terminal(&file);
                 let at = match e.position() {
-                    Some((line, col)) => format!("{}:{line}:{col}", e.path().display()),
-                    None => e.path().display().to_string(),
+                    Some((line, col)) => format!("{file}:{line}:{col}"),
+                    None => file.into_owned(),
                 };
                 let _ = writeln!(out, "{at}: error: {message} [read]");
             }

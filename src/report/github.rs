@@ -10,6 +10,7 @@
 use std::fmt::Write;
 use std::path::{Component, Path};
 
+use super::model_text::{github_data, github_property, terminal, workflow_data};
 use super::sarif::{relative_path, text_range};
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
@@ -27,15 +28,15 @@ pub fn render(run: &CheckRun, base: &Path) -> String {
                 }
             }
             ModelOutcome::Failed(e) => {
-                let mut props = format!("file={}", property(&display_path(e.path(), base)));
+                let mut props = format!("file={}", github_property(&display_path(e.path(), base)));
                 if let Some((line, col)) = e.position() {
                     let _ = write!(props, ",line={line},col={col}");
                 }
                 let _ = writeln!(
                     out,
                     "::error {props},title={}::{}",
-                    property("coreml-lint (read error)"),
-                    data(&e.detail())
+                    github_property("coreml-lint (read error)"),
+                    github_data(&e.detail())
                 );
             }
             ModelOutcome::Skipped(_) => {}
@@ -53,10 +54,16 @@ fn command(s: Severity) -> &'static str {
 }
 
 fn annotation(model: &Model, f: &Finding, base: &Path) -> String {
-    let mut props = format!("file={}", property(&display_path(&model.source.file, base)));
-    let mut message = f.message.clone();
+    let mut props = format!(
+        "file={}",
+        github_property(&display_path(
+            f.file.as_ref().unwrap_or(&model.source.file),
+            base
+        ))
+    );
+    let mut message = terminal(&f.message).into_owned();
     match f.span {
-        Some(span) if model.source.is_file => {
+        Some(span) if model.source.is_file && f.file.is_none() => {
             let r = text_range(&model.source.text, span);
             let _ = write!(props, ",line={}", r.start_line);
             if r.end_line == r.start_line {
@@ -70,17 +77,22 @@ fn annotation(model: &Model, f: &Finding, base: &Path) -> String {
             }
         }
         // A binary `model.mlmodel` (or no span): the file alone, the place in the message.
-        _ => message.push_str(&super::scope(f)),
+        _ => message.push_str(&terminal(&super::scope(f))),
     }
+    // The line break between message and help is the renderer's, the only one left unescaped.
     if let Some(help) = &f.help {
-        let _ = write!(message, "\n{help}");
+        let _ = write!(message, "\n{}", terminal(help.trim_end()));
     }
     let _ = write!(
         props,
         ",title={}",
-        property(&format!("coreml-lint ({})", f.rule))
+        github_property(&format!("coreml-lint ({})", f.rule))
     );
-    format!("::{} {props}::{}", command(f.severity), data(&message))
+    format!(
+        "::{} {props}::{}",
+        command(f.severity),
+        workflow_data(&message)
+    )
 }
 
 /// The path as GitHub expects it: relative to the repository root (`base`), `/`-separated.
@@ -100,28 +112,20 @@ fn display_path(path: &Path, base: &Path) -> String {
     }
 }
 
-/// Escapes a command's message (`%`, CR, LF).
-pub(crate) fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a command property value (as [`data`], plus `:` and `,`).
-pub(crate) fn property(s: &str) -> String {
-    data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn escaping_follows_the_workflow_command_rules() {
-        assert_eq!(data("100% done\r\nnext: a,b"), "100%25 done%0D%0Anext: a,b");
-        assert_eq!(property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+        assert_eq!(
+            workflow_data("100% done\r\nnext: a,b"),
+            "100%25 done%0D%0Anext: a,b"
+        );
+        // A model's line breaks are shown escaped before GitHub's escapes: one line per command.
+        assert_eq!(github_property("a:b,c%\n"), "a%3Ab%2Cc%25\\n");
         // `%` is escaped first, so an existing escape is not decoded by the runner.
-        assert_eq!(data("%0A"), "%250A");
+        assert_eq!(github_data("%0A"), "%250A");
     }
 
     #[test]

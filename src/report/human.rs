@@ -9,6 +9,7 @@ use miette::{
 };
 
 use super::location::{dump_text, place_with};
+use super::model_text::{self, terminal};
 use super::snippet::{self, Snippet};
 use super::source::IndexedSource;
 use crate::check::{CheckRun, ModelOutcome};
@@ -64,18 +65,18 @@ impl Diagnostic for FindingReport<'_> {
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
         let f = self.finding;
-        match (&f.help, &f.fix) {
-            (Some(h), Some(fix)) => Some(Box::new(format!(
-                "{h}\nfix ({}): {}",
-                applicability(fix.applicability),
-                fix.title
-            ))),
-            (Some(h), None) => Some(Box::new(h)),
-            (None, Some(fix)) => Some(Box::new(format!(
+        let help = f.help.as_deref().map(|h| terminal(h.trim_end()));
+        let fix = f.fix.as_ref().map(|fix| {
+            format!(
                 "fix ({}): {}",
                 applicability(fix.applicability),
-                fix.title
-            ))),
+                terminal(&fix.title)
+            )
+        });
+        match (help, fix) {
+            (Some(h), Some(fix)) => Some(Box::new(format!("{h}\n{fix}"))),
+            (Some(h), None) => Some(Box::new(h.into_owned())),
+            (None, Some(fix)) => Some(Box::new(fix)),
             (None, None) => None,
         }
     }
@@ -109,7 +110,7 @@ fn snippet_of(
     let label_chars = (width / 2).saturating_sub(10).max(20);
     let texts = std::iter::once(primary_label(f))
         .chain(f.labels.iter().map(|l| l.text.clone()))
-        .map(|t| clip_text(t, label_chars));
+        .map(|t| clip_text(terminal(&t).into_owned(), label_chars));
     let labels = texts
         .zip(placed)
         .enumerate()
@@ -135,7 +136,7 @@ fn clip_text(text: String, max: usize) -> String {
 fn applicability(a: crate::finding::Applicability) -> &'static str {
     match a {
         crate::finding::Applicability::Safe => "safe, applied by --fix",
-        crate::finding::Applicability::Unsafe => "unsafe, needs --unsafe-fixes",
+        crate::finding::Applicability::Unsafe => "unsafe, applied by --fix --unsafe-fixes",
         crate::finding::Applicability::DisplayOnly => "display only",
     }
 }
@@ -157,24 +158,30 @@ pub(crate) fn location(model: &Model, f: &Finding, indexed: Option<&IndexedSourc
         None => line_col(&model.source.text, offset),
     });
     let mut s = match place.text {
-        Some((line, col)) => format!("{}:{line}:{col}", place.file.display()),
-        None => f.path.display().to_string(),
+        Some((line, col)) => format!("{}:{line}:{col}", path_text(place.file)),
+        None => path_text(f.file.as_deref().unwrap_or(&f.path)),
     };
-    s.push_str(&super::scope(f));
+    s.push_str(&terminal(&super::scope(f)));
     if let Some((line, _)) = place.dump {
-        let _ = write!(s, " (line {line} of {})", dump_text(f));
+        let _ = write!(s, " (line {line} of {})", terminal(&dump_text(f)));
     }
     s
+}
+
+/// A path as the terminal shows it.
+fn path_text(path: &std::path::Path) -> String {
+    terminal(&path.display().to_string()).into_owned()
 }
 
 /// The name miette shows above a snippet: the file, or for a protobuf program the command that
 /// prints the text quoted.
 fn source_name(model: &Model) -> String {
-    match (&model.sub_model, model.source.is_file) {
+    let name = match (&model.sub_model, model.source.is_file) {
         (_, true) => model.source.name.clone(),
         (None, false) => format!("coreml-lint dump {}", model.path.display()),
         (Some(sub), false) => format!("coreml-lint dump {}, {sub}", model.path.display()),
-    }
+    };
+    terminal(&name).into_owned()
 }
 
 fn handler(opts: HumanOptions) -> GraphicalReportHandler {
@@ -215,7 +222,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                             headline: format!(
                                 "{}: {}",
                                 location(model, f, indexed.as_ref()),
-                                f.message
+                                terminal(&f.message)
                             ),
                         };
                         let _ = handler.render_report(&mut out, &report);
@@ -225,12 +232,13 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                 ModelOutcome::Skipped(why) => {
                     let _ = writeln!(
                         out,
-                        "{}: {why}: not an ML Program, not checked\n",
-                        m.path.display()
+                        "{}: {}: not an ML Program, not checked\n",
+                        path_text(&m.path),
+                        terminal(why)
                     );
                 }
                 ModelOutcome::Failed(e) => {
-                    let _ = handler.render_report(&mut out, e);
+                    render_error(&handler, &mut out, e, opts);
                     out.push('\n');
                 }
             }
@@ -239,6 +247,28 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
     out.push_str(&summary_line(run));
     out.push_str(&super::baseline::summary(run));
     out
+}
+
+/// A read error's report. Its message or quoted source may carry the model's strings: when
+/// they hold a character [`model_text`] escapes, the report is rendered without colours and
+/// shown escaped line by line.
+fn render_error(
+    handler: &GraphicalReportHandler,
+    out: &mut String,
+    e: &crate::read::ReadError,
+    opts: HumanOptions,
+) {
+    let mut plain = String::new();
+    let _ = self::handler(HumanOptions {
+        color: false,
+        ..opts
+    })
+    .render_report(&mut plain, e);
+    if model_text::lines_need_escape(&plain) {
+        out.push_str(&model_text::terminal_lines(&plain));
+    } else {
+        let _ = handler.render_report(out, e);
+    }
 }
 
 /// `Checked 3 models (1 skipped, 0 unreadable): 1 error, 2 warnings, 0 infos in 12 ms`.
@@ -256,8 +286,9 @@ pub(crate) fn summary_line(run: &CheckRun) -> String {
         ComputeUnits::All => String::new(),
         u => format!(" for {} ({})", u.swift_name(), u.describe()),
     };
+    let note = model_text::escaped_note(run);
     format!(
-        "Checked {}{units} ({} skipped, {} unreadable): {}, {}, {} in {} ms\n",
+        "Checked {}{units} ({} skipped, {} unreadable): {}, {}, {} in {} ms\n{note}",
         plural(s.checked, "model"),
         s.skipped,
         s.failed,

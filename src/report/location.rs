@@ -21,7 +21,7 @@ pub struct Place<'a> {
 }
 
 /// Where `f` is in `model`.
-pub fn place<'a>(model: &'a Model, f: &Finding) -> Place<'a> {
+pub fn place<'a>(model: &'a Model, f: &'a Finding) -> Place<'a> {
     match &model.source.lines {
         Some(lines) => place_with(model, f, |offset| lines.line_col(offset)),
         None => place_with(model, f, |offset| line_col(&model.source.text, offset)),
@@ -31,10 +31,18 @@ pub fn place<'a>(model: &'a Model, f: &Finding) -> Place<'a> {
 /// [`place`], with the line and column of a byte offset computed by `line_col`.
 pub(crate) fn place_with<'a>(
     model: &'a Model,
-    f: &Finding,
+    f: &'a Finding,
     line_col: impl Fn(usize) -> (usize, usize),
 ) -> Place<'a> {
     let source = &model.source;
+    // A finding about another file of the model (a pointer `metadata.json`) is at that file.
+    if let Some(file) = &f.file {
+        return Place {
+            file,
+            text: None,
+            dump: None,
+        };
+    }
     // A protobuf program the run did not render has no text its spans could point into.
     let at = f
         .span

@@ -10,6 +10,7 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod location;
+pub mod model_text;
 pub mod pictures;
 pub mod placement;
 pub mod progress;

@@ -196,14 +196,15 @@ pub fn json(run: &CheckRun) -> Value {
     serde_json::to_value(document(run)).unwrap_or(Value::Null)
 }
 
-/// The `--placement` table for a run, then the CPU ops of each function by reason.
+/// The `--placement` table for a run, then the CPU ops of each function by reason; the model's
+/// names shown escaped for the terminal.
 pub fn render(run: &CheckRun) -> String {
     let placed = place_run(run);
     let mut out = render_table(&placed);
     for p in &placed {
         out.push_str(&render_cpu_ops(p));
     }
-    out
+    super::model_text::terminal_lines(&out).into_owned()
 }
 
 fn plural(n: usize, noun: &str) -> String {

@@ -239,10 +239,12 @@ fn result(
     base: &Path,
     fixed: &BTreeMap<PathBuf, String>,
 ) -> SarifResult {
-    let artifact = artifact(&model.source.file, base);
+    let artifact = artifact(f.file.as_ref().unwrap_or(&model.source.file), base);
     // Lines only where the file has them: a binary `model.mlmodel` gets the region of the whole
     // file in bytes, and the op is named by the logical locations.
     let region = match f.span {
+        // A finding about another file of the model (a pointer `metadata.json`): all of it.
+        _ if f.file.is_some() => f.file.as_deref().and_then(whole_binary_file),
         Some(span) if model.source.is_file => Some(region_of(&model.source.text, span)),
         // A finding about the whole text file (a bundle fault beside it): all of its lines.
         _ if model.source.is_file => Some(whole_text_file(&model.source.text)),
@@ -788,6 +790,7 @@ mod tests {
             labels: Vec::new(),
             order: Some(4),
             covered: None,
+            file: None,
         }
     }
 

@@ -1,9 +1,11 @@
 //! The few source lines a human report shows for one finding: the lines of its labels near the
 //! primary one, each clipped to a window around its labels so that a 1,500-column MIL line fits
-//! the terminal. Line numbers stay those of the model's text.
+//! the terminal. Line numbers stay those of the model's text; a model's controls and bidi
+//! characters are shown escaped (`report::model_text`), the labels on what they escape.
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
+use super::model_text;
 use super::source::IndexedSource;
 use crate::ir::Span;
 
@@ -99,22 +101,32 @@ pub(crate) fn clip(
             .filter(|&i| spans[i].0 == line && kept[i])
             .collect();
         let (lo, hi) = window(text, start, end, on_line.iter().map(|&i| spans[i].1), width);
-        let base = out.len();
-        let mut shift = base as isize - lo as isize;
+        let clipped = hi < end;
+        // A CRLF file's `\r` ends the line; it is not shown as an escape.
+        let hi = if !clipped && hi > lo && text.as_bytes()[hi - 1] == b'\r' {
+            hi - 1
+        } else {
+            hi
+        };
         if lo > start {
             out.push_str(ELLIPSIS);
-            shift += ELLIPSIS.len() as isize;
         }
-        out.push_str(&text[lo..hi]);
-        if hi < end {
+        // Each span's ends, where the line's text (its controls and bidi characters escaped)
+        // puts them.
+        let mut ends: Vec<usize> = on_line
+            .iter()
+            .flat_map(|&i| {
+                let s = spans[i].1;
+                [s.start.clamp(lo, hi), (s.start + s.len).clamp(lo, hi)]
+            })
+            .collect();
+        model_text::push_terminal_mapped(&mut out, text, lo, hi, &mut ends);
+        if clipped {
             out.push_str(ELLIPSIS);
         }
         out.push('\n');
-        for i in on_line {
-            let s = spans[i].1;
-            let (a, b) = (s.start.clamp(lo, hi), (s.start + s.len).clamp(lo, hi));
-            let at = (a as isize + shift) as usize;
-            placed[i] = Some((at, b - a).into());
+        for (i, at) in on_line.into_iter().zip(ends.chunks(2)) {
+            placed[i] = Some((at[0], at[1] - at[0]).into());
         }
     }
     (

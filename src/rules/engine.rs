@@ -525,6 +525,7 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         labels,
         order,
         covered: None,
+        file: None,
     }
 }
 
@@ -562,5 +563,6 @@ fn entity_finding(
         labels: Vec::new(),
         order: e.op_order,
         covered: None,
+        file: e.file.clone(),
     }
 }

@@ -142,7 +142,17 @@ fn a_fresh_baseline_reports_nothing_and_holds_no_lines_or_absolute_paths() {
         .iter()
         .find(|p| p["model"] == "Models/head.mil")
         .expect("head.mil's placement");
-    assert_eq!(head["ane"], serde_json::json!(["a", "s", "t"]));
+    // The ops off the ANE by name, the ANE ones counted and fingerprinted.
+    assert_eq!(head["ane_ops"], 3);
+    let prints =
+        coreml_lint::baseline::ane_digest::decode(head["ane_digest"].as_str().unwrap()).unwrap();
+    for op in ["a", "s", "t"] {
+        assert!(
+            coreml_lint::baseline::ane_digest::holds(&prints, op),
+            "{op}"
+        );
+    }
+    assert!(head.get("ane").is_none(), "{head}");
     // The schema in schemas/ describes it.
     let text =
         std::fs::read_to_string(common::repo().join("schemas/baseline.schema.json")).unwrap();
@@ -427,13 +437,18 @@ fn the_baseline_path_is_relative_to_the_folder_it_is_given_from() {
 #[test]
 fn a_bad_baseline_exits_2_naming_the_file() {
     let zoo = zoo();
-    let cases: [(&str, Option<&str>, &str); 3] = [
+    let cases: [(&str, Option<&str>, &str); 4] = [
         ("missing.json", None, "cannot read the baseline"),
         ("text.json", Some("not json"), "is not JSON"),
         (
             "v9.json",
             Some("{\"version\": 9, \"findings\": []}"),
             "version 9",
+        ),
+        (
+            "digest.json",
+            Some("{\"version\": 1, \"findings\": [], \"placement\": [{\"model\": \"m.mil\", \"function\": \"main\", \"ane_ops\": 2, \"ane_digest\": \"AAAAAQ\"}]}"),
+            "an `ane_digest` that is not 2 fingerprints",
         ),
     ];
     for (name, text, want) in cases {
@@ -511,4 +526,73 @@ fn graph_draws_every_finding_whatever_the_config_baseline() {
         "check reads the config's baseline"
     );
     assert!(String::from_utf8_lossy(&checked.stderr).contains("missing.json"));
+}
+
+/// A baseline written before the digest (every ANE op by name) still reads and still pins
+/// placement: the sigmoid that moved to fp32 is a regression against it.
+#[test]
+fn a_baseline_listing_ane_ops_by_name_still_pins_placement() {
+    let zoo = zoo();
+    let mut file = write_baseline(zoo.path(), "b.json", &["Models/head.mil"]);
+    let head = &mut file["placement"][0];
+    assert_eq!(head["ane_ops"], 3);
+    *head = serde_json::json!({
+        "model": "Models/head.mil", "sub_model": null, "function": "main",
+        "ane": ["a", "s", "t"], "cpu": [], "at_risk": [], "unknown": []
+    });
+    std::fs::write(zoo.path().join("old.json"), file.to_string()).unwrap();
+    std::fs::write(
+        zoo.path().join("Models/head.mil"),
+        FP16.replace(
+            "tensor<fp16, [1, 64]> s = sigmoid",
+            "tensor<fp32, [1, 64]> s = sigmoid",
+        ),
+    )
+    .unwrap();
+    let (code, doc) = json(zoo.path(), &["--baseline", "old.json", "Models/head.mil"]);
+    assert_eq!(code, 1, "{doc}");
+    let rules: Vec<String> = rules_of(&doc).into_iter().map(|(_, r)| r).collect();
+    assert!(rules.contains(&"placement-regression".to_string()), "{doc}");
+}
+
+/// The baseline of the real-world zoo (27 models, 138 findings) stays reviewable: at most
+/// 150 KB (411 KB when every op was listed by name), and it still pins every op's placement.
+#[test]
+fn the_realworld_baseline_is_small_and_pins_placement() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("b.json");
+    let (code, out, err) = check(
+        dir.path(),
+        &[
+            "--write-baseline",
+            file.to_str().unwrap(),
+            shared.join("realworld").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let size = std::fs::metadata(&file).unwrap().len();
+    assert!(size <= 150_000, "{size} bytes");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let placed: u64 = doc["placement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let listed = ["cpu", "at_risk", "unknown"]
+                .iter()
+                .map(|k| p[k].as_array().unwrap().len() as u64)
+                .sum::<u64>();
+            let ane = p["ane_ops"].as_u64().unwrap();
+            let prints = coreml_lint::baseline::ane_digest::decode(
+                p["ane_digest"].as_str().unwrap_or_default(),
+            )
+            .unwrap();
+            assert_eq!(prints.len() as u64, ane, "{}", p["model"]);
+            listed + ane
+        })
+        .sum();
+    assert!(placed > 5_000, "every counted op is recorded: {placed}");
 }

@@ -51,3 +51,36 @@ fn every_help_is_a_sentence_or_two() {
         long.join("\n")
     );
 }
+
+/// README's rule table names every built-in rule: by its id, or by a family row (`blob-*`).
+#[test]
+fn readme_rule_table_names_every_builtin_rule() {
+    let readme = std::fs::read_to_string(crate::common::repo().join("README.md")).unwrap();
+    let start = readme.find("## Rules").expect("a Rules section");
+    let table: Vec<&str> = readme[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with("| id |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let named: Vec<&str> = table
+        .iter()
+        .filter_map(|row| row.split('|').nth(1))
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2))
+        .collect();
+    let rules = RuleSet::builtin().expect("rules");
+    let missing: Vec<&str> = rules
+        .rules()
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| {
+            !named.iter().any(|n| match n.strip_suffix('*') {
+                Some(prefix) => id.starts_with(prefix),
+                None => n == id,
+            })
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not in README's rule table: {missing:?}"
+    );
+}

@@ -112,6 +112,45 @@ fn pointer_metadata_and_coremldata_are_findings() {
         out.contains("coremldata.bin") && out.contains("metadata.json"),
         "{out}"
     );
+    // Each is reported at the pointer file itself, in every format; never at `model.mil`.
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut files: Vec<String> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert!(d["line"].is_null(), "{d}");
+            d["file"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    assert_eq!(files, ["coremldata.bin", "metadata.json"]);
+    let (_, concise, _) = check("concise", &root);
+    let (_, github, _) = check("github", &root);
+    let (_, human, _) = check("human", &root);
+    for (format, text) in [
+        ("concise", &concise),
+        ("github", &github),
+        ("human", &human),
+    ] {
+        assert!(!text.contains("model.mil"), "{format}: {text}");
+    }
+    assert!(
+        concise.contains(".mlmodelc/metadata.json: error:")
+            && concise.contains(".mlmodelc/coremldata.bin: error:"),
+        "{concise}"
+    );
+    assert!(
+        github.contains(".mlmodelc/metadata.json,title="),
+        "{github}"
+    );
+    assert!(human.contains("metadata.json:"), "{human}");
 }
 
 #[test]

@@ -273,7 +273,9 @@ fn user_rule_from_yaml_works_end_to_end() {
     assert_eq!(code, 1);
     assert_eq!(rules_of(&v), ["no-lstm"]);
     assert_eq!(v["diagnostics"][0]["message"], "`l` is an lstm");
-    bin().arg("test-rules").arg(&rules).assert().code(0);
+    let out = bin().arg("test-rules").arg(&rules).assert().code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.ends_with(" error\n"), "ends its last line: {text:?}");
     std::fs::write(
         rules.join("no-lstm.yaml"),
         LSTM_RULE.replace("match:\n  op: lstm", "match:\n  op: relu"),
@@ -332,6 +334,19 @@ fn rule_explanations_of_builtin_rules() {
         assert!(text.contains(id), "{id} missing from rule --all");
     }
     bin().args(["rule", "no-such-rule"]).assert().code(2);
+    // A misspelt id names the closest one, as config selectors do.
+    let out = bin()
+        .args(["rule", "state-ful-extent-write"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(
+        err.contains("no rule `state-ful-extent-write`; did you mean `state-full-extent-write`?"),
+        "{err}"
+    );
     // The built-in rules' cases run once, in `rule_snapshots.rs`; `test-rules DIR` is tested above.
 }
 
@@ -418,6 +433,29 @@ fn blend_fix_is_safe_and_applied_by_fix() {
         ["state-blend-rmw"],
         "the padded blend still costs O(context) per token"
     );
+}
+
+/// `--unsafe-fixes` widens what `--fix` applies; alone it writes nothing (as ruff's).
+#[test]
+fn unsafe_fixes_alone_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mil = dir.path().join("h1.mil");
+    let text = "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [2, 8, 4]>> s, tensor<fp16, [2, 8, 4]> u) {\n            tensor<fp16, [2, 8, 4]> old = read_state(input = s)[name = string(\"old\")];\n            tensor<fp16, [2, 8, 4]> new = add(x = old, y = u)[name = string(\"new\")];\n            write_state(data = new, input = s)[name = string(\"w\")];\n        } -> (u);\n}\n";
+    std::fs::write(&mil, text).unwrap();
+    bin()
+        .args(["check", "--quiet", "--unsafe-fixes"])
+        .arg(&mil)
+        .assert()
+        .code(1);
+    assert_eq!(std::fs::read_to_string(&mil).unwrap(), text, "not written");
+    bin()
+        .args(["check", "--quiet", "--fix", "--unsafe-fixes"])
+        .arg(&mil)
+        .assert()
+        .code(0);
+    assert!(std::fs::read_to_string(&mil)
+        .unwrap()
+        .contains("state<tensor<fp16, [2, 9, 4]>> s"));
 }
 
 #[test]

@@ -105,3 +105,45 @@ fn deep_nesting_and_absurd_dims_do_not_crash() {
     let out = dump_fails(&pkg);
     assert!(String::from_utf8_lossy(&out).contains("larger than 2^40"));
 }
+
+/// A `model.mlmodel` cut short (an interrupted download) says so and what to do, in the user's
+/// words: no decoder type names, at every length it can be cut to.
+#[test]
+fn a_truncated_protobuf_says_it_is_cut_short() {
+    let whole = std::fs::read(
+        crate::common::corpus()
+            .join("packages/state-blend-rmw.mlpackage/Data/com.apple.CoreML/model.mlmodel"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("model.mlmodel");
+    for keep in [whole.len() / 4, whole.len() / 2, whole.len() - 3] {
+        std::fs::write(&file, &whole[..keep]).unwrap();
+        let out = bin()
+            .args(["check", "--output-format", "concise"])
+            .arg(&file)
+            .assert()
+            .code(2)
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("model.mlmodel: error: "), "{text}");
+        assert!(
+            text.contains("cut short") || text.contains("damaged"),
+            "{keep}: {text}"
+        );
+        for internal in [
+            "Outline",
+            "buffer underflow",
+            "failed to decode Protobuf message",
+        ] {
+            assert!(!text.contains(internal), "{keep}: {text}");
+        }
+    }
+    std::fs::write(&file, &whole[..whole.len() / 2]).unwrap();
+    let err = dump_fails(&file);
+    let err = String::from_utf8_lossy(&err);
+    assert!(err.contains("the file is cut short"), "{err}");
+    assert!(err.contains("download the model again"), "{err}");
+}

@@ -201,6 +201,17 @@ fn graph_names_the_model_when_the_op_or_model_is_missing() {
         err.contains("state-blend-rmw.mlpackage") && err.contains("no_such_op"),
         "{err}"
     );
+    // A near miss names the closest op, input or function.
+    let (code, _, err) = run(&["graph", "--around", "mul_11"], &model);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `mul_1`?"), "{err}");
+    let (_, _, err) = run(&["graph", "--around", "kv_cach"], &model);
+    assert!(err.contains("did you mean `kv_cache`?"), "{err}");
+    let (_, _, err) = run(&["graph", "--function", "mains"], &model);
+    assert!(
+        err.contains("no function `mains`; did you mean `main`?"),
+        "{err}"
+    );
     let (code, _, err) = run(&["graph", "--function", "nope"], &model);
     assert_eq!(code, 2);
     assert!(err.contains("no function `nope`"), "{err}");
@@ -208,6 +219,35 @@ fn graph_names_the_model_when_the_op_or_model_is_missing() {
     let (code, _, err) = run(&["graph"], &missing);
     assert_eq!(code, 2);
     assert!(err.contains("does-not-exist"), "{err}");
+}
+
+/// The `coreml-lint graph` line of README's usage runs as written, from the repository's root.
+#[test]
+fn readme_graph_example_draws_its_region() {
+    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("coreml-lint graph "))
+        .expect("a graph example");
+    let command = line.split(['#', '>']).next().unwrap();
+    let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .current_dir(common::repo())
+        .args(&args)
+        .output()
+        .unwrap();
+    let svg = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        svg.contains("<svg") && svg.contains("class=\"node"),
+        "{svg}"
+    );
 }
 
 #[test]
@@ -430,4 +470,54 @@ fn a_fragment_keeps_its_styles_and_ids_to_itself() {
         );
     }
     assert!(html.contains("(document.getElementById(\"cell-7-report\"))"));
+}
+
+/// The page and the notebook's fragment list errors first, then warnings, then infos (the
+/// corpus has all three in most of its folders), and the summary's rule table likewise.
+#[test]
+fn findings_are_listed_errors_first() {
+    use coreml_lint::check::{check, CheckOptions, ConfigFile, Keep, Rendering};
+    use coreml_lint::report::html::{render_for, Target};
+    let options = CheckOptions {
+        config: ConfigFile::Isolated,
+        keep: Keep::Programs,
+        rendering: Rendering::Text,
+        ..CheckOptions::default()
+    };
+    let paths = [
+        "affine-dequantize-int8.mlpackage",
+        "state-blend-rmw.mlpackage",
+    ]
+    .map(|p| common::corpus().join("packages").join(p));
+    let outcome = check(&paths, &options).unwrap();
+    let rank = |s: &str| {
+        ["error", "warning", "info"]
+            .iter()
+            .position(|x| *x == s)
+            .unwrap()
+    };
+    for target in [Target::Page, Target::Fragment { id: "nb".into() }] {
+        let html = render_for(&outcome.run, &outcome.rules, &target);
+        let severities: Vec<usize> = findings(&html)
+            .iter()
+            .map(|a| {
+                let s = a.split("data-severity=\"").nth(1).unwrap();
+                rank(&s[..s.find('"').unwrap()])
+            })
+            .collect();
+        assert_eq!(severities.len(), outcome.run.findings().count());
+        assert!(
+            severities.contains(&0) && severities.contains(&2),
+            "{severities:?}"
+        );
+        assert!(severities.is_sorted(), "{target:?}: {severities:?}");
+        let table = &html[html.find("<table class=\"rules\">").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        let rows: Vec<usize> = table
+            .split("class=\"sev ")
+            .skip(1)
+            .map(|r| rank(&r[..r.find('"').unwrap()]))
+            .collect();
+        assert!(rows.is_sorted() && !rows.is_empty(), "{rows:?}");
+    }
 }

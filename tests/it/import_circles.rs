@@ -482,7 +482,10 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
             &["blob_values", "implied_shape", "placement"],
         ],
     ),
-    ("baseline", &[&["error"], &["file"], &["key", "placement"]]),
+    (
+        "baseline",
+        &[&["ane_digest", "error"], &["file"], &["key", "placement"]],
+    ),
     (
         "read",
         &[
@@ -510,7 +513,7 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
     (
         "report",
         &[
-            &["explain", "location", "source"],
+            &["explain", "location", "model_text", "source"],
             &["graph", "placement", "snippet"],
             &["html"],
         ],

@@ -323,7 +323,14 @@ fn pipelines_of_other_kinds_are_skipped_and_mixed_ones_lint_their_programs() {
         "sub-model 0 \"embed\": a neural network"
     );
     assert_eq!(v["summary"]["models_checked"], 1);
-    assert_eq!(v["summary"]["models_skipped"], 0);
+    // The count agrees with the list of what was not checked: the skipped stage is one entry.
+    assert_eq!(v["summary"]["models_skipped"], 1);
+    assert_eq!(v["skipped"].as_array().unwrap().len(), 1);
+    let (_, human, _) = check("human", &[], &[&pkg]);
+    assert!(
+        human.contains("Checked 1 model (1 skipped, 0 unreadable)"),
+        "{human}"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::{NodeKind, Picture};
 use crate::analysis::placement::Likely;
+use crate::report::model_text;
 
 fn fill(kind: NodeKind) -> &'static str {
     match kind {
@@ -17,7 +18,8 @@ fn fill(kind: NodeKind) -> &'static str {
     }
 }
 
-/// A DOT string literal.
+/// A DOT string literal: `\n` is a line break of the label; a model's other controls and bidi
+/// characters are shown as their escapes (`\u{1b}`, a DOT `\\` each).
 fn quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
@@ -25,6 +27,9 @@ fn quote(s: &str) -> String {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
+            c if model_text::is_unsafe(c) => {
+                out.push_str(&model_text::terminal(&c.to_string()).replace('\\', "\\\\"))
+            }
             c => out.push(c),
         }
     }

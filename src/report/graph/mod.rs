@@ -215,20 +215,10 @@ pub fn picture_of(
     }
 }
 
-/// Escapes text for XML and HTML (element content and quoted attributes).
+/// Escapes text for XML and HTML (element content and quoted attributes), a model's controls
+/// and bidi characters shown as their escapes ([`model_text::xml`]).
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::report::model_text::xml(text)
 }
 
 /// The picture of finding `x` in `f`: the region `select::finding_region` chooses, its op
@@ -340,13 +330,38 @@ pub fn pictures(
         }
     }
     if out.is_empty() {
+        let functions = || run.checked().flat_map(|(m, _)| &m.program.functions);
         let what = match (&request.function, &request.around) {
-            (Some(f), Some(op)) => format!("no op or input `{op}` in a function `{f}`"),
-            (None, Some(op)) => format!("no op or input `{op}`"),
+            (Some(f), _) if !functions().any(|x| x.name == *f) => format!(
+                "no function `{f}`{}",
+                crate::suggest::did_you_mean(f, functions().map(|x| x.name.as_str()))
+            ),
+            (function, Some(op)) => {
+                let names: Vec<&str> = functions()
+                    .filter(|f| function.as_deref().is_none_or(|n| n == f.name))
+                    .flat_map(node_names)
+                    .collect();
+                let within = function
+                    .as_ref()
+                    .map_or_else(String::new, |f| format!(" in a function `{f}`"));
+                format!(
+                    "no op or input `{op}`{within}{}",
+                    crate::suggest::did_you_mean(op, names)
+                )
+            }
             (Some(f), None) => format!("no function `{f}`"),
             (None, None) => "no ML program function".to_string(),
         };
         return Err(what);
     }
     Ok(out)
+}
+
+/// The names `--around` finds in `f`: its inputs, its ops' names and their outputs.
+fn node_names(f: &Function) -> impl Iterator<Item = &str> + '_ {
+    f.inputs()
+        .map(|(_, i)| i.name.as_str())
+        .chain(f.ops().flat_map(|(_, op)| {
+            std::iter::once(op.display_name()).chain(op.outputs.iter().map(|o| o.name.as_str()))
+        }))
 }

@@ -14,7 +14,8 @@ use crate::check::placement::place_function;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::Model;
-use crate::report::graph::{self, escape, overview, select, svg};
+use crate::report::graph::{self, overview, select, svg};
+use crate::report::model_text::{html as escape, xml as attribute};
 use crate::rules::RuleInfo;
 
 mod layered;
@@ -313,6 +314,9 @@ fn summary(
         e.0 += 1;
         e.1 = e.1.max(x.severity);
     }
+    // The rules with errors first, then warnings, then infos.
+    let mut by_rule: Vec<(&str, (usize, Severity))> = by_rule.into_iter().collect();
+    by_rule.sort_by_key(|&(rule, (_, sev))| (std::cmp::Reverse(sev), rule));
     if !by_rule.is_empty() {
         out.push_str(
             "<table class=\"rules\"><tr><th>rule</th><th>findings</th><th>title</th></tr>",
@@ -323,7 +327,7 @@ fn summary(
                 .find(|r| r.id == *rule)
                 .map_or("", |r| r.title.as_str());
             let sev = severity_class(*sev);
-            let rule = escape(rule);
+            let rule = attribute(rule);
             let _ = if fragment {
                 write!(out, "<tr><td><span class=\"sev {sev}\">{rule}</span></td>")
             } else {
@@ -405,7 +409,7 @@ fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
         let _ = write!(
             out,
             "<label><input type=\"checkbox\" checked value=\"{}\"> {}</label>",
-            escape(r),
+            attribute(r),
             escape(r)
         );
     }
@@ -436,15 +440,20 @@ fn findings_section(
         "<section class=\"findings\" id=\"{}findings\"><h2>Findings</h2>",
         page.ids
     );
-    let mut n = 0;
-    for (m, fs) in models.iter().zip(views) {
+    // Errors first, then warnings, then infos; by model and place within each. A card keeps
+    // its number (its id, its picture) from the order by place.
+    let mut cards: Vec<(usize, usize, &Finding)> = Vec::new();
+    for (mi, m) in models.iter().enumerate() {
         for x in m.findings {
-            let d = drawn.get(n).and_then(Option::as_ref);
-            n += 1;
-            finding(page, n, m, fs, x, d);
+            cards.push((cards.len(), mi, x));
         }
     }
-    if n == 0 {
+    cards.sort_by_key(|&(i, _, x)| (std::cmp::Reverse(x.severity), i));
+    for &(i, mi, x) in &cards {
+        let d = drawn.get(i).and_then(Option::as_ref);
+        finding(page, i + 1, &models[mi], &views[mi], x, d);
+    }
+    if cards.is_empty() {
         page.out.push_str("<p class=\"clean\">No findings.</p>");
     }
     page.out.push_str("</section>\n");
@@ -461,7 +470,7 @@ fn finding(
     let (ids, fragment) = (page.ids.as_str(), page.fragment);
     let out = &mut page.out;
     let sev = severity_class(x.severity);
-    let rule = escape(&x.rule);
+    let rule = attribute(&x.rule);
     let title = if fragment {
         rule.clone()
     } else {
@@ -516,9 +525,20 @@ fn finding(
                 }
             );
         }
-        None => {
-            let _ = write!(out, "<p class=\"location\">{}</p>", escape(&location));
-        }
+        None => match &x.file {
+            // A finding about another file of the model (a pointer `metadata.json`).
+            Some(file) => {
+                let _ = write!(
+                    out,
+                    "<p class=\"location\">{} · <code>{}</code></p>",
+                    escape(&location),
+                    escape(&file.display().to_string())
+                );
+            }
+            None => {
+                let _ = write!(out, "<p class=\"location\">{}</p>", escape(&location));
+            }
+        },
     }
     if !lines.is_empty() {
         out.push_str("<pre class=\"source\">");
@@ -656,7 +676,7 @@ fn rule_docs(out: &mut String, run: &CheckRun, rules: &[RuleInfo]) {
         let _ = write!(
             out,
             "<article class=\"rule-doc\" id=\"rule-{}\"><pre>{}</pre></article>",
-            escape(id),
+            attribute(id),
             escape(&text)
         );
     }
