@@ -9,13 +9,14 @@ use rustc_hash::FxHashMap;
 
 use rayon::prelude::*;
 
+use super::applies::program_of;
 use super::bindings::{Binding, Bindings};
 use super::context::Ctx;
 use super::entity_rule::EntityRule;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::Matcher;
 use super::region::regions;
-use super::schema::Status;
+use super::schema::{ProgramLanguage, Status};
 use super::target::DeployTarget;
 use super::template::TargetApplies;
 use super::vars::{GROUP_VAR, REGION_VAR};
@@ -67,7 +68,12 @@ pub fn match_model_with(
     target: Option<&DeployTarget>,
     analyses: Option<&[FunctionAnalysis]>,
 ) -> Vec<Finding> {
-    let node_rules: Vec<&Rule> = node_rules(rules).filter(|r| r.applies(target)).collect();
+    let program = program_of(model);
+    let target = DeployTarget::for_program(target, program);
+    let target = target.as_deref();
+    let node_rules: Vec<&Rule> = node_rules(rules)
+        .filter(|r| r.applies(target, program))
+        .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;
@@ -102,7 +108,7 @@ pub fn match_model_with(
     }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
         if let Target::Entity(er, on_target) = &rule.target {
-            if !rule.applies(target) {
+            if !rule.applies(target, program) {
                 continue;
             }
             for e in model_entities
@@ -383,7 +389,9 @@ fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId) -> Severity {
     rule.severity_when
         .iter()
         .find(|(_, applies, m)| {
-            applies.as_ref().is_none_or(|a| a.holds(cx.target))
+            applies
+                .as_ref()
+                .is_none_or(|a| a.holds_for(cx.target, cx.model.map_or(ProgramLanguage::Mil, program_of)))
                 && m.as_ref()
                     .is_none_or(|m| m.matches(cx, id, &mut Bindings::new()))
         })
@@ -512,7 +520,9 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         op,
         state,
         message: rule.message.render(cx, id, b),
-        help: rule.help_for(cx.target).map(|h| h.render(cx, id, b)),
+        help: rule
+            .help_for(cx.target, program_of(model))
+            .map(|h| h.render(cx, id, b)),
         fix,
         span: primary,
         labels,
@@ -533,7 +543,12 @@ fn entity_finding(
     let severity = rule
         .severity_when
         .iter()
-        .find(|(_, applies, m)| m.is_none() && applies.as_ref().is_some_and(|a| a.holds(run)))
+        .find(|(_, applies, m)| {
+            m.is_none()
+                && applies
+                    .as_ref()
+                    .is_some_and(|a| a.holds_for(run, program_of(model)))
+        })
         .map_or(rule.severity, |(s, ..)| *s);
     Finding {
         rule: rule.id.clone(),
@@ -544,7 +559,9 @@ fn entity_finding(
         op: e.op.clone(),
         state: e.state.clone(),
         message: rule.message.render_entity(er, e, on),
-        help: rule.help_for(run).map(|h| h.render_entity(er, e, on)),
+        help: rule
+            .help_for(run, program_of(model))
+            .map(|h| h.render_entity(er, e, on)),
         fix: rule.fix.as_ref().map(|fx| FixOffer {
             kind: fx.kind.clone(),
             title: fx.title.render_entity(er, e, on),

@@ -16,7 +16,7 @@ use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
-use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
+use super::schema::{ProgramLanguage, RuleFile, SerFix, SerTests, Status, Utils};
 use super::target::DeployTarget;
 use super::template::Template;
 use super::vars::{VarKind, Vars, GROUP_VAR};
@@ -203,16 +203,21 @@ impl Rule {
         matches!(self.target, Target::Entity(..))
     }
 
-    /// True when the rule runs for `run`'s settings (`applies-to:`; `None`: no target, every unit).
-    pub fn applies(&self, run: Option<&DeployTarget>) -> bool {
-        self.applies_to.holds(run)
+    /// True when the rule runs for `run`'s settings (`applies-to:`; `None`: no target, every unit)
+    /// on a model whose program is `program`.
+    pub fn applies(&self, run: Option<&DeployTarget>, program: ProgramLanguage) -> bool {
+        self.applies_to.holds_for(run, program)
     }
 
-    /// The help for `run`: the first `help-when:` entry that holds, else `help:`.
-    pub(crate) fn help_for(&self, run: Option<&DeployTarget>) -> Option<&Template> {
+    /// The help for `run` on a `program`: the first `help-when:` entry that holds, else `help:`.
+    pub(crate) fn help_for(
+        &self,
+        run: Option<&DeployTarget>,
+        program: ProgramLanguage,
+    ) -> Option<&Template> {
         self.help_when
             .iter()
-            .find(|(a, _)| a.holds(run))
+            .find(|(a, _)| a.holds_for(run, program))
             .map(|(_, t)| t)
             .or(self.help.as_ref())
     }
@@ -429,6 +434,17 @@ fn compile_rule(
             err(
                 &["id"],
                 "built-in rules name the compute units they concern: `applies-to: { units: [ane, gpu, cpu] }`"
+                    .to_string(),
+            );
+        }
+        if parsed
+            .applies_to
+            .as_ref()
+            .is_none_or(|a| a.programs.is_none())
+        {
+            err(
+                &["id"],
+                "built-in rules name the programs they concern: `applies-to: { programs: [mil, coreai] }` (mil: Core ML's, coreai: Core AI's)"
                     .to_string(),
             );
         }

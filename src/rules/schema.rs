@@ -149,6 +149,10 @@ pub struct SerAppliesTo {
     /// target names no OS.
     #[serde(default)]
     pub os: Option<SerOsRanges>,
+    /// The programs the hazard concerns (`mil`: Core ML's, `coreai`: Core AI's): holds for a model
+    /// whose program is one of them. Absent: both (a user rule); built-in rules name them.
+    #[serde(default)]
+    pub programs: Option<Vec<ProgramLanguage>>,
 }
 
 /// One OS range or a list of them.
@@ -676,7 +680,7 @@ pub struct VersionRangeSpec {
 }
 
 /// The language a model's program was read from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProgramLanguage {
     /// Core ML's MIL (protobuf or text).

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use super::schema::ProgramLanguage;
 use crate::suggest::did_you_mean;
 
 /// One compute unit.
@@ -139,6 +140,18 @@ impl ComputeUnits {
         })
     }
 
+    /// The setting as the runtime of a `program` honours it. Core AI has no mode that leaves the
+    /// GPU or the Neural Engine out: preferring one still lets the runtime fall back to the others,
+    /// and only `.cpuOnly` excludes units (Apple developer forums thread 831967).
+    pub fn for_program(self, program: ProgramLanguage) -> ComputeUnits {
+        match (program, self) {
+            (ProgramLanguage::Coreai, ComputeUnits::CpuAndNe | ComputeUnits::CpuAndGpu) => {
+                ComputeUnits::All
+            }
+            _ => self,
+        }
+    }
+
     /// "the CPU and the GPU": the units, for the human summary.
     pub fn describe(self) -> &'static str {
         match self {
@@ -159,6 +172,18 @@ impl fmt::Display for ComputeUnits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn core_ai_excludes_units_only_for_cpu_only() {
+        for u in ComputeUnits::ALL {
+            assert_eq!(u.for_program(ProgramLanguage::Mil), u);
+        }
+        let coreai = |u: ComputeUnits| u.for_program(ProgramLanguage::Coreai);
+        assert_eq!(coreai(ComputeUnits::CpuAndNe), ComputeUnits::All);
+        assert_eq!(coreai(ComputeUnits::CpuAndGpu), ComputeUnits::All);
+        assert_eq!(coreai(ComputeUnits::CpuOnly), ComputeUnits::CpuOnly);
+        assert_eq!(coreai(ComputeUnits::All), ComputeUnits::All);
+    }
 
     #[test]
     fn tokens_parse_and_round_trip() {

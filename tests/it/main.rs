@@ -16,6 +16,7 @@ mod cli_target;
 mod cli_units;
 mod compiled_pipelines;
 mod coreai;
+mod coreai_program_rules;
 mod corpus_dump;
 mod corpus_rules;
 mod fix_offers;
