@@ -706,6 +706,10 @@ pub struct TargetSpec {
     /// the model needs).
     #[serde(default)]
     pub os_before: Option<String>,
+    /// The run's `--compute-units` use one of these units (`ane`, `gpu`, `cpu`): a part of a
+    /// match that concerns fewer units than the rule's `applies-to:`.
+    #[serde(default)]
+    pub units: Option<OneOrMany>,
 }
 
 /// Predicates on a state write (see `analysis::state_writes`).

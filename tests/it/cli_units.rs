@@ -130,7 +130,14 @@ fn each_setting_on_the_corpus() {
             })
             .map(|r| r.id.clone())
             .collect();
-        for f in all.iter().filter(|f| cpu_rules.contains(&f.0)) {
+        // (tensor-rank's rank-5 part concerns the Neural Engine only: `target: { units: ane }`.)
+        let ane_part = |f: &(String, String, String, String, String)| {
+            f.0 == "tensor-rank" && f.4.contains(" has rank 5 ")
+        };
+        for f in all
+            .iter()
+            .filter(|f| cpu_rules.contains(&f.0) && !(ane_part(f) && !uses_ane))
+        {
             assert!(
                 got.iter()
                     .any(|g| (&g.0, &g.1, &g.2, &g.3) == (&f.0, &f.1, &f.2, &f.3)),
