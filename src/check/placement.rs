@@ -7,6 +7,7 @@ use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{placement_flags, Finding};
 use crate::ir::{Function, Model};
 use crate::rules::applies::program_of;
+use crate::rules::schema::ProgramLanguage;
 use crate::rules::{ComputeUnits, Unit};
 
 /// The estimate of `f` with the built-in op table, given the findings of its model (`findings`
@@ -20,7 +21,10 @@ pub fn place_function(f: &Function, findings: &[Finding]) -> FunctionPlacement {
 /// `cpu-and-gpu` and `cpu-only`; for a Core AI asset only `cpu-only`): then there is no Neural
 /// Engine placement to estimate.
 pub fn ane_excluded(run: &CheckRun, model: &Model) -> Option<ComputeUnits> {
-    let units = run.compute_units.for_program(program_of(model));
+    let units = match program_of(model) {
+        ProgramLanguage::Mil => run.compute_units,
+        ProgramLanguage::Coreai => run.compute_units.for_core_ai(),
+    };
     (!units.uses(Unit::Ane)).then_some(units)
 }
 

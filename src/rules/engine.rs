@@ -347,7 +347,11 @@ fn report_regions(
 ) {
     let ids: Vec<NodeId> = matched.iter().map(|(id, _)| *id).collect();
     let mut bindings: FxHashMap<NodeId, Bindings> = matched.into_iter().collect();
-    for region in regions(cx.f, &ids) {
+    let mut found = regions(cx.f, &ids);
+    if rule.region_per_function {
+        found = super::region::merged(found);
+    }
+    for region in found {
         let mut b = bindings.remove(&region.origin).unwrap_or_default();
         let severity = region
             .members
@@ -521,7 +525,9 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         state,
         message: rule.message.render(cx, id, b),
         help: rule
-            .help_for(cx.target, program_of(model))
+            .help_for(cx.target, program_of(model), |m| {
+                m.matches(cx, id, &mut b.clone())
+            })
             .map(|h| h.render(cx, id, b)),
         fix,
         span: primary,
@@ -560,7 +566,7 @@ fn entity_finding(
         state: e.state.clone(),
         message: rule.message.render_entity(er, e, on),
         help: rule
-            .help_for(run, program_of(model))
+            .help_for(run, program_of(model), |_| false)
             .map(|h| h.render_entity(er, e, on)),
         fix: rule.fix.as_ref().map(|fx| FixOffer {
             kind: fx.kind.clone(),

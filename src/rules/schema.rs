@@ -123,6 +123,20 @@ pub struct RuleFile {
     /// Help texts for some runs (`applies-to:` per entry; first that holds wins, else `help`).
     #[serde(default)]
     pub help_when: Vec<SerHelpWhen>,
+    /// `origin:` rules: what one finding stands for, `connected` (default: each connected region)
+    /// or `function` (every region of a function: one cause, e.g. an opset's forced casts).
+    #[serde(default)]
+    pub region: Option<RegionScope>,
+}
+
+/// What one finding of an `origin:` rule stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegionScope {
+    /// Each connected region of the nodes having the property.
+    Connected,
+    /// Every such node of a function, connected or not.
+    Function,
 }
 
 /// `applies-to:`: conditions on the run's settings, not on a node.
@@ -181,8 +195,12 @@ pub struct SerOsRange {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SerHelpWhen {
-    /// The runs this help is for.
-    pub applies_to: SerAppliesTo,
+    /// The runs (and models: `programs:`) this help is for.
+    #[serde(default)]
+    pub applies_to: Option<SerAppliesTo>,
+    /// A rule object tested on the node the finding is at (node rules only).
+    #[serde(rename = "match", default)]
+    pub matcher: Option<SerRule>,
     /// The help text (same placeholders as `help`).
     pub help: String,
 }

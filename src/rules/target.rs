@@ -262,7 +262,10 @@ impl DeployTarget {
         program: ProgramLanguage,
     ) -> Option<std::borrow::Cow<'_, DeployTarget>> {
         let t = run?;
-        let units = t.units.for_program(program);
+        let units = match program {
+            ProgramLanguage::Mil => t.units,
+            ProgramLanguage::Coreai => t.units.for_core_ai(),
+        };
         Some(if units == t.units {
             std::borrow::Cow::Borrowed(t)
         } else {

@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::schema::ProgramLanguage;
 use crate::suggest::did_you_mean;
 
 /// One compute unit.
@@ -140,14 +139,12 @@ impl ComputeUnits {
         })
     }
 
-    /// The setting as the runtime of a `program` honours it. Core AI has no mode that leaves the
-    /// GPU or the Neural Engine out: preferring one still lets the runtime fall back to the others,
-    /// and only `.cpuOnly` excludes units (Apple developer forums thread 831967).
-    pub fn for_program(self, program: ProgramLanguage) -> ComputeUnits {
-        match (program, self) {
-            (ProgramLanguage::Coreai, ComputeUnits::CpuAndNe | ComputeUnits::CpuAndGpu) => {
-                ComputeUnits::All
-            }
+    /// The setting as Core AI honours it. Core AI has no mode that leaves the GPU or the Neural
+    /// Engine out: preferring one still lets the runtime fall back to the others, and only
+    /// `.cpuOnly` excludes units (Apple developer forums thread 831967).
+    pub fn for_core_ai(self) -> ComputeUnits {
+        match self {
+            ComputeUnits::CpuAndNe | ComputeUnits::CpuAndGpu => ComputeUnits::All,
             _ => self,
         }
     }
@@ -175,10 +172,7 @@ mod tests {
 
     #[test]
     fn core_ai_excludes_units_only_for_cpu_only() {
-        for u in ComputeUnits::ALL {
-            assert_eq!(u.for_program(ProgramLanguage::Mil), u);
-        }
-        let coreai = |u: ComputeUnits| u.for_program(ProgramLanguage::Coreai);
+        let coreai = ComputeUnits::for_core_ai;
         assert_eq!(coreai(ComputeUnits::CpuAndNe), ComputeUnits::All);
         assert_eq!(coreai(ComputeUnits::CpuAndGpu), ComputeUnits::All);
         assert_eq!(coreai(ComputeUnits::CpuOnly), ComputeUnits::CpuOnly);

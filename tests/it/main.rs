@@ -25,6 +25,7 @@ mod fix_pow;
 mod fix_safety;
 mod fix_text;
 mod fuzz_regressions;
+mod help_leads_to_clean;
 mod html_report;
 mod import_circles;
 mod json_schema;

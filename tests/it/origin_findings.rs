@@ -63,7 +63,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         23,
-        2,
+        1,
     ),
     (
         Root::Realworld,
@@ -103,7 +103,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         32,
-        8,
+        1,
     ),
     (
         Root::Realworld,
@@ -111,7 +111,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         32,
-        8,
+        1,
     ),
     (
         Root::Realworld,
@@ -119,7 +119,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         32,
-        8,
+        1,
     ),
     (
         Root::Realworld,
@@ -127,7 +127,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         32,
-        8,
+        1,
     ),
     (
         Root::Realworld,
@@ -143,7 +143,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         32,
-        8,
+        1,
     ),
     (
         Root::Realworld,
@@ -151,7 +151,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         32,
-        8,
+        1,
     ),
     (
         Root::Realworld,
@@ -263,7 +263,7 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         3,
-        2,
+        1,
     ),
     (
         Root::Corpus,
@@ -271,6 +271,14 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         2,
+        1,
+    ),
+    (
+        Root::Corpus,
+        "packages/torch-help-fp32-lstm-ios16.mlpackage",
+        "main",
+        "fp32-compute",
+        3,
         1,
     ),
     (

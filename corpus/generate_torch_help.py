@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Converter-made twins showing that a rule's help, followed, gives a model the rule no longer
+reports: each pair is one PyTorch module converted as the finding's model was, then again as the
+help says.
+
+- `torch-help-fp32-lstm-ios16`: a two-layer `nn.LSTM` (and a linear head) converted with
+  `compute_precision=FLOAT16` for iOS16. coremltools casts around every `lstm` of an iOS15/iOS16
+  program (MIL's fp16 `lstm` came with iOS17), so the FLOAT16 program computes its LSTMs in fp32:
+  one `fp32-compute` finding for `main`, whose help names the iOS17 target;
+- `torch-help-fp32-lstm-ios17-clean`: the same module converted for iOS17, as the help says: no
+  `fp32-compute` finding.
+
+Both have `gpu-rnn-abort`'s info (any LSTM, on macOS 26.5–26.6's GPU).
+
+Expected findings are written by hand here from what the converter does, not computed by the
+linter. Writes only `packages/torch-help-*.mlpackage` and `expected/torch-help-*.json`. Run:
+`/work/venvs/torch/bin/python corpus/generate_torch_help.py` (torch 2.7 + coremltools 9.0). Seeded
+and byte-stable (`generate.stabilize`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+from coremltools.proto import MIL_pb2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import generate  # noqa: E402  (sets up warnings/logging and imports coremltools)
+from generate import ct, finding, fn_ops, op_name, package_record, reset, stabilize, write_expected  # noqa: E402
+
+PACKAGES = generate.CORPUS / "packages"
+FEATURES, HIDDEN, STEPS = 32, 32, 4  # last axes of 32 fp16 (64 bytes), as the ANE wants them
+
+
+class Lstm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(FEATURES, HIDDEN, num_layers=2, batch_first=True)
+        self.head = nn.Linear(HIDDEN, 32)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.head(y)
+
+
+def seeded(module):
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn_like(p) * 0.05)
+    return module.eval()
+
+
+def convert(traced, target):
+    return ct.convert(
+        traced,
+        inputs=[ct.TensorType(name="x", shape=(1, STEPS, FEATURES), dtype=np.float16)],
+        outputs=[ct.TensorType(name="y", dtype=np.float16)],
+        minimum_deployment_target=target,
+        compute_precision=ct.precision.FLOAT16,
+        convert_to="mlprogram",
+    )
+
+
+def save(model, name, findings):
+    path = PACKAGES / f"{name}.mlpackage"
+    reset(path)
+    model.save(str(path))
+    stabilize(path)
+    reset(generate.EXPECTED / f"{name}.json")
+    write_expected(name, package_record(path, findings(path)))
+    return path
+
+
+def first_op(path, op_type):
+    spec = ct.utils.load_spec(str(path))
+    return next(op_name(op) for op in fn_ops(spec, "main") if op.type == op_type)
+
+
+def first_cast_to_fp32(path):
+    spec = ct.utils.load_spec(str(path))
+    for op in fn_ops(spec, "main"):
+        if op.type == "cast" and op.outputs[0].type.tensorType.dataType == MIL_pb2.FLOAT32:
+            return op_name(op)
+    raise SystemExit(f"{path.name}: no cast to fp32")
+
+
+def main():
+    x = torch.randn(1, STEPS, FEATURES)
+    traced = torch.jit.trace(seeded(Lstm()), (x,))
+    save(
+        convert(traced, ct.target.iOS16),
+        "torch-help-fp32-lstm-ios16",
+        lambda p: [
+            finding("fp32-compute", "main", first_cast_to_fp32(p)),
+            finding("gpu-rnn-abort", "main", first_op(p, "lstm")),
+        ],
+    )
+    # Clean for fp32-compute; every LSTM is gpu-rnn-abort's (an info for macOS 26.5–26.6).
+    save(
+        convert(traced, ct.target.iOS17),
+        "torch-help-fp32-lstm-ios17-clean",
+        lambda p: [finding("gpu-rnn-abort", "main", first_op(p, "lstm"))],
+    )
+
+
+if __name__ == "__main__":
+    main()
