@@ -12,6 +12,14 @@ help says.
 
 Both have `gpu-rnn-abort`'s info (any LSTM, on macOS 26.5–26.6's GPU).
 
+And the findings of one cause, once each:
+- `torch-help-blend-inplace`: `k.mul_(0.5); k.add_(x)` on a `[1, 2, 16, 32]` cache buffer
+  (`torch.jit.trace`, `ct.StateType`): coremltools writes the state once per in-place op. One
+  blend, whole-state: one `state-blend-rmw` and one `state-full-extent-write`, at the first write
+  (no `state-multiple-writes`: the second write is the same blend);
+- `torch-help-accumulator`: the same in-place update of a `[32]` running sum: not a cache, so no
+  `state-blend-rmw` (its element-wise update is the computation); the whole-state write stays.
+
 Expected findings are written by hand here from what the converter does, not computed by the
 linter. Writes only `packages/torch-help-*.mlpackage` and `expected/torch-help-*.json`. Run:
 `/work/venvs/torch/bin/python corpus/generate_torch_help.py` (torch 2.7 + coremltools 9.0). Seeded
@@ -30,7 +38,7 @@ from coremltools.proto import MIL_pb2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # noqa: E402  (sets up warnings/logging and imports coremltools)
-from generate import ct, finding, fn_ops, op_name, package_record, reset, stabilize, write_expected  # noqa: E402
+from generate import ct, finding, fn_ops, op_name, package_record, reset, stabilize, write_expected, writes_of  # noqa: E402
 
 PACKAGES = generate.CORPUS / "packages"
 FEATURES, HIDDEN, STEPS = 32, 32, 4  # last axes of 32 fp16 (64 bytes), as the ANE wants them
@@ -45,6 +53,37 @@ class Lstm(nn.Module):
     def forward(self, x):
         y, _ = self.lstm(x)
         return self.head(y)
+
+
+class InPlace(nn.Module):
+    """`state = state * 0.5 + x`, written as PyTorch's two in-place ops on a buffer."""
+
+    def __init__(self, shape):
+        super().__init__()
+        self.register_buffer("k_cache", torch.zeros(*shape, dtype=torch.float16))
+
+    def forward(self, x):
+        self.k_cache.mul_(0.5)
+        self.k_cache.add_(x)
+        return self.k_cache * 2.0
+
+
+def in_place(shape):
+    x = torch.zeros(*shape, dtype=torch.float16)
+    traced = torch.jit.trace(InPlace(shape).eval(), (x,))
+    return ct.convert(
+        traced,
+        inputs=[ct.TensorType(name="x", shape=shape, dtype=np.float16)],
+        outputs=[ct.TensorType(name="y", dtype=np.float16)],
+        states=[ct.StateType(wrapped_type=ct.TensorType(shape=shape, dtype=np.float16), name="k_cache")],
+        minimum_deployment_target=ct.target.iOS18,
+        compute_precision=ct.precision.FLOAT16,
+        convert_to="mlprogram",
+    )
+
+
+def first_write(path):
+    return writes_of(ct.utils.load_spec(str(path)), "main", "k_cache")[0]
 
 
 def seeded(module):
@@ -105,6 +144,19 @@ def main():
         convert(traced, ct.target.iOS17),
         "torch-help-fp32-lstm-ios17-clean",
         lambda p: [finding("gpu-rnn-abort", "main", first_op(p, "lstm"))],
+    )
+    save(
+        in_place((1, 2, 16, 32)),
+        "torch-help-blend-inplace",
+        lambda p: [
+            finding("state-blend-rmw", "main", first_write(p), "k_cache"),
+            finding("state-full-extent-write", "main", first_write(p), "k_cache"),
+        ],
+    )
+    save(
+        in_place((32,)),
+        "torch-help-accumulator",
+        lambda p: [finding("state-full-extent-write", "main", first_write(p), "k_cache")],
     )
 
 
