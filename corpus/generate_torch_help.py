@@ -12,6 +12,12 @@ help says.
 
 Both have `gpu-rnn-abort`'s info (any LSTM, on macOS 26.5–26.6's GPU).
 
+- `torch-help-logits-linear`: a `Linear(1, 16416)` head giving `[1, 1, 16416]` logits: W = 16416
+  is over the 16384 limit through A15 / M3, one `tensor-dim-limit` finding;
+- `torch-help-logits-conv-clean`: the same head as a 1×1 `Conv2d` over `[1, 1, 1, 1]`, as the help
+  says: `[1, 16416, 1, 1]`, the vocabulary on the channel axis (≤ 65536): no `tensor-dim-limit`.
+  (Both have `io-last-axis-alignment`'s infos for their 1-wide last axes.)
+
 And the findings of one cause, once each:
 - `torch-help-blend-inplace`: `k.mul_(0.5); k.add_(x)` on a `[1, 2, 16, 32]` cache buffer
   (`torch.jit.trace`, `ct.StateType`): coremltools writes the state once per in-place op. One
@@ -53,6 +59,40 @@ class Lstm(nn.Module):
     def forward(self, x):
         y, _ = self.lstm(x)
         return self.head(y)
+
+
+VOCAB, HEAD_IN = 16_416, 1  # just over 16384 (a multiple of 32); one input feature keeps it small
+
+
+class LinearHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(HEAD_IN, VOCAB)
+
+    def forward(self, h):
+        return self.head(h)
+
+
+class ConvHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Conv2d(HEAD_IN, VOCAB, 1)
+
+    def forward(self, h):
+        return self.head(h)
+
+
+def head(module, shape):
+    x = torch.zeros(*shape)
+    traced = torch.jit.trace(seeded(module), (x,))
+    return ct.convert(
+        traced,
+        inputs=[ct.TensorType(name="h", shape=shape, dtype=np.float16)],
+        outputs=[ct.TensorType(name="y", dtype=np.float16)],
+        minimum_deployment_target=ct.target.iOS18,
+        compute_precision=ct.precision.FLOAT16,
+        convert_to="mlprogram",
+    )
 
 
 class InPlace(nn.Module):
@@ -144,6 +184,22 @@ def main():
         convert(traced, ct.target.iOS17),
         "torch-help-fp32-lstm-ios17-clean",
         lambda p: [finding("gpu-rnn-abort", "main", first_op(p, "lstm"))],
+    )
+    save(
+        head(LinearHead(), (1, 1, HEAD_IN)),
+        "torch-help-logits-linear",
+        lambda p: [
+            finding("tensor-dim-limit", "main", first_op(p, "linear")),
+            finding("io-last-axis-alignment", "main", None),
+        ],
+    )
+    save(
+        head(ConvHead(), (1, HEAD_IN, 1, 1)),
+        "torch-help-logits-conv-clean",
+        lambda p: [
+            finding("io-last-axis-alignment", "main", None),
+            finding("io-last-axis-alignment", "main", first_op(p, "conv")),
+        ],
     )
     save(
         in_place((1, 2, 16, 32)),

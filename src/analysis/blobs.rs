@@ -1289,7 +1289,9 @@ mod tests {
         let found = pkg.findings(ops);
         assert_eq!(kinds(&found), vec!["blob-missing-file"], "{found:?}");
         assert!(
-            found[0].message.contains("should hold 3 weight files (3 constants use it"),
+            found[0]
+                .message
+                .contains("should hold 3 weight files (3 constants use it"),
             "{}",
             found[0].message
         );

@@ -226,19 +226,66 @@ pub struct InputDims {
 /// casts, `linear`, `matmul`, gathers, slices, reductions, permutations): an unknown output dim is
 /// bounded by the longest input axis. `concat`, `tile`, `reshape` and the like are not.
 const NON_GROWING: &[&str] = &[
-    "cast", "identity", "relu", "gelu", "silu", "sigmoid", "tanh", "exp", "sqrt", "rsqrt", "erf",
-    "add", "sub", "mul", "real_div", "pow", "maximum", "minimum", "select", "greater",
-    "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and", "logical_or",
-    "logical_not", "linear", "matmul", "gather", "gather_along_axis", "softmax", "layer_norm",
-    "rms_norm", "transpose", "expand_dims", "squeeze", "slice_by_index", "slice_by_size",
-    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "clip", "abs", "neg", "floor",
-    "round", "sin", "cos",
+    "cast",
+    "identity",
+    "relu",
+    "gelu",
+    "silu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "sqrt",
+    "rsqrt",
+    "erf",
+    "add",
+    "sub",
+    "mul",
+    "real_div",
+    "pow",
+    "maximum",
+    "minimum",
+    "select",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "equal",
+    "not_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "linear",
+    "matmul",
+    "gather",
+    "gather_along_axis",
+    "softmax",
+    "layer_norm",
+    "rms_norm",
+    "transpose",
+    "expand_dims",
+    "squeeze",
+    "slice_by_index",
+    "slice_by_size",
+    "reduce_sum",
+    "reduce_mean",
+    "reduce_max",
+    "reduce_min",
+    "clip",
+    "abs",
+    "neg",
+    "floor",
+    "round",
+    "sin",
+    "cos",
 ];
 
 /// For every value with an unknown dim computed from the bounded inputs `inputs` by
 /// [`NON_GROWING`] ops: the longest any of its axes can be (one pass in program order; nothing
 /// when no input is flexible).
-fn unknown_dim_bounds(f: &Function, inputs: &FxHashMap<String, Vec<Interval>>) -> FxHashMap<String, i64> {
+fn unknown_dim_bounds(
+    f: &Function,
+    inputs: &FxHashMap<String, Vec<Interval>>,
+) -> FxHashMap<String, i64> {
     let mut out: FxHashMap<String, i64> = FxHashMap::default();
     if inputs.is_empty() {
         return out;
@@ -262,7 +309,10 @@ fn unknown_dim_bounds(f: &Function, inputs: &FxHashMap<String, Vec<Interval>>) -
         for p in &op.inputs {
             for a in &p.args {
                 let b = match a {
-                    Arg::Name(n) => out.get(n.as_str()).copied().or_else(|| longest(f.value_type(n))),
+                    Arg::Name(n) => out
+                        .get(n.as_str())
+                        .copied()
+                        .or_else(|| longest(f.value_type(n))),
                     Arg::Value(l) => longest(Some(&l.ty)),
                 };
                 bound = match (bound, b) {
@@ -275,11 +325,10 @@ fn unknown_dim_bounds(f: &Function, inputs: &FxHashMap<String, Vec<Interval>>) -
             continue;
         };
         for o in &op.outputs {
-            let unknown = o
-                .ty
-                .tensor()
-                .and_then(|t| t.shape.as_ref())
-                .is_some_and(|s| s.iter().any(|d| d.known().is_none()));
+            let unknown =
+                o.ty.tensor()
+                    .and_then(|t| t.shape.as_ref())
+                    .is_some_and(|s| s.iter().any(|d| d.known().is_none()));
             if unknown {
                 out.insert(o.name.to_string(), bound);
             }

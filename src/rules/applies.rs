@@ -457,7 +457,10 @@ mod tests {
         assert!(a.concerns(ProgramLanguage::Coreai));
         assert!(!a.concerns(ProgramLanguage::Mil));
         assert!(!a.holds_for(None, ProgramLanguage::Mil));
-        assert!(a.holds(None), "the run's settings alone say nothing of programs");
+        assert!(
+            a.holds(None),
+            "the run's settings alone say nothing of programs"
+        );
         assert_eq!(a.describe(), "Core AI programs");
         assert!(AppliesTo::default().concerns(ProgramLanguage::Coreai));
         let help = rule(
@@ -494,7 +497,10 @@ mod tests {
         let e = builtin("applies-to: { programs: [mil] }\n").unwrap_err();
         assert!(e.to_string().contains("name the compute units"), "{e}");
         let e = builtin("applies-to: { units: [ane] }\n").unwrap_err();
-        assert!(e.to_string().contains("name the programs they concern"), "{e}");
+        assert!(
+            e.to_string().contains("name the programs they concern"),
+            "{e}"
+        );
         builtin("applies-to: { units: [ane], programs: [mil, coreai] }\n").unwrap();
         let e = rule("applies-to: { programs: [] }\n").unwrap_err();
         assert!(e.to_string().contains("names no program"), "{e}");

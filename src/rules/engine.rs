@@ -393,11 +393,11 @@ fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId) -> Severity {
     rule.severity_when
         .iter()
         .find(|(_, applies, m)| {
-            applies
+            applies.as_ref().is_none_or(|a| {
+                a.holds_for(cx.target, cx.model.map_or(ProgramLanguage::Mil, program_of))
+            }) && m
                 .as_ref()
-                .is_none_or(|a| a.holds_for(cx.target, cx.model.map_or(ProgramLanguage::Mil, program_of)))
-                && m.as_ref()
-                    .is_none_or(|m| m.matches(cx, id, &mut Bindings::new()))
+                .is_none_or(|m| m.matches(cx, id, &mut Bindings::new()))
         })
         .map_or(rule.severity, |(s, ..)| *s)
 }

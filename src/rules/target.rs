@@ -269,10 +269,7 @@ impl DeployTarget {
         Some(if units == t.units {
             std::borrow::Cow::Borrowed(t)
         } else {
-            std::borrow::Cow::Owned(DeployTarget {
-                units,
-                ..t.clone()
-            })
+            std::borrow::Cow::Owned(DeployTarget { units, ..t.clone() })
         })
     }
 

@@ -9,7 +9,14 @@ use serde_json::Value;
 fn findings_of(path: &std::path::Path, rule: &str) -> Vec<Value> {
     let out = Command::cargo_bin("coreml-lint")
         .unwrap()
-        .args(["check", "--isolated", "--output-format", "json", "--select", rule])
+        .args([
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--select",
+            rule,
+        ])
         .arg(path)
         .output()
         .unwrap();
@@ -18,21 +25,36 @@ fn findings_of(path: &std::path::Path, rule: &str) -> Vec<Value> {
 }
 
 /// (rule, the model it reports, words of its help, the twin converted as the help says).
-const TWINS: &[(&str, &str, &str, &str)] = &[(
-    "fp32-compute",
-    "torch-help-fp32-lstm-ios16",
-    "minimum_deployment_target=ct.target.iOS17",
-    "torch-help-fp32-lstm-ios17-clean",
-)];
+const TWINS: &[(&str, &str, &str, &str)] = &[
+    (
+        "fp32-compute",
+        "torch-help-fp32-lstm-ios16",
+        "minimum_deployment_target=ct.target.iOS17",
+        "torch-help-fp32-lstm-ios17-clean",
+    ),
+    (
+        "tensor-dim-limit",
+        "torch-help-logits-linear",
+        "a 1×1 `Conv2d`",
+        "torch-help-logits-conv-clean",
+    ),
+];
 
 #[test]
 fn each_help_followed_gives_a_model_the_rule_does_not_report() {
     let packages = common::corpus().join("packages");
     for (rule, reported, words, clean) in TWINS {
         let found = findings_of(&packages.join(format!("{reported}.mlpackage")), rule);
-        assert_eq!(found.len(), 1, "{reported}: one `{rule}` finding: {found:#?}");
+        assert_eq!(
+            found.len(),
+            1,
+            "{reported}: one `{rule}` finding: {found:#?}"
+        );
         let help = found[0]["help"].as_str().unwrap_or_default();
-        assert!(help.contains(words), "{reported}: the help says `{words}`: {help}");
+        assert!(
+            help.contains(words),
+            "{reported}: the help says `{words}`: {help}"
+        );
         let after = findings_of(&packages.join(format!("{clean}.mlpackage")), rule);
         assert!(after.is_empty(), "{clean}: {after:#?}");
     }
@@ -55,7 +77,10 @@ fn fp32_lstm_casts_of_an_old_opset_are_one_finding_per_function() {
         let f = &found[0];
         assert_eq!(f["function"], "main");
         assert!(
-            f["message"].as_str().unwrap().contains("ops in fp32: 32 of the 357"),
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("ops in fp32: 32 of the 357"),
             "{f:#}"
         );
         assert!(

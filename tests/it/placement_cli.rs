@@ -269,7 +269,10 @@ fn every_ane_compile_rule_reaches_the_estimate() {
         .filter(|r| r.category == "ane-compile" && !listed.contains(&&r.id))
         .map(|r| r.id.as_str())
         .collect();
-    assert!(missing.is_empty(), "not in rules/placement/op-table.yaml: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "not in rules/placement/op-table.yaml: {missing:?}"
+    );
 }
 
 /// A conv `conv-kernel-width` reports is at risk, not likely ANE.
@@ -307,7 +310,14 @@ fn placement_follows_the_compute_units() {
     let run = |units: &str| {
         let out = Command::cargo_bin("coreml-lint")
             .unwrap()
-            .args(["check", "--placement", "--exit-zero", "--quiet", "--compute-units", units])
+            .args([
+                "check",
+                "--placement",
+                "--exit-zero",
+                "--quiet",
+                "--compute-units",
+                units,
+            ])
             .arg(corpus.join("packages/fp32-compute-island.mlpackage"))
             .output()
             .unwrap();
@@ -326,10 +336,16 @@ fn placement_follows_the_compute_units() {
     let out = run("cpu-and-ne");
     assert!(out.contains("fp32-compute-island"), "{out}");
     assert!(!out.contains("leaves the Neural Engine out"), "{out}");
-    let v = placement_json_units(&["corpus/packages/fp32-compute-island.mlpackage"], "cpu-and-gpu");
+    let v = placement_json_units(
+        &["corpus/packages/fp32-compute-island.mlpackage"],
+        "cpu-and-gpu",
+    );
     assert_eq!(v["placement"]["functions"], serde_json::json!([]), "{v}");
     assert!(
-        v["placement"]["note"].as_str().unwrap().contains("leaves the Neural Engine out"),
+        v["placement"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("leaves the Neural Engine out"),
         "{v}"
     );
 }
