@@ -35,7 +35,7 @@ const TWINS: &[(&str, &str, &str, &str)] = &[
     (
         "tensor-dim-limit",
         "torch-help-logits-linear",
-        "a 1×1 `Conv2d`",
+        "1×1 `Conv2d`",
         "torch-help-logits-conv-clean",
     ),
 ];

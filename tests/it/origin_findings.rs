@@ -78,7 +78,9 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "htdemucs-6s-mlpackage-ios18/htdemucs_6s.mlpackage",
         "main",
         "tensor-dim-limit",
-        216,
+        // 216 before fp32 values stopped counting: the fp32 `raw_audio` input is not a Neural
+        // Engine tensor; the region starts at its cast to fp16.
+        215,
         1,
     ),
     (
@@ -203,14 +205,6 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
     ),
     (
         Root::Realworld,
-        "whisperkit-large-v3-turbo-prefill/TextDecoderContextPrefill.mlmodelc",
-        "main",
-        "tensor-dim-limit",
-        2,
-        2,
-    ),
-    (
-        Root::Realworld,
         "whisperkit-tiny/AudioEncoder.mlmodelc",
         "main",
         "io-last-axis-alignment",
@@ -279,6 +273,30 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
         "main",
         "fp32-compute",
         3,
+        1,
+    ),
+    (
+        Root::Corpus,
+        "packages/torch-help-logits-conv-clean.mlpackage",
+        "main",
+        "io-last-axis-alignment",
+        2,
+        2,
+    ),
+    (
+        Root::Corpus,
+        "packages/torch-help-logits-linear.mlpackage",
+        "main",
+        "io-last-axis-alignment",
+        1,
+        1,
+    ),
+    (
+        Root::Corpus,
+        "packages/torch-help-logits-linear.mlpackage",
+        "main",
+        "tensor-dim-limit",
+        1,
         1,
     ),
     (

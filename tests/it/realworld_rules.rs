@@ -10,8 +10,8 @@
 //!   the iOS15 fp16 silero-vad models (one finding per function for the 8 `lstm`s and their casts,
 //!   with the iOS17 help).
 //! - `tensor-dim-limit`: htdemucs' 343980-sample audio path (one region of 216 ops), WhisperKit's
-//!   480000-sample mel input, the 51865/51866-wide logits, and the prefill model's 122880-long int16
-//!   index vectors.
+//!   480000-sample mel input and the 51865/51866-wide logits (not the prefill model's 122880-long
+//!   rows gathered from its constant KV table by run-time ids: an embedding lookup, on the CPU).
 //! - `tensor-rank`: the rank-5 reshapes / transposes of htdemucs (11 regions).
 //! - `conv-kernel-width`: the STFT front ends as convs (WhisperKit's and the parakeet
 //!   preprocessor's 400- and 512-wide windows, silero-vad's 256-wide basis: one finding per weight,
@@ -330,12 +330,6 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "whisperkit-large-v3-947MB-palettized/TextDecoder.mlmodelc",
         "warning",
         1,
-    ),
-    (
-        "tensor-dim-limit",
-        "whisperkit-large-v3-turbo-prefill/TextDecoderContextPrefill.mlmodelc",
-        "warning",
-        2,
     ),
     (
         "tensor-dim-limit",
