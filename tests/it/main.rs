@@ -33,6 +33,7 @@ mod layers;
 mod limits;
 mod linear_ops;
 mod mutation;
+mod one_per_cause;
 mod opset_rules;
 mod origin_findings;
 mod paths;
