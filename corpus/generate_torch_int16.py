@@ -15,6 +15,11 @@ gathered axis / the state axis fits).
 - `torch-int16-table-70000-uint16`: its twin with the table grown to 70,000 rows (`retarget`): the
   same uint16 casts, now into an axis longer than 65,535.
 
+- `torch-int16-rangedim-256`: ids of a `RangeDim(1, 256)` sequence axis embedded, projected by a
+  `linear`, and positions `arange(h.shape[1])`: the converter narrows `shape(linear_0)` of
+  `[1, ?, 64]` to uint16; the description bounds the `?` to 256, so no `int16-narrowing` (only
+  `flexible-input-shape`'s finding on the ranged input).
+
 All but the last are correct: no `int16-narrowing` finding (the decoders have the state rules'
 findings of a run-time position write, as `generate_torch_states.py`'s). The twin has one `int16-narrowing`, at the first uint16
 cast of the ids (the second, after the guard, is the same cause). Expected findings are written by hand here, from what the converter does
@@ -87,6 +92,21 @@ class Lookup(nn.Module):
 
     def forward(self, ids):
         return self.out(self.emb(ids))
+
+
+class Positions(nn.Module):
+    """Token ids of a flexible length, embedded and projected, plus a position embedding of
+    `arange(length)` (the converter reads the length with `shape` of the projection)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(SHORT_TABLE, WIDTH)
+        self.lin = nn.Linear(WIDTH, WIDTH)
+        self.pos = nn.Embedding(CTX, WIDTH)
+
+    def forward(self, ids):
+        h = self.lin(self.emb(ids))
+        return h + self.pos(torch.arange(h.shape[1]))
 
 
 def seeded(module):
@@ -233,6 +253,13 @@ def main():
     print(long.name, "narrowing casts:", long_casts, file=sys.stderr)
     # Reported once, where it starts: the first cast (the ids), not the one after the guard.
     record(long, [finding("int16-narrowing", "main", long_casts[0])])
+    traced = torch.jit.trace(seeded(Positions()), (torch.zeros(1, 8, dtype=torch.int32),))
+    ranged = save(
+        convert(traced, [ct.TensorType(name="ids", shape=(1, ct.RangeDim(1, CTX, default=8)), dtype=np.int32)]),
+        "torch-int16-rangedim-256",
+    )
+    print(ranged.name, "narrowing casts:", narrowing_casts(ranged), file=sys.stderr)
+    record(ranged, [finding("flexible-input-shape", "main", None)])
 
 
 if __name__ == "__main__":

@@ -266,10 +266,13 @@ impl Checker {
         if rules.rules().is_empty() {
             return Vec::new();
         }
-        self.settings.apply(crate::rules::match_model(
+        // The run's target and units: `applies-to: { units: [ane] }` holds as for every rule.
+        let run = DeployTarget::with_units(self.linter.target().cloned(), self.linter.units());
+        self.settings.apply(crate::rules::match_model_for(
             model,
             &rules,
             &crate::analysis::registry::ModelEntities { entities: changes },
+            run.as_ref(),
         ))
     }
 

@@ -76,8 +76,10 @@ pub const ENTITY_KINDS: &[EntityKind] = &[
             prop("file", PropType::Text, "The resolved file, or the written path when it does not resolve."),
             prop("path", PropType::Text, "The path as its first reference writes it."),
             prop("references", PropType::Int, "How many literals reference it."),
-            prop("status", PropType::Text, "`absolute`, `no-model-path` or `climbs-out` (the written path does not resolve), `escapes` (a symlink leads out of the package), `missing`, `not-a-file`, `unopenable`, `too-short` (under the 64-byte header), `lfs-pointer`, or `opened`."),
+            prop("status", PropType::Text, "`absolute`, `no-model-path` or `climbs-out` (the written path does not resolve), `escapes` (a symlink leads out of the package), `missing`, `in-missing-folder` (missing with its folder, which the folder's first missing file stands for), `not-a-file`, `unopenable`, `too-short` (under the 64-byte header), `lfs-pointer`, or `opened`."),
             prop("problem", PropType::Text, "What is wrong, in a sentence, when the path does not resolve, the file does not open or its header has another version."),
+            prop("missing-folder", PropType::Text, "The folder that does not exist, when the file is missing with it."),
+            prop("files-in-folder", PropType::Int, "For the first missing file of a missing folder: how many referenced weight files the folder should hold."),
             prop("length", PropType::Int, "The file's length in bytes (known when it opened or is too short)."),
             prop("length-text", PropType::Text, "The length for messages, e.g. `2.15 GB (2147483776 bytes)`."),
             prop("version", PropType::Int, "The header's storage format version (Core ML reads only 2)."),
@@ -201,6 +203,7 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
 
     let mut total: u64 = 0;
     let mut files = 0usize;
+    let first_file = out.len();
     for (path, mut idxs) in groups {
         idxs.sort_unstable();
         let group: Vec<&BlobUse> = idxs.iter().filter_map(|&i| uses.get(i)).collect();
@@ -216,7 +219,55 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
             .with("total-text", human_bytes(total))
             .with("files", files),
     );
+    one_per_missing_folder(&mut out[first_file..]);
     out
+}
+
+/// A missing folder is one cause: its first missing file stands for every file of it the program
+/// references (`files-in-folder`, the references summed, the folder named in `problem`); the others
+/// become `in-missing-folder`.
+fn one_per_missing_folder(entities: &mut [Entity]) {
+    let text = |e: &Entity, key: &str| match e.get(key) {
+        Some(Prop::Text(t)) => Some(t.to_string()),
+        _ => None,
+    };
+    let int = |e: &Entity, key: &str| match e.get(key) {
+        Some(Prop::Int(n)) => *n,
+        _ => 0,
+    };
+    let mut folders: BTreeMap<String, (usize, usize, i128)> = BTreeMap::new();
+    for (i, e) in entities.iter_mut().enumerate() {
+        if e.kind != "weight-file" {
+            continue;
+        }
+        let Some(folder) = text(e, "missing-folder") else {
+            continue;
+        };
+        let refs = int(e, "references");
+        match folders.get_mut(&folder) {
+            Some((_, files, total)) => {
+                *files += 1;
+                *total += refs;
+                e.set("status", "in-missing-folder");
+            }
+            None => {
+                folders.insert(folder, (i, 1, refs));
+            }
+        }
+    }
+    for (folder, (i, files, refs)) in folders {
+        let Some(e) = entities.get_mut(i) else {
+            continue;
+        };
+        e.set("files-in-folder", files);
+        if files > 1 {
+            e.set("references", Prop::Int(refs));
+            e.set(
+                "problem",
+                format!("the folder {folder} does not exist: it should hold {files} weight files"),
+            );
+        }
+    }
 }
 
 /// The `weight-file` of a written path that does not resolve.
@@ -266,9 +317,16 @@ fn describe_file(
                 }
                 OpenError::Io { .. } => "unopenable",
             };
+            let folder = match &e {
+                OpenError::NotFound {
+                    folder_missing: Some(dir),
+                } => Some(dir.display().to_string()),
+                _ => None,
+            };
             out.push(
                 wf.with("status", status)
-                    .with("problem", format!("{file_name}: {e}")),
+                    .with("problem", format!("{file_name}: {e}"))
+                    .with_opt("missing-folder", folder),
             );
             unread(out);
             return None;
@@ -1219,6 +1277,31 @@ mod tests {
         assert_eq!(kinds(&found), vec!["blob-missing-file"]);
         assert!(found[0].message.contains("folder"), "{found:?}");
         assert!(found[0].message.contains("weights does not exist"));
+
+        // A missing folder is one cause, whatever number of its files the program references.
+        let pkg = Pkg::new(None);
+        std::fs::remove_dir(pkg.root.join("weights")).unwrap();
+        let ops = vec![
+            konst("a", DType::Fp16, &[3], W, 64),
+            konst("b", DType::Fp16, &[3], "@model_path/weights/other.bin", 64),
+            konst("c", DType::Fp16, &[3], "@model_path/weights/third.bin", 64),
+        ];
+        let found = pkg.findings(ops);
+        assert_eq!(kinds(&found), vec!["blob-missing-file"], "{found:?}");
+        assert!(
+            found[0]
+                .message
+                .contains("should hold 3 weight files (3 constants use it"),
+            "{}",
+            found[0].message
+        );
+        // A missing file beside others in a folder that exists is one finding per file.
+        let pkg = Pkg::new(None);
+        let ops = vec![
+            konst("a", DType::Fp16, &[3], W, 64),
+            konst("b", DType::Fp16, &[3], "@model_path/weights/other.bin", 64),
+        ];
+        assert_eq!(kinds(&pkg.findings(ops)).len(), 2);
     }
 
     #[test]

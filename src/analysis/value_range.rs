@@ -217,6 +217,124 @@ fn const_range(c: &ConstValue) -> Option<Interval> {
 #[derive(Clone, Debug, Default)]
 pub struct InputDims {
     inputs: FxHashMap<String, Vec<Interval>>,
+    /// Value name → an upper bound on every unknown dim of it, for values computed from bounded
+    /// inputs by ops whose output axes are never longer than an axis of their inputs.
+    unknown_max: FxHashMap<String, i64>,
+}
+
+/// Ops each of whose output axes is at most as long as some axis of an input (element-wise ops,
+/// casts, `linear`, `matmul`, gathers, slices, reductions, permutations): an unknown output dim is
+/// bounded by the longest input axis. `concat`, `tile`, `reshape` and the like are not.
+const NON_GROWING: &[&str] = &[
+    "cast",
+    "identity",
+    "relu",
+    "gelu",
+    "silu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "sqrt",
+    "rsqrt",
+    "erf",
+    "add",
+    "sub",
+    "mul",
+    "real_div",
+    "pow",
+    "maximum",
+    "minimum",
+    "select",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "equal",
+    "not_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "linear",
+    "matmul",
+    "gather",
+    "gather_along_axis",
+    "softmax",
+    "layer_norm",
+    "rms_norm",
+    "transpose",
+    "expand_dims",
+    "squeeze",
+    "slice_by_index",
+    "slice_by_size",
+    "reduce_sum",
+    "reduce_mean",
+    "reduce_max",
+    "reduce_min",
+    "clip",
+    "abs",
+    "neg",
+    "floor",
+    "round",
+    "sin",
+    "cos",
+];
+
+/// For every value with an unknown dim computed from the bounded inputs `inputs` by
+/// [`NON_GROWING`] ops: the longest any of its axes can be (one pass in program order; nothing
+/// when no input is flexible).
+fn unknown_dim_bounds(
+    f: &Function,
+    inputs: &FxHashMap<String, Vec<Interval>>,
+) -> FxHashMap<String, i64> {
+    let mut out: FxHashMap<String, i64> = FxHashMap::default();
+    if inputs.is_empty() {
+        return out;
+    }
+    for (name, dims) in inputs {
+        out.insert(name.clone(), dims.iter().map(|d| d.max).max().unwrap_or(0));
+    }
+    let longest = |ty: Option<&ValueType>| -> Option<i64> {
+        let shape = ty?.tensor()?.shape.clone()?;
+        shape
+            .iter()
+            .map(|d| d.known().and_then(|n| i64::try_from(n).ok()))
+            .collect::<Option<Vec<_>>>()
+            .map(|v| v.into_iter().max().unwrap_or(1))
+    };
+    for (_, op) in f.ops() {
+        if !NON_GROWING.contains(&op.op_type.as_str()) {
+            continue;
+        }
+        let mut bound: Option<i64> = Some(0);
+        for p in &op.inputs {
+            for a in &p.args {
+                let b = match a {
+                    Arg::Name(n) => out
+                        .get(n.as_str())
+                        .copied()
+                        .or_else(|| longest(f.value_type(n))),
+                    Arg::Value(l) => longest(Some(&l.ty)),
+                };
+                bound = match (bound, b) {
+                    (Some(x), Some(y)) => Some(x.max(y)),
+                    _ => None,
+                };
+            }
+        }
+        let Some(bound) = bound else {
+            continue;
+        };
+        for o in &op.outputs {
+            let unknown =
+                o.ty.tensor()
+                    .and_then(|t| t.shape.as_ref())
+                    .is_some_and(|s| s.iter().any(|d| d.known().is_none()));
+            if unknown {
+                out.insert(o.name.to_string(), bound);
+            }
+        }
+    }
+    out
 }
 
 impl InputDims {
@@ -224,7 +342,7 @@ impl InputDims {
     pub fn of(model: &Model, f: &Function) -> InputDims {
         let mut inputs = FxHashMap::default();
         let Some(desc) = model.description.for_function(&f.name) else {
-            return InputDims { inputs };
+            return InputDims::default();
         };
         for i in &desc.inputs {
             let FeatureKind::Array {
@@ -262,7 +380,11 @@ impl InputDims {
                 inputs.insert(i.name.clone(), d);
             }
         }
-        InputDims { inputs }
+        let unknown_max = unknown_dim_bounds(f, &inputs);
+        InputDims {
+            inputs,
+            unknown_max,
+        }
     }
 }
 
@@ -379,12 +501,14 @@ impl Fwd<'_> {
                 let x = op.arg_name("x")?;
                 let dims = self.f.value_type(x)?.tensor()?.shape.clone()?;
                 let described = self.dims.inputs.get(x).filter(|d| d.len() == dims.len());
+                let computed = self.dims.unknown_max.get(x).copied();
                 let mut r: Option<Interval> = None;
                 for (axis, d) in dims.into_iter().enumerate() {
-                    let i = match (d.known(), described) {
-                        (Some(n), _) => Interval::new(n as i64, n as i64),
-                        (None, Some(b)) => b[axis],
-                        (None, None) => Interval::new(0, i32::MAX.into()),
+                    let i = match (d.known(), described, computed) {
+                        (Some(n), ..) => Interval::new(n as i64, n as i64),
+                        (None, Some(b), _) => b[axis],
+                        (None, None, Some(max)) => Interval::new(0, max),
+                        (None, None, None) => Interval::new(0, i32::MAX.into()),
                     };
                     r = Some(r.map_or(i, |o| o.hull(i)));
                 }
@@ -841,10 +965,50 @@ mod tests {
             )]
             .into_iter()
             .collect(),
+            ..InputDims::default()
         };
         assert_eq!(
             analyze_with(f, &consts, &dims).get("y"),
             Some(Interval::new(1, 32000))
+        );
+    }
+
+    /// coremltools' `shape(linear_0)` of `[1, ?, 64]`, the `?` from ids bounded to RangeDim 1…256:
+    /// within the longest axis its inputs can have, not 2^31 − 1.
+    #[test]
+    fn the_shape_of_a_value_computed_from_a_ranged_input_is_bounded() {
+        let src = prog(
+            "tensor<int32, [1, ?]> ids",
+            r#"            tensor<fp16, [64, 64]> w = const()[name = string("w"), val = tensor<fp16, [64, 64]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(64)))];
+            string d16 = const()[name = string("d16"), val = string("fp16")];
+            tensor<fp16, [1, ?]> h = cast(dtype = d16, x = ids)[name = string("h")];
+            tensor<int32, [1]> ax = const()[name = string("ax"), val = tensor<int32, [1]>([-1])];
+            tensor<fp16, [1, ?, 1]> e = expand_dims(axes = ax, x = h)[name = string("e")];
+            tensor<fp16, [1, ?, 64]> l = linear(weight = w, x = e)[name = string("l")];
+            tensor<int32, [3]> y = shape(x = l)[name = string("s")];
+            int32 a0 = const()[name = string("a0"), val = int32(1)];
+            bool il = const()[name = string("il"), val = bool(false)];
+            tensor<fp16, [1, ?, 64]> c = concat(axis = a0, interleave = il, values = (l, l))[name = string("c")];
+            tensor<int32, [3]> z = shape(x = c)[name = string("t")];"#,
+        );
+        let p = parse_program(&src, std::path::Path::new("t.mil")).expect("parses");
+        let f = &p.functions[0];
+        let consts = consteval::evaluate(f);
+        let mut inputs = FxHashMap::default();
+        inputs.insert(
+            "ids".to_string(),
+            vec![Interval::new(1, 1), Interval::new(1, 256)],
+        );
+        let dims = InputDims {
+            unknown_max: unknown_dim_bounds(f, &inputs),
+            inputs,
+        };
+        let r = analyze_with(f, &consts, &dims);
+        assert_eq!(r.get("y"), Some(Interval::new(0, 256)));
+        assert_eq!(
+            r.get("z"),
+            Some(Interval::new(0, i32::MAX.into())),
+            "a concat may grow an axis"
         );
     }
 

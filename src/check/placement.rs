@@ -6,12 +6,26 @@ use crate::analysis::placement::{self, FunctionPlacement, OpTable};
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{placement_flags, Finding};
 use crate::ir::{Function, Model};
+use crate::rules::applies::program_of;
+use crate::rules::schema::ProgramLanguage;
+use crate::rules::{ComputeUnits, Unit};
 
 /// The estimate of `f` with the built-in op table, given the findings of its model (`findings`
 /// may hold other functions' findings; they are skipped).
 pub fn place_function(f: &Function, findings: &[Finding]) -> FunctionPlacement {
     let t = OpTable::builtin();
     placement::place_function(t, f, &placement_flags(t, &f.name, findings))
+}
+
+/// The units `model` is loaded with in `run` when they leave the Neural Engine out (Core ML's
+/// `cpu-and-gpu` and `cpu-only`; for a Core AI asset only `cpu-only`): then there is no Neural
+/// Engine placement to estimate.
+pub fn ane_excluded(run: &CheckRun, model: &Model) -> Option<ComputeUnits> {
+    let units = match program_of(model) {
+        ProgramLanguage::Mil => run.compute_units,
+        ProgramLanguage::Coreai => run.compute_units.for_core_ai(),
+    };
+    (!units.uses(Unit::Ane)).then_some(units)
 }
 
 /// One function of a checked model with its estimate.
@@ -26,11 +40,15 @@ pub struct PlacedFunction<'r> {
     pub placement: FunctionPlacement,
 }
 
-/// Every function of every checked model of `run` with its estimate, in run order.
+/// Every function of every checked model of `run` with its estimate, in run order; the models
+/// loaded without the Neural Engine ([`ane_excluded`]) have none.
 pub fn place_run(run: &CheckRun) -> Vec<PlacedFunction<'_>> {
     let mut out = Vec::new();
     for m in &run.models {
         if let ModelOutcome::Checked { model, findings } = &m.outcome {
+            if ane_excluded(run, model).is_some() {
+                continue;
+            }
             let path = m.path.display().to_string();
             for f in &model.program.functions {
                 out.push(PlacedFunction {

@@ -10,8 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::analysis::placement::{Likely, Macs, Reason};
-use crate::check::placement::{place_run, PlacedFunction};
-use crate::check::CheckRun;
+use crate::check::placement::{ane_excluded, place_run, PlacedFunction};
+use crate::check::{CheckRun, ModelOutcome};
 use crate::ir::SubModel;
 
 /// One line a person reads about why an op got its estimate.
@@ -27,6 +27,46 @@ pub fn ane_share(macs: &Macs) -> String {
         Some(s) if s > 0.0 && s < 1.0 => "<1 %".into(),
         Some(s) => format!("{} %", s.floor()),
     }
+}
+
+/// What the estimate leaves out because the run's compute units leave the Neural Engine out:
+/// "`--compute-units cpu-and-gpu` leaves the Neural Engine out: 2 models not estimated (…)".
+fn excluded_text(run: &CheckRun) -> Option<String> {
+    let mut units = None;
+    let mut models = 0;
+    for m in &run.models {
+        if let ModelOutcome::Checked { model, .. } = &m.outcome {
+            if let Some(u) = ane_excluded(run, model) {
+                units = Some(u);
+                models += 1;
+            }
+        }
+    }
+    let units = units?;
+    Some(format!(
+        "`--compute-units {}` leaves the Neural Engine out: {} not estimated (every op runs on {})",
+        units.token(),
+        plural(models, "model"),
+        units.describe().replace(" and ", " or ")
+    ))
+}
+
+/// The functions whose ANE compute share leaves ops out because their cost is unknown (shapes not
+/// fixed, or an op type without a MAC formula): "`main` of m.mlpackage: 239 of 424 ops".
+fn unestimated_text(placed: &[PlacedFunction<'_>]) -> Vec<String> {
+    placed
+        .iter()
+        .filter(|p| p.placement.macs.unestimated_ops > 0)
+        .map(|p| {
+            format!(
+                "`{}` of {}: {} of {} ops",
+                p.function.name,
+                model_name(p),
+                p.placement.macs.unestimated_ops,
+                p.placement.counts.total()
+            )
+        })
+        .collect()
 }
 
 /// The model column: its path, and the sub-model of a pipeline.
@@ -184,8 +224,13 @@ pub fn document(run: &CheckRun) -> PlacementDoc {
             })
         })
         .collect();
+    let mut note = "an ESTIMATE from the op table and the findings, not Core ML's placement; confirm with MLComputePlan on the target device".to_string();
+    if let Some(excluded) = excluded_text(run) {
+        note.push_str("; ");
+        note.push_str(&excluded);
+    }
     PlacementDoc {
-        note: "an ESTIMATE from the op table and the findings, not Core ML's placement; confirm with MLComputePlan on the target device".into(),
+        note,
         functions,
         ops,
     }
@@ -201,6 +246,17 @@ pub fn json(run: &CheckRun) -> Value {
 pub fn render(run: &CheckRun) -> String {
     let placed = place_run(run);
     let mut out = render_table(&placed);
+    if let Some(excluded) = excluded_text(run) {
+        let _ = writeln!(out, "  {excluded}");
+    }
+    let unestimated = unestimated_text(&placed);
+    if !unestimated.is_empty() {
+        let _ = writeln!(
+            out,
+            "  * the ANE compute share leaves out the ops whose cost is unknown (shapes not fixed, or no MAC formula): {}",
+            unestimated.join("; ")
+        );
+    }
     for p in &placed {
         out.push_str(&render_cpu_ops(p));
     }
@@ -280,7 +336,11 @@ fn row_cells(p: &PlacedFunction<'_>) -> [String; 9] {
         c.at_risk.to_string(),
         c.unknown.to_string(),
         p.placement.boundaries.to_string(),
-        ane_share(&p.placement.macs),
+        if p.placement.macs.unestimated_ops > 0 {
+            format!("{}*", ane_share(&p.placement.macs))
+        } else {
+            ane_share(&p.placement.macs)
+        },
     ]
 }
 
@@ -297,7 +357,7 @@ fn render_rows(cells: &[[String; 9]]) -> String {
          confirm with MLComputePlan on the target device)"
     );
     if cells.is_empty() {
-        let _ = writeln!(out, "  no checked model");
+        let _ = writeln!(out, "  no estimated function");
         return out;
     }
     let head = [

@@ -1,15 +1,26 @@
 //! `applies-to:`: the run's settings a rule (or a `help-when:` / `severity-when:` entry) concerns,
 //! tested once per run rather than per node: the compute units, the chip families and OS ranges of
-//! the deployment target. A rule whose `applies-to` does not hold for the run reports nothing.
+//! the deployment target; and once per model, the programs (Core ML's MIL, Core AI's) it concerns.
+//! A rule whose `applies-to` does not hold for the run and the model reports nothing.
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 use super::compile_error::CompileError;
-use super::schema::{OneOrMany, SerAppliesTo, SerOsRange, SerOsRanges};
+use super::schema::{OneOrMany, ProgramLanguage, SerAppliesTo, SerOsRange, SerOsRanges};
 use super::target::{families_of, known_families, os_version, DeployTarget, Family, OsVersion};
 use super::units::{ComputeUnits, Unit};
+use crate::ir::{Model, ModelKind};
 use crate::suggest::did_you_mean;
+
+/// The language of `model`'s program: Core AI's for a `.aimodel`, Core ML's MIL otherwise.
+pub fn program_of(model: &Model) -> ProgramLanguage {
+    if model.kind == ModelKind::AiModel {
+        ProgramLanguage::Coreai
+    } else {
+        ProgramLanguage::Mil
+    }
+}
 
 /// A compiled `applies-to:`. Every key given must hold; an absent key always holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -25,6 +36,8 @@ pub struct AppliesTo {
     /// OS ranges: holds when the app may run an OS in one of them (its minimum for that platform
     /// is at most the range's end); always when the target names no OS.
     pub os: Vec<OsRange>,
+    /// The programs the hazard concerns (`None`: both).
+    pub programs: Option<BTreeSet<ProgramLanguage>>,
 }
 
 /// An inclusive range of one platform's versions (`macos26.4` … `macos26.5` covers every 26.5.x).
@@ -61,7 +74,19 @@ impl fmt::Display for OsRange {
 }
 
 impl AppliesTo {
-    /// True when the run (`None`: no target, every unit) meets every condition.
+    /// True when the run (`None`: no target, every unit) meets every condition for a model whose
+    /// program is `program`.
+    pub fn holds_for(&self, run: Option<&DeployTarget>, program: ProgramLanguage) -> bool {
+        self.concerns(program) && self.holds(run)
+    }
+
+    /// True when the hazard concerns `program` (`programs:`).
+    pub fn concerns(&self, program: ProgramLanguage) -> bool {
+        self.programs.as_ref().is_none_or(|p| p.contains(&program))
+    }
+
+    /// True when the run (`None`: no target, every unit) meets every condition on its settings
+    /// (every key but `programs:`, which [`AppliesTo::concerns`] tests per model).
     pub fn holds(&self, run: Option<&DeployTarget>) -> bool {
         let setting = run.map_or(ComputeUnits::All, |r| r.units);
         if let Some(units) = &self.units {
@@ -148,7 +173,23 @@ impl AppliesTo {
         if let Some(os) = self.os_text() {
             parts.push(os);
         }
+        if let Some(p) = self.programs_text() {
+            parts.push(p);
+        }
         parts.join("; ")
+    }
+
+    /// "Core ML programs", "Core AI programs", "Core ML and Core AI programs" (`None`: not said).
+    pub fn programs_text(&self) -> Option<String> {
+        let p = self.programs.as_ref()?;
+        let names: Vec<&str> = p
+            .iter()
+            .map(|p| match p {
+                ProgramLanguage::Mil => "Core ML",
+                ProgramLanguage::Coreai => "Core AI",
+            })
+            .collect();
+        Some(format!("{} programs", names.join(" and ")))
     }
 
     /// The OS ranges, comma-separated (`macOS 26.4–26.5, iOS 26.4–26.6`).
@@ -255,17 +296,28 @@ pub fn compile(spec: &SerAppliesTo, at: &[String], errors: &mut Vec<CompileError
             _ => os.push(OsRange { min, max }),
         }
     }
+    let programs = spec.programs.as_ref().map(|list| {
+        if list.is_empty() {
+            err(
+                "programs",
+                "names no program (mil: Core ML's, coreai: Core AI's)".into(),
+            );
+        }
+        list.iter().copied().collect::<BTreeSet<_>>()
+    });
     let out = AppliesTo {
         units,
         compute_units,
         families: fams,
         only_families: only,
         os,
+        programs,
     };
     if out == AppliesTo::default() && spec.os.is_none() {
         err(
             "",
-            "names no condition (units, compute-units, families, only-families or os)".into(),
+            "names no condition (units, compute-units, families, only-families, os or programs)"
+                .into(),
         );
     }
     out
@@ -394,6 +446,35 @@ mod tests {
     }
 
     #[test]
+    fn programs_select_the_models_a_rule_and_its_help_concern() {
+        let mil = super::super::testing::snippet_model("t.mil", RELU).unwrap();
+        assert_eq!(program_of(&mil), ProgramLanguage::Mil);
+        let coreai_only = rule("applies-to: { programs: [coreai] }\n").unwrap();
+        assert!(run_rule(coreai_only, None).is_empty());
+        let both = rule("applies-to: { programs: [mil, coreai] }\n").unwrap();
+        assert_eq!(run_rule(both, None).len(), 1);
+        let a = applies("programs: [coreai]");
+        assert!(a.concerns(ProgramLanguage::Coreai));
+        assert!(!a.concerns(ProgramLanguage::Mil));
+        assert!(!a.holds_for(None, ProgramLanguage::Mil));
+        assert!(
+            a.holds(None),
+            "the run's settings alone say nothing of programs"
+        );
+        assert_eq!(a.describe(), "Core AI programs");
+        assert!(AppliesTo::default().concerns(ProgramLanguage::Coreai));
+        let help = rule(
+            "help-when:\n  - applies-to: { programs: [coreai] }\n    help: \"Core AI terms\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            run_rule(help, None)[0].help.as_deref(),
+            Some("default"),
+            "a Core ML model gets the other help"
+        );
+    }
+
+    #[test]
     fn rule_files_name_what_is_wrong() {
         let e = rule("applies-to: { units: [gpu, neural-engine] }\n").unwrap_err();
         assert!(e.to_string().contains("applies-to.units"), "{e}");
@@ -409,9 +490,22 @@ mod tests {
             e.to_string().contains("needs `match:` or `applies-to:`"),
             "{e}"
         );
-        let builtin = "id: t\ntitle: t\nseverity: warning\ncategory: c\ndescription: d\nwhy: w\nhelp: h\nmatch: { op: relu }\nmessage: m\ntests: { valid: [{ mil: x }], invalid: [{ mil: x }] }\n";
-        let e = super::super::load_rule_text("t.yaml", builtin, None, true).unwrap_err();
+        let builtin = |applies: &str| {
+            let text = format!("id: t\ntitle: t\nseverity: warning\ncategory: c\ndescription: d\nwhy: w\nhelp: h\nmatch: {{ op: relu }}\nmessage: m\n{applies}tests: {{ valid: [{{ mil: x }}], invalid: [{{ mil: x }}] }}\n");
+            super::super::load_rule_text("t.yaml", &text, None, true)
+        };
+        let e = builtin("applies-to: { programs: [mil] }\n").unwrap_err();
         assert!(e.to_string().contains("name the compute units"), "{e}");
+        let e = builtin("applies-to: { units: [ane] }\n").unwrap_err();
+        assert!(
+            e.to_string().contains("name the programs they concern"),
+            "{e}"
+        );
+        builtin("applies-to: { units: [ane], programs: [mil, coreai] }\n").unwrap();
+        let e = rule("applies-to: { programs: [] }\n").unwrap_err();
+        assert!(e.to_string().contains("names no program"), "{e}");
+        let e = rule("applies-to: { programs: [coreml] }\n").unwrap_err();
+        assert!(e.to_string().contains("applies-to.programs"), "{e}");
     }
 
     #[test]

@@ -528,10 +528,28 @@ impl Compiler {
                 }
                 level.map(OsBound::Level)
             });
-            if fams.is_none() && only.is_none() && os_before.is_none() && c.errors.len() == errors {
-                c.error("", "names no condition (families, only-families or os-before)");
+            let units = t.units.as_ref().map(|list| {
+                let mut out = std::collections::BTreeSet::new();
+                for w in list.to_vec() {
+                    match super::units::Unit::parse(&w) {
+                        Some(u) => {
+                            out.insert(u);
+                        }
+                        None => c.error("units", format!("unknown compute unit `{w}` (ane, gpu, cpu)")),
+                    }
+                }
+                out
+            });
+            if fams.is_none()
+                && only.is_none()
+                && os_before.is_none()
+                && units.is_none()
+                && c.errors.len() == errors
+            {
+                c.error("", "names no condition (families, only-families, os-before or units)");
             }
             TargetM {
+                units,
                 families: fams,
                 only,
                 os_before,

@@ -9,13 +9,14 @@ use rustc_hash::FxHashMap;
 
 use rayon::prelude::*;
 
+use super::applies::program_of;
 use super::bindings::{Binding, Bindings};
 use super::context::Ctx;
 use super::entity_rule::EntityRule;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::Matcher;
 use super::region::regions;
-use super::schema::Status;
+use super::schema::{ProgramLanguage, Status};
 use super::target::DeployTarget;
 use super::template::TargetApplies;
 use super::vars::{GROUP_VAR, REGION_VAR};
@@ -66,7 +67,12 @@ pub fn match_model_with(
     target: Option<&DeployTarget>,
     analyses: Option<&[FunctionAnalysis]>,
 ) -> Vec<Finding> {
-    let node_rules: Vec<&Rule> = node_rules(rules).filter(|r| r.applies(target)).collect();
+    let program = program_of(model);
+    let target = DeployTarget::for_program(target, program);
+    let target = target.as_deref();
+    let node_rules: Vec<&Rule> = node_rules(rules)
+        .filter(|r| r.applies(target, program))
+        .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;
@@ -106,7 +112,7 @@ pub fn match_model_with(
     }
     for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
         if let Target::Entity(er, on_target) = &rule.target {
-            if !rule.applies(target) {
+            if !rule.applies(target, program) {
                 continue;
             }
             let of_kind = by_kind.get(er.kind.name).map_or(&[][..], Vec::as_slice);
@@ -348,7 +354,11 @@ fn report_regions(
 ) {
     let ids: Vec<NodeId> = matched.iter().map(|(id, _)| *id).collect();
     let mut bindings: FxHashMap<NodeId, Bindings> = matched.into_iter().collect();
-    for region in regions(cx.f, &ids) {
+    let mut found = regions(cx.f, &ids);
+    if rule.region_per_function {
+        found = super::region::merged(found);
+    }
+    for region in found {
         let mut b = bindings.remove(&region.origin).unwrap_or_default();
         let severity = region
             .members
@@ -390,9 +400,11 @@ fn severity_at(rule: &Rule, cx: &Ctx<'_>, id: NodeId) -> Severity {
     rule.severity_when
         .iter()
         .find(|(_, applies, m)| {
-            applies.as_ref().is_none_or(|a| a.holds(cx.target))
-                && m.as_ref()
-                    .is_none_or(|m| m.matches(cx, id, &mut Bindings::new()))
+            applies.as_ref().is_none_or(|a| {
+                a.holds_for(cx.target, cx.model.map_or(ProgramLanguage::Mil, program_of))
+            }) && m
+                .as_ref()
+                .is_none_or(|m| m.matches(cx, id, &mut Bindings::new()))
         })
         .map_or(rule.severity, |(s, ..)| *s)
 }
@@ -519,7 +531,11 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         op,
         state,
         message: rule.message.render(cx, id, b),
-        help: rule.help_for(cx.target).map(|h| h.render(cx, id, b)),
+        help: rule
+            .help_for(cx.target, program_of(model), |m| {
+                m.matches(cx, id, &mut b.clone())
+            })
+            .map(|h| h.render(cx, id, b)),
         fix,
         span: primary,
         labels,
@@ -541,7 +557,12 @@ fn entity_finding(
     let severity = rule
         .severity_when
         .iter()
-        .find(|(_, applies, m)| m.is_none() && applies.as_ref().is_some_and(|a| a.holds(run)))
+        .find(|(_, applies, m)| {
+            m.is_none()
+                && applies
+                    .as_ref()
+                    .is_some_and(|a| a.holds_for(run, program_of(model)))
+        })
         .map_or(rule.severity, |(s, ..)| *s);
     Finding {
         rule: rule.id.clone(),
@@ -552,7 +573,9 @@ fn entity_finding(
         op: e.op.clone(),
         state: e.state.clone(),
         message: rule.message.render_entity(er, e, on),
-        help: rule.help_for(run).map(|h| h.render_entity(er, e, on)),
+        help: rule
+            .help_for(run, program_of(model), |_| false)
+            .map(|h| h.render_entity(er, e, on)),
         fix: rule.fix.as_ref().map(|fx| FixOffer {
             kind: fx.kind.clone(),
             title: fx.title.render_entity(er, e, on),

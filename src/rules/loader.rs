@@ -16,7 +16,7 @@ use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
-use super::schema::{RuleFile, SerFix, SerTests, Status, Utils};
+use super::schema::{ProgramLanguage, RuleFile, SerFix, SerTests, Status, Utils};
 use super::target::DeployTarget;
 use super::template::Template;
 use super::vars::{VarKind, Vars, GROUP_VAR};
@@ -124,8 +124,11 @@ pub struct Rule {
     pub(crate) group_by: Option<String>,
     /// The run's settings the rule concerns (`applies-to:`); the default holds for every run.
     pub applies_to: AppliesTo,
-    /// `help-when:` entries: the help for the runs whose settings meet the entry's conditions.
-    pub(crate) help_when: Vec<(AppliesTo, Template)>,
+    /// `help-when:` entries: the help for the runs whose settings meet the entry's conditions
+    /// (`applies-to:`) at the nodes its `match:` holds for, each when given.
+    pub(crate) help_when: Vec<(AppliesTo, Option<Matcher>, Template)>,
+    /// `region: function`: an `origin:` rule's regions of a function are one finding.
+    pub(crate) region_per_function: bool,
 }
 
 /// A rule's `tests:`. A rule folder's are parsed and checked at load; a built-in rule's stay JSON
@@ -203,17 +206,24 @@ impl Rule {
         matches!(self.target, Target::Entity(..))
     }
 
-    /// True when the rule runs for `run`'s settings (`applies-to:`; `None`: no target, every unit).
-    pub fn applies(&self, run: Option<&DeployTarget>) -> bool {
-        self.applies_to.holds(run)
+    /// True when the rule runs for `run`'s settings (`applies-to:`; `None`: no target, every unit)
+    /// on a model whose program is `program`.
+    pub fn applies(&self, run: Option<&DeployTarget>, program: ProgramLanguage) -> bool {
+        self.applies_to.holds_for(run, program)
     }
 
-    /// The help for `run`: the first `help-when:` entry that holds, else `help:`.
-    pub(crate) fn help_for(&self, run: Option<&DeployTarget>) -> Option<&Template> {
+    /// The help for `run` on a `program`: the first `help-when:` entry that holds (`at`: whether
+    /// an entry's `match:` holds at the finding's node), else `help:`.
+    pub(crate) fn help_for(
+        &self,
+        run: Option<&DeployTarget>,
+        program: ProgramLanguage,
+        at: impl Fn(&Matcher) -> bool,
+    ) -> Option<&Template> {
         self.help_when
             .iter()
-            .find(|(a, _)| a.holds(run))
-            .map(|(_, t)| t)
+            .find(|(a, m, _)| a.holds_for(run, program) && m.as_ref().is_none_or(&at))
+            .map(|(.., t)| t)
             .or(self.help.as_ref())
     }
 }
@@ -432,6 +442,17 @@ fn compile_rule(
                     .to_string(),
             );
         }
+        if parsed
+            .applies_to
+            .as_ref()
+            .is_none_or(|a| a.programs.is_none())
+        {
+            err(
+                &["id"],
+                "built-in rules name the programs they concern: `applies-to: { programs: [mil, coreai] }` (mil: Core ML's, coreai: Core AI's)"
+                    .to_string(),
+            );
+        }
     }
     // Target.
     let entity_kind = parsed
@@ -628,16 +649,45 @@ fn compile_rule(
         .unwrap_or_default();
     let mut help_when = Vec::new();
     for (i, hw) in parsed.help_when.iter().enumerate() {
-        let at = vec![
-            "help-when".to_string(),
-            i.to_string(),
-            "applies-to".to_string(),
-        ];
-        let a = applies::compile(&hw.applies_to, &at, &mut errors);
+        let at = |key: &str| vec!["help-when".to_string(), i.to_string(), key.to_string()];
+        let a = hw
+            .applies_to
+            .as_ref()
+            .map(|a| applies::compile(a, &at("applies-to"), &mut errors))
+            .unwrap_or_default();
+        if hw.matcher.is_none() && hw.applies_to.is_none() {
+            errors.push(CompileError {
+                path: at("help"),
+                message: "a `help-when` entry needs `match:` or `applies-to:`".into(),
+            });
+        }
+        if entity_rule && hw.matcher.is_some() {
+            errors.push(CompileError {
+                path: at("match"),
+                message: "entity (`kind:`) rules choose their help by `applies-to:` only".into(),
+            });
+        }
+        let m = hw.matcher.as_ref().map(|matcher| {
+            let mut c = Compiler::with_utils("help-when", utils.clone());
+            let (m, _) = c.nested_rule(&i.to_string(), matcher);
+            errors.extend(c.errors);
+            m
+        });
         if let Some(t) = template(&format!("help-when.{i}.help"), &hw.help, &mut errors) {
-            help_when.push((a, t));
+            help_when.push((a, m, t));
         }
     }
+    let region_per_function = match parsed.region {
+        Some(super::schema::RegionScope::Function) if parsed.matcher.origin.is_none() => {
+            errors.push(CompileError {
+                path: vec!["region".into()],
+                message: "`region:` says what a finding of an `origin:` rule stands for; this rule has no `origin:`".into(),
+            });
+            false
+        }
+        Some(super::schema::RegionScope::Function) => true,
+        _ => false,
+    };
     if !parsed.help_when.is_empty() && parsed.help.is_none() {
         errors.push(CompileError {
             path: vec!["help-when".into()],
@@ -695,6 +745,7 @@ fn compile_rule(
         group_by,
         applies_to,
         help_when,
+        region_per_function,
     })
 }
 

@@ -231,6 +231,8 @@ pub struct TargetM {
     pub only: Option<BTreeSet<Family>>,
     /// The target's minimum OS is older than this (does not hold when it names no OS).
     pub os_before: Option<OsBound>,
+    /// The run's compute units use one of these (`None`: any).
+    pub units: Option<BTreeSet<super::units::Unit>>,
 }
 
 /// What `os-before:` compares the target's minimum OS with.
@@ -258,6 +260,12 @@ impl TargetM {
         };
         if self.families.is_some() && applies.is_empty() {
             return None;
+        }
+        if let Some(units) = &self.units {
+            let setting = run.map_or(super::units::ComputeUnits::All, |r| r.units);
+            if !units.iter().any(|u| setting.uses(*u)) {
+                return None;
+            }
         }
         if let Some(only) = &self.only {
             if !named.is_some_and(|have| have.is_subset(only)) {

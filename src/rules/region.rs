@@ -93,6 +93,27 @@ pub fn regions(f: &Function, matched: &[NodeId]) -> Vec<Region> {
         .collect()
 }
 
+/// The regions of a function as one (`region: function`): reported at the first region's origin,
+/// the other regions' origins its other origins; every member and exit, in report order.
+pub fn merged(regions: Vec<Region>) -> Vec<Region> {
+    let mut parts = regions.into_iter();
+    let Some(mut one) = parts.next() else {
+        return Vec::new();
+    };
+    for r in parts {
+        one.other_origins.push(r.origin);
+        one.other_origins.extend(r.other_origins);
+        one.members.push(r.origin);
+        one.members.extend(r.members);
+        for e in r.exits {
+            if !one.exits.contains(&e) {
+                one.exits.push(e);
+            }
+        }
+    }
+    vec![one]
+}
+
 fn root(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
         parent[i] = parent[parent[i]];

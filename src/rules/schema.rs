@@ -123,6 +123,20 @@ pub struct RuleFile {
     /// Help texts for some runs (`applies-to:` per entry; first that holds wins, else `help`).
     #[serde(default)]
     pub help_when: Vec<SerHelpWhen>,
+    /// `origin:` rules: what one finding stands for, `connected` (default: each connected region)
+    /// or `function` (every region of a function: one cause, e.g. an opset's forced casts).
+    #[serde(default)]
+    pub region: Option<RegionScope>,
+}
+
+/// What one finding of an `origin:` rule stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegionScope {
+    /// Each connected region of the nodes having the property.
+    Connected,
+    /// Every such node of a function, connected or not.
+    Function,
 }
 
 /// `applies-to:`: conditions on the run's settings, not on a node.
@@ -149,6 +163,10 @@ pub struct SerAppliesTo {
     /// target names no OS.
     #[serde(default)]
     pub os: Option<SerOsRanges>,
+    /// The programs the hazard concerns (`mil`: Core ML's, `coreai`: Core AI's): holds for a model
+    /// whose program is one of them. Absent: both (a user rule); built-in rules name them.
+    #[serde(default)]
+    pub programs: Option<Vec<ProgramLanguage>>,
 }
 
 /// One OS range or a list of them.
@@ -177,8 +195,12 @@ pub struct SerOsRange {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SerHelpWhen {
-    /// The runs this help is for.
-    pub applies_to: SerAppliesTo,
+    /// The runs (and models: `programs:`) this help is for.
+    #[serde(default)]
+    pub applies_to: Option<SerAppliesTo>,
+    /// A rule object tested on the node the finding is at (node rules only).
+    #[serde(rename = "match", default)]
+    pub matcher: Option<SerRule>,
     /// The help text (same placeholders as `help`).
     pub help: String,
 }
@@ -676,7 +698,7 @@ pub struct VersionRangeSpec {
 }
 
 /// The language a model's program was read from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProgramLanguage {
     /// Core ML's MIL (protobuf or text).
@@ -702,6 +724,10 @@ pub struct TargetSpec {
     /// the model needs).
     #[serde(default)]
     pub os_before: Option<String>,
+    /// The run's `--compute-units` use one of these units (`ane`, `gpu`, `cpu`): a part of a
+    /// match that concerns fewer units than the rule's `applies-to:`.
+    #[serde(default)]
+    pub units: Option<OneOrMany>,
 }
 
 /// Predicates on a state write (see `analysis::state_writes`).

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use super::schema::ProgramLanguage;
 use super::units::ComputeUnits;
 use crate::os_level::opset_level;
 use crate::suggest::did_you_mean;
@@ -252,6 +253,24 @@ impl DeployTarget {
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(" / ")
+    }
+
+    /// The run's target as a model of `program` is loaded under it: its compute units as that
+    /// program's runtime honours them ([`ComputeUnits::for_program`]); `None` stays `None`.
+    pub fn for_program(
+        run: Option<&DeployTarget>,
+        program: ProgramLanguage,
+    ) -> Option<std::borrow::Cow<'_, DeployTarget>> {
+        let t = run?;
+        let units = match program {
+            ProgramLanguage::Mil => t.units,
+            ProgramLanguage::Coreai => t.units.for_core_ai(),
+        };
+        Some(if units == t.units {
+            std::borrow::Cow::Borrowed(t)
+        } else {
+            std::borrow::Cow::Owned(DeployTarget { units, ..t.clone() })
+        })
     }
 
     /// The run's target with these compute units: `None` when there is neither a target nor a

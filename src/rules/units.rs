@@ -139,6 +139,16 @@ impl ComputeUnits {
         })
     }
 
+    /// The setting as Core AI honours it. Core AI has no mode that leaves the GPU or the Neural
+    /// Engine out: preferring one still lets the runtime fall back to the others, and only
+    /// `.cpuOnly` excludes units (Apple developer forums thread 831967).
+    pub fn for_core_ai(self) -> ComputeUnits {
+        match self {
+            ComputeUnits::CpuAndNe | ComputeUnits::CpuAndGpu => ComputeUnits::All,
+            _ => self,
+        }
+    }
+
     /// "the CPU and the GPU": the units, for the human summary.
     pub fn describe(self) -> &'static str {
         match self {
@@ -159,6 +169,15 @@ impl fmt::Display for ComputeUnits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn core_ai_excludes_units_only_for_cpu_only() {
+        let coreai = ComputeUnits::for_core_ai;
+        assert_eq!(coreai(ComputeUnits::CpuAndNe), ComputeUnits::All);
+        assert_eq!(coreai(ComputeUnits::CpuAndGpu), ComputeUnits::All);
+        assert_eq!(coreai(ComputeUnits::CpuOnly), ComputeUnits::CpuOnly);
+        assert_eq!(coreai(ComputeUnits::All), ComputeUnits::All);
+    }
 
     #[test]
     fn tokens_parse_and_round_trip() {

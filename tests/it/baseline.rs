@@ -320,6 +320,25 @@ fn a_sigmoid_moved_to_fp32_is_a_placement_regression_with_the_ane_share() {
         serde_json::json!([]),
         "no share without a finding"
     );
+    // An app that leaves the Neural Engine out has no ANE placement to regress.
+    for units in ["cpu-and-gpu", "cpu-only"] {
+        let (_, doc) = json(
+            zoo.path(),
+            &[
+                "--baseline",
+                "b.json",
+                "--compute-units",
+                units,
+                "Models/head.mil",
+            ],
+        );
+        assert!(
+            rules_of(&doc)
+                .iter()
+                .all(|(_, r)| r != "placement-regression"),
+            "{units}: {doc}"
+        );
+    }
     std::fs::write(
         zoo.path().join("coreml-lint.yaml"),
         "baseline: b.json\nseverity:\n  placement-regression: warning\n",

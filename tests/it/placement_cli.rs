@@ -48,6 +48,10 @@ fn placement_table_after_the_findings() {
 }
 
 fn placement_json(paths: &[&str]) -> serde_json::Value {
+    placement_json_units(paths, "all")
+}
+
+fn placement_json_units(paths: &[&str], units: &str) -> serde_json::Value {
     let out = Command::cargo_bin("coreml-lint")
         .unwrap()
         .current_dir(common::repo())
@@ -57,6 +61,8 @@ fn placement_json(paths: &[&str]) -> serde_json::Value {
             "--exit-zero",
             "--output-format",
             "json",
+            "--compute-units",
+            units,
         ])
         .args(paths)
         .output()
@@ -243,4 +249,122 @@ fn assert_matches_the_schema(placement: &serde_json::Value) {
 fn the_placement_member_matches_its_schema_on_the_corpus() {
     let v = placement_json(&["corpus"]);
     assert_matches_the_schema(&v["placement"]);
+}
+
+/// Every `ane-compile` rule (the Neural Engine does not compile what it reports) moves the op or
+/// function it reports out of `likely ANE`: it is in one of the op table's rule lists.
+#[test]
+fn every_ane_compile_rule_reaches_the_estimate() {
+    let t = coreml_lint::analysis::placement::OpTable::builtin();
+    let listed: Vec<&String> = t
+        .op_risk_rules
+        .iter()
+        .chain(&t.op_cpu_rules)
+        .chain(&t.function_risk_rules)
+        .collect();
+    let rules = coreml_lint::rules::RuleSet::builtin().unwrap();
+    let missing: Vec<&str> = rules
+        .rules()
+        .iter()
+        .filter(|r| r.category == "ane-compile" && !listed.contains(&&r.id))
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not in rules/placement/op-table.yaml: {missing:?}"
+    );
+}
+
+/// A conv `conv-kernel-width` reports is at risk, not likely ANE.
+#[test]
+fn a_conv_a_rule_reports_is_not_likely_ane() {
+    let dir = tempfile::tempdir().unwrap();
+    let mil = dir.path().join("model.mil");
+    std::fs::write(
+        &mil,
+        "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 1, 1600]> x) {\n            \
+         tensor<fp16, [1, 1, 16]> w = const()[name = string(\"w\"), val = tensor<fp16, [1, 1, 16]>([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])];\n            \
+         tensor<fp16, [1, 1, 1585]> c = conv(x = x, weight = w)[name = string(\"c\")];\n            \
+         tensor<fp16, [1, 1, 1585]> r = relu(x = c)[name = string(\"r\")];\n            \
+         tensor<fp16, [1, 1, 1585]> y = tanh(x = r)[name = string(\"y\")];\n        } -> (y);\n}\n",
+    )
+    .unwrap();
+    let v = placement_json(&[mil.to_str().unwrap()]);
+    let ops = ops_of(&v, mil.to_str().unwrap());
+    assert_eq!(
+        ops,
+        [
+            ["c", "conv", "at-risk", "op-finding"],
+            ["r", "relu", "ane", "ane-op"],
+            ["y", "tanh", "ane", "ane-op"]
+        ],
+        "{v}"
+    );
+}
+
+/// `--placement` follows `--compute-units`: without the Neural Engine there is no ANE estimate,
+/// and the text says so; with it, the table is there.
+#[test]
+fn placement_follows_the_compute_units() {
+    let corpus = common::corpus();
+    let run = |units: &str| {
+        let out = Command::cargo_bin("coreml-lint")
+            .unwrap()
+            .args([
+                "check",
+                "--placement",
+                "--exit-zero",
+                "--quiet",
+                "--compute-units",
+                units,
+            ])
+            .arg(corpus.join("packages/fp32-compute-island.mlpackage"))
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for units in ["cpu-and-gpu", "cpu-only"] {
+        let out = run(units);
+        assert!(!out.contains("fp32-compute-island.mlpackage  "), "{out}");
+        assert!(
+            out.contains(&format!(
+                "`--compute-units {units}` leaves the Neural Engine out: 1 model not estimated"
+            )),
+            "{out}"
+        );
+    }
+    let out = run("cpu-and-ne");
+    assert!(out.contains("fp32-compute-island"), "{out}");
+    assert!(!out.contains("leaves the Neural Engine out"), "{out}");
+    let v = placement_json_units(
+        &["corpus/packages/fp32-compute-island.mlpackage"],
+        "cpu-and-gpu",
+    );
+    assert_eq!(v["placement"]["functions"], serde_json::json!([]), "{v}");
+    assert!(
+        v["placement"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("leaves the Neural Engine out"),
+        "{v}"
+    );
+}
+
+/// Ops whose cost is unknown (flexible shapes) are named: the ANE share carries a `*` and the
+/// text says how many ops it leaves out.
+#[test]
+fn the_share_says_what_it_could_not_estimate() {
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .args(["check", "--placement", "--exit-zero", "--quiet"])
+        .arg(common::corpus().join("packages/flexible-input-shape.mlpackage"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let row = row(&out, "flexible-input-shape.mlpackage");
+    assert!(row.last().unwrap().ends_with('*'), "{row:?}\n{out}");
+    assert!(
+        out.contains("leaves out the ops whose cost is unknown") && out.contains("`main` of "),
+        "{out}"
+    );
 }

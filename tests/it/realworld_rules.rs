@@ -3,13 +3,15 @@
 //! functions). The state, gather and description rules give nothing. The ANE-readiness rules give
 //! exactly the findings pinned below, each checked by hand to be a true statement about the model.
 //! fp32-compute, tensor-dim-limit and tensor-rank report each connected region once, at its origin
-//! (`origin:`); `origin_findings.rs` checks that the regions cover every op reported before.
-//! - `fp32-compute`: whole-fp32 programs (ironmill MNIST: one region; the parakeet preprocessor: a
-//!   length computation and the feature path) and the fp32 LSTM islands coremltools keeps in the
-//!   fp16 silero-vad models (one per `lstm`: the `cast`s to fp32 around it and the `lstm`).
+//! (`origin:`; fp32-compute's regions of a function are one finding); `origin_findings.rs` checks
+//! that the regions cover every op reported before.
+//! - `fp32-compute`: whole-fp32 programs (ironmill MNIST; the parakeet preprocessor: a length
+//!   computation and the feature path, one finding) and the fp32 LSTM islands coremltools keeps in
+//!   the iOS15 fp16 silero-vad models (one finding per function for the 8 `lstm`s and their casts,
+//!   with the iOS17 help).
 //! - `tensor-dim-limit`: htdemucs' 343980-sample audio path (one region of 216 ops), WhisperKit's
-//!   480000-sample mel input, the 51865/51866-wide logits, and the prefill model's 122880-long int16
-//!   index vectors.
+//!   480000-sample mel input and the 51865/51866-wide logits (not the prefill model's 122880-long
+//!   rows gathered from its constant KV table by run-time ids: an embedding lookup, on the CPU).
 //! - `tensor-rank`: the rank-5 reshapes / transposes of htdemucs (11 regions).
 //! - `conv-kernel-width`: the STFT front ends as convs (WhisperKit's and the parakeet
 //!   preprocessor's 400- and 512-wide windows, silero-vad's 256-wide basis: one finding per weight,
@@ -127,7 +129,7 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "fp32-compute",
         "fluidaudio-parakeet-eou-1280ms/parakeet_eou_preprocessor.mlmodelc",
         "warning",
-        2,
+        1,
     ),
     (
         "fp32-compute",
@@ -139,25 +141,25 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "fp32-compute",
         "mobius-silero-vad-compiled/silero-vad-unified-256ms-v6.0.0.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/unified_256ms_int8.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/unified_256ms_palette_4bit.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-compiled/unified_256ms_pruned_int8.mlmodelc",
         "warning",
-        8,
+        1,
     ),
     (
         "fp32-compute",
@@ -169,13 +171,13 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "fp32-compute",
         "mobius-silero-vad-mlpackage/silero-vad-unified-256ms-v6.0.0.mlpackage",
         "warning",
-        8,
+        1,
     ),
     (
         "fp32-compute",
         "mobius-silero-vad-mlpackage/unified_256ms_palette_4bit.mlpackage",
         "warning",
-        8,
+        1,
     ),
     (
         "gpu-rnn-abort",
@@ -326,12 +328,6 @@ const PINNED: &[(&str, &str, &str, usize)] = &[
         "whisperkit-large-v3-947MB-palettized/TextDecoder.mlmodelc",
         "warning",
         1,
-    ),
-    (
-        "tensor-dim-limit",
-        "whisperkit-large-v3-turbo-prefill/TextDecoderContextPrefill.mlmodelc",
-        "warning",
-        2,
     ),
     (
         "tensor-dim-limit",
