@@ -231,19 +231,8 @@ fn readme_graph_example_draws_its_region() {
         .expect("a graph example");
     let command = line.split(['#', '>']).next().unwrap();
     let args: Vec<&str> = command.split_whitespace().skip(1).collect();
-    let out = Command::cargo_bin("coreml-lint")
-        .unwrap()
-        .current_dir(common::repo())
-        .args(&args)
-        .output()
-        .unwrap();
-    let svg = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{line}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, svg, stderr) = run(&args, &[]);
+    assert_eq!(code, 0, "{line}: {stderr}");
     assert!(
         svg.contains("<svg") && svg.contains("class=\"node"),
         "{svg}"
