@@ -174,8 +174,7 @@ struct CheckArgs {
     /// Apply safe fixes.
     #[arg(long)]
     fix: bool,
-    /// With --fix (or --diff), unsafe fixes too. Alone it writes nothing, as ruff's: a model is
-    /// changed only when --fix asks.
+    /// Also apply unsafe fixes (implies --fix; with --diff, shows them without writing).
     #[arg(long)]
     unsafe_fixes: bool,
     /// Print the changes fixes would make as a unified diff of the text MIL, without writing.
@@ -329,8 +328,8 @@ fn valid_units(text: &str) -> Result<ComputeUnits, String> {
 }
 
 fn check(args: CheckArgs) -> u8 {
-    // `--unsafe-fixes` widens what --fix and --diff do; only --fix writes.
-    let fixing = args.fix || args.diff;
+    // `--unsafe-fixes` implies `--fix`, unless `--diff` asks only to show the changes.
+    let fixing = args.fix || args.unsafe_fixes || args.diff;
     let diff_only = args.diff && !args.fix;
     let options = CheckOptions {
         config: match (&args.config, args.isolated) {

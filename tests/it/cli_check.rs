@@ -435,21 +435,32 @@ fn blend_fix_is_safe_and_applied_by_fix() {
     );
 }
 
-/// `--unsafe-fixes` widens what `--fix` applies; alone it writes nothing (as ruff's).
+/// `--unsafe-fixes` implies `--fix` (as its help and README say); with `--diff` it only shows.
 #[test]
-fn unsafe_fixes_alone_writes_nothing() {
+fn unsafe_fixes_implies_fix_and_diff_only_shows() {
     let dir = tempfile::tempdir().unwrap();
     let mil = dir.path().join("h1.mil");
     let text = "program(1.3)\n{\n    func main<ios18>(state<tensor<fp16, [2, 8, 4]>> s, tensor<fp16, [2, 8, 4]> u) {\n            tensor<fp16, [2, 8, 4]> old = read_state(input = s)[name = string(\"old\")];\n            tensor<fp16, [2, 8, 4]> new = add(x = old, y = u)[name = string(\"new\")];\n            write_state(data = new, input = s)[name = string(\"w\")];\n        } -> (u);\n}\n";
     std::fs::write(&mil, text).unwrap();
     bin()
-        .args(["check", "--quiet", "--unsafe-fixes"])
+        .args(["check", "--quiet", "--diff", "--unsafe-fixes"])
         .arg(&mil)
         .assert()
         .code(1);
     assert_eq!(std::fs::read_to_string(&mil).unwrap(), text, "not written");
+    let help = bin().args(["check", "--help"]).assert().code(0);
+    let help = String::from_utf8_lossy(&help.get_output().stdout).into_owned();
+    assert!(help.contains("implies --fix"), "{help}");
+    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
+    assert!(
+        readme
+            .lines()
+            .any(|l| l.starts_with("coreml-lint check --unsafe-fixes")
+                && l.contains("implies --fix")),
+        "README's usage line says what --unsafe-fixes does"
+    );
     bin()
-        .args(["check", "--quiet", "--fix", "--unsafe-fixes"])
+        .args(["check", "--quiet", "--unsafe-fixes"])
         .arg(&mil)
         .assert()
         .code(0);
