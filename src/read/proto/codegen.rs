@@ -1,8 +1,8 @@
-//! Renders `table.rs` as `mil.rs`, the Rust declarations of the MIL.proto messages: the owned
+//! Renders `table.rs` as `messages.rs`, the Rust declarations of the protobuf messages: the owned
 //! messages at the root, `<Name>Outline` beside them, and the zero-copy views in `zero_copy`
 //! (strings as unchecked `Bytes`, maps as their entries in file order). A view that would be the
 //! same as the owned message (no string, bytes or map inside) is the owned one, re-exported.
-//! The test at the bottom keeps `mil.rs` equal to what this renders.
+//! The test at the bottom keeps `messages.rs` equal to what this renders.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -10,12 +10,15 @@ use std::fmt::Write as _;
 use super::table::{Field, Label, Message, Outline, Ty, ENUMS, MESSAGES};
 
 const HEADER: &str = "\
-//! The MIL.proto messages (FORMAT.md §3), rendered by `codegen.rs` from `table.rs`: do not edit;
+//! The Model.proto and MIL.proto messages (FORMAT.md §2–3), rendered by `codegen.rs` from
+//! `table.rs`: do not edit;
 //! change the table and run `COREML_LINT_BLESS=1 cargo test --lib read::proto::codegen`.
 //!
 //! Owned messages (what the fixer edits and re-encodes) are at the root; `<Name>Outline` is a
-//! message whose top-level operations stay undecoded; [`zero_copy`] holds the views the reader
-//! decodes. Enum-typed fields are plain `i32`, so numbers newer than this file are kept.
+//! message whose sub-models or top-level operations stay undecoded; [`zero_copy`] holds the
+//! views the reader decodes. Field names are the protobuf names in snake case (only the tags
+//! matter on the wire); enum-typed fields are plain `i32`, so numbers newer than this file are
+//! kept, not rejected.
 ";
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -67,7 +70,14 @@ fn ident(name: &str) -> String {
 fn referenced(ty: Ty) -> Vec<&'static str> {
     match ty {
         Ty::Message(p) | Ty::Map(p) => vec![p],
-        Ty::Oneof(_, members) => members.iter().flat_map(|m| referenced(m.ty)).collect(),
+        Ty::Oneof(_, members) => members
+            .iter()
+            .flat_map(|m| {
+                referenced(m.ty)
+                    .into_iter()
+                    .chain(m.outline.map_or(vec![], referenced))
+            })
+            .collect(),
         _ => vec![],
     }
 }
@@ -101,13 +111,18 @@ fn viewed_messages() -> BTreeSet<&'static str> {
     for m in MESSAGES.iter().filter(|m| m.outline.is_some()) {
         for f in m.fields {
             match f.outline {
-                Outline::Undecoded => todo.extend(referenced(f.ty)),
+                // What is left undecoded is decoded later as its outline, or else as a view.
+                Outline::Undecoded => todo.extend(
+                    referenced(f.ty)
+                        .into_iter()
+                        .filter(|p| message(p).outline.is_none()),
+                ),
                 Outline::View => todo.extend(
                     referenced(f.ty)
                         .into_iter()
                         .filter(|p| message(p).outline.is_none()),
                 ),
-                Outline::Owned | Outline::Skipped => {}
+                Outline::Owned | Outline::Skipped | Outline::Flattened => {}
             }
         }
     }
@@ -160,7 +175,7 @@ fn scalar(ty: Ty, r: Rendering) -> Option<(String, String)> {
         Ty::Str if owned => ("string".to_string(), "String"),
         Ty::Bytes if owned => ("bytes = \"vec\"".to_string(), "Vec<u8>"),
         Ty::Str | Ty::Bytes => ("bytes = \"bytes\"".to_string(), "::prost::bytes::Bytes"),
-        Ty::Message(_) | Ty::Map(_) | Ty::Oneof(..) => return None,
+        Ty::Message(_) | Ty::Map(_) | Ty::StrMap | Ty::Oneof(..) => return None,
     };
     Some((attr, rust.to_string()))
 }
@@ -234,6 +249,10 @@ fn field_type(m: &Message, f: &Field, r: Rendering, depth: usize) -> (String, St
                 ),
             ),
         },
+        Ty::StrMap => (
+            format!("btree_map = \"string, string\", tag = \"{tag}\""),
+            "::std::collections::BTreeMap<String, String>".to_string(),
+        ),
         Ty::Oneof(e, members) => {
             let tags: Vec<String> = members.iter().map(|m| m.tag.to_string()).collect();
             (
@@ -259,10 +278,18 @@ fn render_struct(out: &mut Out, m: &'static Message, r: Rendering, depth: usize)
         _ => m.doc,
     });
     out.line("#[derive(Clone, PartialEq, ::prost::Message)]");
+    if m.fields.is_empty() {
+        out.line(&format!("pub struct {name} {{}}"));
+        return;
+    }
     out.line(&format!("pub struct {name} {{"));
     out.indent += 1;
     for f in m.fields {
         if r == Rendering::Outline && f.outline == Outline::Skipped {
+            continue;
+        }
+        if r == Rendering::Outline && f.outline == Outline::Flattened {
+            render_flattened(out, m, f);
             continue;
         }
         let (attr, rust) = field_type(m, f, r, depth);
@@ -276,6 +303,37 @@ fn render_struct(out: &mut Out, m: &'static Message, r: Rendering, depth: usize)
     }
     out.indent -= 1;
     out.line("}");
+}
+
+/// The members of oneof `f` that hold an outlined message, each an optional field of its own.
+fn render_flattened(out: &mut Out, m: &Message, f: &Field) {
+    let Ty::Oneof(_, members) = f.ty else {
+        panic!("{}.{}: only a oneof is flattened", m.path, f.name)
+    };
+    for mb in members {
+        let held = match (mb.outline, mb.ty) {
+            (Some(Ty::Message(p)), _) | (None, Ty::Message(p)) => p,
+            _ => continue,
+        };
+        if message(held).outline.is_none() {
+            continue;
+        }
+        out.doc(&format!(
+            "`{}.{}` (tag {}), as its outline; `None` when the model is another kind.",
+            name_of(m.path),
+            mb.variant,
+            mb.tag
+        ));
+        out.line(&format!(
+            "#[prost(message, optional, tag = \"{}\")]",
+            mb.tag
+        ));
+        out.line(&format!(
+            "pub {}: Option<{}Outline>,",
+            snake(mb.variant),
+            name_of(held)
+        ));
+    }
 }
 
 fn render_oneof(out: &mut Out, m: &'static Message, f: &Field, r: Rendering, depth: usize) {
@@ -508,16 +566,16 @@ pub fn render() -> String {
 }
 
 #[test]
-fn committed_mil_rs_is_the_rendered_table() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/read/proto/mil.rs");
+fn committed_messages_rs_is_the_rendered_table() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/read/proto/messages.rs");
     let text = render();
     if std::env::var_os("COREML_LINT_BLESS").is_some() {
-        std::fs::write(&path, &text).expect("write mil.rs");
+        std::fs::write(&path, &text).expect("write messages.rs");
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == text,
-        "src/read/proto/mil.rs is out of date: run COREML_LINT_BLESS=1 cargo test --lib read::proto::codegen"
+        "src/read/proto/messages.rs is out of date: run COREML_LINT_BLESS=1 cargo test --lib read::proto::codegen"
     );
 }
 

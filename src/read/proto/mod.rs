@@ -1,10 +1,12 @@
-//! The `Model` and MIL protobufs (FORMAT.md §2–3) as prost messages.
+//! The `Model` and MIL protobufs (FORMAT.md §2–3) as prost messages, all rendered from one table.
 //!
-//! - `model_spec.rs`: the Model.proto messages (the model, its description and feature types).
-//! - `mil.rs`: the MIL.proto messages, rendered from the one table of their fields (`table.rs`,
-//!   by `codegen.rs`): owned messages for the fixer, `<Name>Outline`s and the
-//!   [`zero_copy`] views the reader decodes.
-//! - `outline.rs`: the `Model` outline the reader decodes first.
+//! - `table.rs`: every message and field coreml-lint reads (names, tags, wire types, labels,
+//!   maps, oneofs), and how each is held in a view and an outline.
+//! - `messages.rs`: rendered from the table by `codegen.rs` and kept equal to it by a test: the
+//!   owned messages the fixer edits and re-encodes, the `<Name>Outline`s the reader decodes first
+//!   (a pipeline's sub-models and a program's top-level operations left undecoded), and the
+//!   [`zero_copy`] views of an operation's messages.
+//! - `outline.rs`, `model_kind.rs`: what the outlines and the model kinds offer beyond fields.
 //! - `decode.rs`: decoding, errors naming the file.
 //!
 //! The splice that re-encodes a `Model` keeping every byte not meant to change is the fixer's
@@ -14,8 +16,8 @@
 
 mod decode;
 #[rustfmt::skip]
-mod mil;
-mod model_spec;
+mod messages;
+mod model_kind;
 mod outline;
 
 #[cfg(test)]
@@ -28,6 +30,4 @@ mod table;
 mod tests;
 
 pub use decode::{decode_model, decode_outline};
-pub use mil::*;
-pub use model_spec::*;
-pub use outline::*;
+pub use messages::*;
