@@ -31,7 +31,10 @@ fn no_protobuf_message_is_declared_by_hand() {
             }
         }
     }
-    assert!(by_hand.is_empty(), "messages declared by hand: {by_hand:#?}");
+    assert!(
+        by_hand.is_empty(),
+        "messages declared by hand: {by_hand:#?}"
+    );
     let rendered = std::fs::read_to_string(&generated).unwrap();
     let messages = rendered.matches("::prost::Message)]").count();
     assert!(messages >= 50, "only {messages} messages rendered");
