@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::super::ReadError;
-use super::{Model, ModelOutline};
+use super::messages::{Model, ModelOutline};
 
 /// Decodes a `Model` protobuf.
 pub fn decode_model(bytes: &[u8], path: &Path) -> Result<Model, ReadError> {

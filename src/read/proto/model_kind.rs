@@ -1,6 +1,6 @@
 //! What each kind of model is called, for "not an ML Program" messages.
 
-use super::model::Type;
+use super::messages::model::Type;
 
 impl Type {
     /// What this kind of model is, for "not an ML Program" messages ("a neural network", …).

@@ -1,7 +1,7 @@
 //! The `Model` outline the reader decodes first (its struct is in `messages.rs`): the pipeline a
 //! model is, whichever of the three fields holds it.
 
-use super::{ModelOutline, PipelineOutline};
+use super::messages::{ModelOutline, PipelineOutline};
 
 impl ModelOutline {
     /// The pipeline this model is (plain, classifier or regressor), taken out of the outline.
