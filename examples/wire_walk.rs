@@ -8,7 +8,7 @@
 //! `target/release/examples/wire_walk <package.mlpackage | model.mlmodel>`. Prints the number of
 //! fields visited and of operations found (so that the walk cannot be optimised away). Which
 //! length-delimited fields are nested messages comes from the table in [`Message::child`]: the
-//! field numbers of FORMAT.md §2–3, the same ones `src/read/proto.rs` declares.
+//! field numbers of FORMAT.md §2–3, the same ones `src/read/proto/table.rs` describes.
 
 use std::process::ExitCode;
 

@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mil_text blob_file model_proto pipeline aimodel_bytecode)
+[ ${#targets[@]} -eq 0 ] && targets=(mil_text blob_file model_proto pipeline aimodel_bytecode aimodel_program)
 
 for t in "${targets[@]}"; do
     mkdir -p "$here/corpus/$t"

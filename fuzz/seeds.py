@@ -130,6 +130,11 @@ def aimodel_bytecode(repo, out):
                 put(out, f.read_bytes())
 
 
+def aimodel_program(repo, out):
+    # The same programs: the target writes each into a bundle with a matching hash.
+    aimodel_bytecode(repo, out)
+
+
 if __name__ == "__main__":
     target, repo, out = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
     globals()[target](repo, out)

@@ -10,6 +10,7 @@ pub(crate) mod edit;
 pub(crate) mod metadata_json;
 pub(crate) mod proto_edit;
 pub mod run;
+pub mod splice;
 pub(crate) mod text_edit;
 pub(crate) mod weight_edit;
 pub(crate) mod write;
@@ -373,6 +374,7 @@ fn protobuf_files(
     after: &str,
     outcome: &FixOutcome,
 ) -> Result<Vec<(PathBuf, Vec<u8>)>, FixError> {
+    use crate::fix::splice;
     use crate::read::{limits, lower, proto};
     let file = &model.source.file;
     let internal = |message: String| FixError::Internal {
@@ -384,7 +386,8 @@ fn protobuf_files(
         .as_ref()
         .map_or(&[][..], |s| s.position.as_slice());
     let whole = limits::read_capped(file).map_err(|e| internal(e.to_string()))?;
-    let original = proto::sub_model_bytes(&whole, position).map_err(|e| internal(e.to_string()))?;
+    let original =
+        splice::sub_model_bytes(&whole, position).map_err(|e| internal(e.to_string()))?;
     let mut spec = proto::decode_model(original, file).map_err(|e| internal(e.to_string()))?;
     let mut desc = spec.description.clone();
     let mut desc_changed = 0;
@@ -408,14 +411,14 @@ fn protobuf_files(
         Some(proto::model::Type::MlProgram(p)) => p,
         _ => return Err(not_ml_program(&model.path, "this model")),
     };
-    let edited = proto::encode_model_preserving(
+    let edited = splice::encode_model_preserving(
         original,
         desc.as_ref().filter(|_| desc_changed > 0),
         Some(program),
     )
     .map_err(|e| internal(e.to_string()))?;
-    let bytes =
-        proto::replace_sub_model(&whole, position, &edited).map_err(|e| internal(e.to_string()))?;
+    let bytes = splice::replace_sub_model(&whole, position, &edited)
+        .map_err(|e| internal(e.to_string()))?;
     // The protobuf edit and the IR edit must agree before anything is written.
     let lowered = match lower::lower_bytes(bytes.clone().into(), file)
         .map_err(|e| internal(e.to_string()))?

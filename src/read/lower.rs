@@ -447,8 +447,10 @@ fn lower_op(op: &zc::Operation, depth: usize) -> Result<OpSyntax, Fault> {
                 .enumerate()
                 .map(|(i, b)| {
                     match &b.binding {
-                        Some(zc::binding::Binding::Name(n)) => text(n).map(|n| Arg::Name(n.into())),
-                        Some(zc::binding::Binding::Value(v)) => {
+                        Some(zc::argument::binding::Binding::Name(n)) => {
+                            text(n).map(|n| Arg::Name(n.into()))
+                        }
+                        Some(zc::argument::binding::Binding::Value(v)) => {
                             lower_value(v, depth).map(|l| Arg::Value(Box::new(l)))
                         }
                         None => Err(Fault::invalid("binding is empty")),
@@ -1693,7 +1695,7 @@ mod tests {
         bad_output.outputs[0].name = bad.clone();
         let mut bad_binding = relu.clone();
         bad_binding.inputs[0].value.arguments[0].binding =
-            Some(zc::binding::Binding::Name(bad.clone()));
+            Some(zc::argument::binding::Binding::Name(bad.clone()));
         let mut bad_key = relu.clone();
         bad_key.inputs[0].key = bad;
         for op in [bad_type, bad_output, bad_binding, bad_key] {

@@ -276,3 +276,25 @@ pub fn pipeline(data: &[u8], dir: &Path) {
         );
     }
 }
+
+/// A Core AI bundle whose `main.mlirb` is the input (its `main.hash` the input's SHA-256, so the
+/// program is read, and its `metadata.json` a fixed, valid one), written into a fresh `x.aimodel`
+/// under `dir`; then `check` reads it (inventory, container, program, lowering into the IR) and
+/// runs every rule. Nothing may panic, and the bundle must not change.
+pub fn aimodel_program(data: &[u8], dir: &Path) {
+    use coreml_lint::check::Keep;
+    use coreml_lint::read::aimodel::sha256::sha256;
+
+    let _ = std::fs::remove_dir_all(dir);
+    let bundle = dir.join("x.aimodel");
+    std::fs::create_dir_all(&bundle).expect("bundle folder");
+    let metadata = br#"{"assetVersion": "2.0", "creationDate": "20261201T000000Z", "producer": "coreai-core 1.0.0b3"}"#;
+    std::fs::write(bundle.join("metadata.json"), metadata).expect("metadata.json");
+    std::fs::write(bundle.join("main.hash"), sha256(data)).expect("main.hash");
+    std::fs::write(bundle.join("main.mlirb"), data).expect("main.mlirb");
+    let _ = checker().check(std::slice::from_ref(&bundle), None, Keep::Programs, &());
+    assert!(
+        std::fs::read(bundle.join("main.mlirb")).expect("main.mlirb still there") == data,
+        "check changed the bundle"
+    );
+}

@@ -10,9 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use coreml_lint::finding::Applicability;
+use coreml_lint::fix::splice::encode_model_preserving;
 use coreml_lint::fix::{apply, FixMode, PadRequest};
 use coreml_lint::ir::{FeatureKind, Function, Model, Program, ValueType};
-use coreml_lint::read::proto::{decode_model, encode_model_preserving};
+use coreml_lint::read::proto::decode_model;
 use coreml_lint::rules::engine::match_model;
 use coreml_lint::rules::loader::RuleSet;
 

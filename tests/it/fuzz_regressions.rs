@@ -60,3 +60,39 @@ fn pipeline_regressions() {
         fuzz_harness::pipeline(&bytes, &dir.path().join("work"));
     }
 }
+
+/// The `aimodel_program` check on every saved input and on the corpus's Core AI programs (its
+/// seeds), so the harness itself is known to read a program end to end.
+#[test]
+fn aimodel_program_regressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = inputs("aimodel_program");
+    let programs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/coreai/programs");
+    for entry in std::fs::read_dir(&programs).expect("corpus/coreai/programs") {
+        let program = entry.unwrap().path().join("main.mlirb");
+        if let Ok(bytes) = std::fs::read(&program) {
+            cases.push((program, bytes));
+        }
+    }
+    assert!(cases.len() >= 5, "only {} Core AI programs", cases.len());
+    let work = dir.path().join("work");
+    for (path, bytes) in cases {
+        eprintln!("{}", path.display());
+        fuzz_harness::aimodel_program(&bytes, &work);
+        if path.starts_with(&programs) {
+            let found = coreml_lint::discover::discover(&[work.join("x.aimodel")]);
+            let [Ok(found)] = found.as_slice() else {
+                panic!("{}: the harness's bundle is not found", path.display());
+            };
+            let read = coreml_lint::read::read_model(found);
+            let Ok(coreml_lint::read::ReadOutcome::Model(model)) = read else {
+                panic!("{}: the harness's bundle does not read", path.display());
+            };
+            assert!(
+                !model.program.functions.is_empty(),
+                "{}: no function read",
+                path.display()
+            );
+        }
+    }
+}

@@ -51,3 +51,4 @@ mod report_machine;
 mod rule_keys;
 mod rule_language_docs;
 mod rule_snapshots;
+mod wire_table;

@@ -8,6 +8,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use coreml_lint::fix::splice;
 use coreml_lint::read::proto;
 use prost::Message;
 use serde_json::Value;
@@ -68,7 +69,7 @@ fn files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// The state shapes of the program of sub-model `at` in the package at `root`.
 fn state_shapes(root: &Path, at: &[usize]) -> Vec<(String, Vec<i64>)> {
     let bytes = std::fs::read(root.join(MODEL_FILE)).unwrap();
-    let sub = proto::sub_model_bytes(&bytes, at).unwrap();
+    let sub = splice::sub_model_bytes(&bytes, at).unwrap();
     let spec = proto::Model::decode(sub).unwrap();
     let desc = spec.description.unwrap_or_default();
     desc.state
@@ -202,8 +203,8 @@ fn fix_in_place_pads_the_sub_model_and_keeps_every_other_byte() {
     // Inside model.mlmodel only sub-model 1 changed.
     let fixed = std::fs::read(pkg.join(MODEL_FILE)).unwrap();
     assert_eq!(
-        proto::sub_model_bytes(&fixed, &[0]).unwrap(),
-        proto::sub_model_bytes(&original, &[0]).unwrap()
+        splice::sub_model_bytes(&fixed, &[0]).unwrap(),
+        splice::sub_model_bytes(&original, &[0]).unwrap()
     );
     assert_eq!(
         state_shapes(&pkg, &[1]),
@@ -309,7 +310,7 @@ fn pipelines_of_other_kinds_are_skipped_and_mixed_ones_lint_their_programs() {
     // A neural network first, the hazardous ML program second.
     let pkg = copy(NAMED, dir.path());
     let bytes = std::fs::read(pkg.join(MODEL_FILE)).unwrap();
-    let mixed = proto::replace_sub_model(&bytes, &[0], &neural_network().encode_to_vec()).unwrap();
+    let mixed = splice::replace_sub_model(&bytes, &[0], &neural_network().encode_to_vec()).unwrap();
     write_model(&pkg, &mixed);
     let (code, out, _) = check("json", &[], &[&pkg]);
     assert_eq!(code, 1);
@@ -340,8 +341,8 @@ fn hostile_pipelines_are_clear_read_errors() {
     let bytes = std::fs::read(pkg.join(MODEL_FILE)).unwrap();
 
     // A truncated sub-model.
-    let sub = proto::sub_model_bytes(&bytes, &[1]).unwrap();
-    let truncated = proto::replace_sub_model(&bytes, &[1], &sub[..sub.len() / 3]).unwrap();
+    let sub = splice::sub_model_bytes(&bytes, &[1]).unwrap();
+    let truncated = splice::replace_sub_model(&bytes, &[1], &sub[..sub.len() / 3]).unwrap();
     write_model(&pkg, &truncated);
     let (code, out, _) = check("concise", &[], &[&pkg]);
     assert_eq!(code, 2, "{out}");

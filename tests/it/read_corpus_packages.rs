@@ -115,6 +115,7 @@ fn corpus_packages_match_coremltools_records() {
 
 /// The positions of the ML programs in the model `bytes` (`[]` when it is one), depth first.
 fn program_positions(bytes: &[u8], at: &mut Vec<usize>) -> Vec<Vec<usize>> {
+    use coreml_lint::fix::splice;
     use coreml_lint::read::proto::{self, model::Type};
     use prost::Message;
     match proto::Model::decode(bytes).unwrap().r#type {
@@ -122,7 +123,7 @@ fn program_positions(bytes: &[u8], at: &mut Vec<usize>) -> Vec<Vec<usize>> {
         Some(Type::Pipeline(_) | Type::PipelineClassifier(_) | Type::PipelineRegressor(_)) => {
             let mut out = Vec::new();
             for i in 0.. {
-                let Ok(sub) = proto::sub_model_bytes(bytes, &[i]) else {
+                let Ok(sub) = splice::sub_model_bytes(bytes, &[i]) else {
                     break;
                 };
                 at.push(i);
@@ -139,6 +140,7 @@ fn program_positions(bytes: &[u8], at: &mut Vec<usize>) -> Vec<Vec<usize>> {
 /// constexprs, flexible shapes) to a message that decodes equal and has the original length.
 #[test]
 fn corpus_packages_reencode_losslessly() {
+    use coreml_lint::fix::splice;
     use coreml_lint::read::proto;
     use prost::Message;
     let mut checked = 0;
@@ -154,10 +156,10 @@ fn corpus_packages_reencode_losslessly() {
             let positions = program_positions(&whole, &mut Vec::new());
             assert!(!positions.is_empty(), "{}", pkg.display());
             for at in positions {
-                let bytes = proto::sub_model_bytes(&whole, &at).unwrap();
+                let bytes = splice::sub_model_bytes(&whole, &at).unwrap();
                 let spec = proto::Model::decode(bytes).unwrap();
                 let out = common::assert_reencodes_losslessly(bytes, &spec, &pkg);
-                let spliced = proto::replace_sub_model(&whole, &at, &out).unwrap();
+                let spliced = splice::replace_sub_model(&whole, &at, &out).unwrap();
                 assert_eq!(
                     proto::Model::decode(spliced.as_slice()).unwrap(),
                     whole_spec,

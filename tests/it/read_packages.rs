@@ -8,6 +8,7 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use coreml_lint::fix::splice;
 use coreml_lint::read::metadata::read_metadata;
 use coreml_lint::read::proto::{self, model::Type};
 use prost::Message;
@@ -97,7 +98,7 @@ fn program_protobufs(bytes: &[u8]) -> Vec<(Vec<usize>, Vec<u8>, proto::Model)> {
             Some(t) if t.describe().contains("pipeline") => {
                 // Sub-models in order, until the pipeline has no more.
                 let mut i = 0;
-                while let Ok(sub) = proto::sub_model_bytes(bytes, &[i]) {
+                while let Ok(sub) = splice::sub_model_bytes(bytes, &[i]) {
                     at.push(i);
                     walk(sub, at, out);
                     at.pop();
@@ -247,7 +248,7 @@ fn realworld_packages_reencode_losslessly() {
     };
     for pkg in folders(&root, "mlpackage") {
         let (bytes, _) = protobuf_of(&pkg);
-        let same = proto::encode_model_preserving(&bytes, None, None).unwrap();
+        let same = splice::encode_model_preserving(&bytes, None, None).unwrap();
         assert_eq!(same, bytes, "{}", pkg.display());
         // A pipeline's ML programs are what the fixer re-encodes, one sub-model at a time.
         for (_, sub_bytes, spec) in program_protobufs(&bytes) {

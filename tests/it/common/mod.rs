@@ -148,13 +148,14 @@ pub fn assert_reencodes_losslessly(
     spec: &coreml_lint::read::proto::Model,
     what: &std::path::Path,
 ) -> Vec<u8> {
+    use coreml_lint::fix::splice;
     use coreml_lint::read::proto::{self, model::Type};
     use prost::Message;
     let Some(Type::MlProgram(program)) = &spec.r#type else {
         panic!("{}: not an ML program", what.display())
     };
     let out =
-        proto::encode_model_preserving(bytes, spec.description.as_ref(), Some(program)).unwrap();
+        splice::encode_model_preserving(bytes, spec.description.as_ref(), Some(program)).unwrap();
     assert_eq!(
         &proto::Model::decode(out.as_slice()).unwrap(),
         spec,
