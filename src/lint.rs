@@ -121,11 +121,14 @@ fn model_entities_of(
     wanted: &Wanted<'_>,
 ) -> ModelEntities {
     use crate::analysis::{bundle, coreai, description, opset, os_requirement, state_writes};
-    let (demand, wants): (&dyn EntityDemand, &dyn Fn(&str) -> bool) = match wanted {
-        Wanted::Every => (&EveryEntity, &|_| true),
-        Wanted::Selected(d) => (d, &|kind| d.wants_kind(kind)),
+    let demand: &dyn EntityDemand = match wanted {
+        Wanted::Every => &EveryEntity,
+        Wanted::Selected(d) => d,
     };
-    let wants = |kinds: &[EntityKind]| kinds.iter().any(|k| wants(k.name));
+    let wants = |kinds: &[EntityKind]| match wanted {
+        Wanted::Every => true,
+        Wanted::Selected(d) => kinds.iter().any(|k| d.wants_kind(k.name)),
+    };
     let mut entities = Vec::new();
     if wants(bundle::ENTITY_KINDS) {
         entities.extend(bundle::bundle_entities(model));
