@@ -10,7 +10,7 @@ pub fn decode_model(bytes: &[u8], path: &Path) -> Result<Model, ReadError> {
     use prost::Message;
     Model::decode(bytes).map_err(|e| ReadError::Protobuf {
         path: path.to_path_buf(),
-        message: super::super::error::decode_error_text(&e),
+        message: crate::read::error::decode_error_text(&e),
     })
 }
 
@@ -19,6 +19,6 @@ pub fn decode_outline(bytes: prost::bytes::Bytes, path: &Path) -> Result<ModelOu
     use prost::Message;
     ModelOutline::decode(bytes).map_err(|e| ReadError::Protobuf {
         path: path.to_path_buf(),
-        message: super::super::error::decode_error_text(&e),
+        message: crate::read::error::decode_error_text(&e),
     })
 }
