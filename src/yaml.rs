@@ -29,7 +29,11 @@ pub(crate) fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, 
     }
     // Not `serde_yaml_bw::from_str`: on an error it parses again into a `Value` to resolve merge
     // keys, and the error of that second pass has no location.
-    T::deserialize(serde_yaml_bw::Deserializer::from_str(text)).map_err(|e| {
+    T::deserialize(serde_yaml_bw::Deserializer::from_str_with_options(
+        text,
+        &options(),
+    ))
+    .map_err(|e| {
         let loc = e.location();
         YamlError {
             message: e.to_string(),
@@ -37,6 +41,17 @@ pub(crate) fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, 
             offset: loc.map(|l| l.index()),
         }
     })
+}
+
+/// The deserializer's settings: its default limits on nesting and on alias expansion (100 times
+/// the document's events), without the pre-scan of the whole text by a second parser (its
+/// "budget"), which cost more than the parse itself of a rule file (about 57 k instructions each)
+/// and guards against nothing those limits let through.
+fn options() -> serde_yaml_bw::DeserializerOptions {
+    serde_yaml_bw::DeserializerOptions {
+        budget: None,
+        ..serde_yaml_bw::DeserializerOptions::default()
+    }
 }
 
 /// Deserializes a built-in document from its JSON transcoding (made by `build.rs`). `None` if it does
@@ -155,6 +170,20 @@ mod tests {
             assert_eq!(from_str::<serde_json::Value>(yaml).unwrap(), from_yaml);
         }
         assert_eq!(transcoded("id: not-built-in\n"), None);
+    }
+
+    #[test]
+    fn an_alias_bomb_is_refused_not_expanded() {
+        // Nine levels of nine aliases: 9^9 strings if expanded.
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let err = from_str::<serde_json::Value>(&text).unwrap_err();
+        assert!(err.message.contains("repetition limit"), "{}", err.message);
     }
 
     #[test]

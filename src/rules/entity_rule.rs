@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::compile_error::{CompileError, ErrorPath};
 use super::schema::SerRule;
-use crate::analysis::entity::{same_name, Entity, EntityKind, Prop, PropType, PropertyDef};
+use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropertyDef};
 use crate::suggest::did_you_mean;
 
 /// A number bound: a constant or another property of the entity.
@@ -76,58 +76,9 @@ impl EntityTest {
     }
 }
 
-impl EntityTest {
-    /// Whether `partial` matches, for an entity whose properties in `pending` may still be set
-    /// (it lacks any other it does not have): `None` when the answer depends on one of them.
-    pub(crate) fn may_match(&self, partial: &Entity, pending: &[&str]) -> Option<bool> {
-        match self {
-            EntityTest::All(ts) => {
-                let mut known = true;
-                for t in ts {
-                    match t.may_match(partial, pending) {
-                        Some(false) => return Some(false),
-                        Some(true) => {}
-                        None => known = false,
-                    }
-                }
-                known.then_some(true)
-            }
-            EntityTest::Any(ts) => {
-                let mut known = true;
-                for t in ts {
-                    match t.may_match(partial, pending) {
-                        Some(true) => return Some(true),
-                        Some(false) => {}
-                        None => known = false,
-                    }
-                }
-                known.then_some(false)
-            }
-            EntityTest::Not(t) => t.may_match(partial, pending).map(|m| !m),
-            EntityTest::Prop(name, pred) => {
-                let is_pending = |p: &str| pending.iter().any(|q| same_name(q, p));
-                let to_come = |p: &str| partial.get(p).is_none() && is_pending(p);
-                let Some(v) = partial.get(name) else {
-                    return if is_pending(name) {
-                        None
-                    } else {
-                        Some(matches!(pred, Pred::Present(false)))
-                    };
-                };
-                match pred {
-                    Pred::Present(want) => Some(*want),
-                    Pred::Bool(_) | Pred::Words(_) => Some(pred.holds(v, partial)),
-                    pred if pred.operands().any(to_come) => None,
-                    pred => Some(pred.holds(v, partial)),
-                }
-            }
-        }
-    }
-}
-
 impl Pred {
     /// The other properties the predicate compares with.
-    fn operands(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(crate) fn operands(&self) -> impl Iterator<Item = &'static str> + '_ {
         let bounds: [Option<&Operand>; 4] = match self {
             Pred::Number {
                 min,
@@ -152,7 +103,7 @@ impl Pred {
             .chain(same_as)
     }
 
-    fn holds(&self, v: &Prop, e: &Entity) -> bool {
+    pub(crate) fn holds(&self, v: &Prop, e: &Entity) -> bool {
         match (self, v) {
             (Pred::Bool(want), Prop::Bool(b)) => want == b,
             (
