@@ -196,21 +196,234 @@ impl EntityKind {
     }
 }
 
+impl EntityKind {
+    /// The slot of the property called `name`: its position in [`EntityKind::properties`]. At
+    /// compile time in a `const` (a name the kind lacks then does not compile).
+    pub const fn slot(&self, name: &str) -> Slot {
+        let mut i = 0;
+        while i < self.properties.len() {
+            if const_str_eq(self.properties[i].name, name) {
+                return i;
+            }
+            i += 1;
+        }
+        panic!("the entity kind has no property of that name")
+    }
+
+    /// The slots of the properties called `names`, as a mask of bits.
+    pub const fn slots(&self, names: &[&str]) -> u64 {
+        let mut mask = 0u64;
+        let mut i = 0;
+        while i < names.len() {
+            mask |= 1 << self.slot(names[i]);
+            i += 1;
+        }
+        mask
+    }
+
+    /// The slot of the property called `name`, at run time.
+    pub fn slot_of(&self, name: &str) -> Option<Slot> {
+        self.properties.iter().position(|p| same_name(p.name, name))
+    }
+}
+
+const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A property's position in its kind's list of properties.
+pub type Slot = usize;
+
+/// The most properties a kind may have: a [`Partial`] has a slot for each, and sets of slots
+/// are bit masks.
+pub const MAX_PROPERTIES: usize = 64;
+
+/// A property's value as rules read it, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropView<'a> {
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Int(i128),
+    /// A text.
+    Text(&'a str),
+}
+
+impl Prop {
+    /// The value, borrowed.
+    pub fn view(&self) -> PropView<'_> {
+        match self {
+            Prop::Bool(b) => PropView::Bool(*b),
+            Prop::Int(n) => PropView::Int(*n),
+            Prop::Text(t) => PropView::Text(t.as_str()),
+        }
+    }
+}
+
+/// A property value a producer sets on a [`Partial`]: borrowed from what it describes where it
+/// can be.
+#[derive(Clone, Debug, Default)]
+pub enum PartialProp<'a> {
+    /// Not set.
+    #[default]
+    Unset,
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Int(i128),
+    /// A text.
+    Text(std::borrow::Cow<'a, str>),
+}
+
+impl From<bool> for PartialProp<'_> {
+    fn from(b: bool) -> Self {
+        PartialProp::Bool(b)
+    }
+}
+
+impl<'a> From<&'a str> for PartialProp<'a> {
+    fn from(t: &'a str) -> Self {
+        PartialProp::Text(std::borrow::Cow::Borrowed(t))
+    }
+}
+
+impl<'a> From<&'a Name> for PartialProp<'a> {
+    fn from(n: &'a Name) -> Self {
+        PartialProp::Text(std::borrow::Cow::Borrowed(n.as_str()))
+    }
+}
+
+impl From<String> for PartialProp<'_> {
+    fn from(t: String) -> Self {
+        PartialProp::Text(std::borrow::Cow::Owned(t))
+    }
+}
+
+impl From<u64> for PartialProp<'_> {
+    fn from(n: u64) -> Self {
+        PartialProp::Int(i128::from(n))
+    }
+}
+
+impl From<usize> for PartialProp<'_> {
+    fn from(n: usize) -> Self {
+        PartialProp::Int(i128::try_from(n).unwrap_or(i128::MAX))
+    }
+}
+
+/// An entity described in part by a producer of many (one per op or binding): its cheap
+/// properties by slot, borrowed where they can be, before the producer asks the run's rules
+/// whether any may select it ([`EntityDemand`]). Reused from one candidate to the next.
+pub struct Partial<'a> {
+    kind: &'static EntityKind,
+    values: [PartialProp<'a>; MAX_PROPERTIES],
+    set: u64,
+    is_true: u64,
+    is_false: u64,
+}
+
+impl<'a> Partial<'a> {
+    /// A partial entity of `kind`, with no property set.
+    pub fn new(kind: &'static EntityKind) -> Partial<'a> {
+        Partial {
+            kind,
+            values: std::array::from_fn(|_| PartialProp::Unset),
+            set: 0,
+            is_true: 0,
+            is_false: 0,
+        }
+    }
+
+    /// Starts describing another entity, of `kind`.
+    pub fn reset(&mut self, kind: &'static EntityKind) {
+        self.kind = kind;
+        self.set = 0;
+        self.is_true = 0;
+        self.is_false = 0;
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> &'static EntityKind {
+        self.kind
+    }
+
+    /// Sets the property of `slot` (one of its kind's).
+    pub fn set(&mut self, slot: Slot, value: impl Into<PartialProp<'a>>) -> &mut Partial<'a> {
+        let value = value.into();
+        let bit = 1u64 << slot;
+        self.is_true &= !bit;
+        self.is_false &= !bit;
+        match value {
+            PartialProp::Bool(true) => self.is_true |= bit,
+            PartialProp::Bool(false) => self.is_false |= bit,
+            _ => {}
+        }
+        self.set |= bit;
+        self.values[slot] = value;
+        self
+    }
+
+    /// The property of `slot`, when set.
+    pub fn get(&self, slot: Slot) -> Option<PropView<'_>> {
+        if self.set & (1 << slot) == 0 {
+            return None;
+        }
+        match &self.values[slot] {
+            PartialProp::Unset => None,
+            PartialProp::Bool(b) => Some(PropView::Bool(*b)),
+            PartialProp::Int(n) => Some(PropView::Int(*n)),
+            PartialProp::Text(t) => Some(PropView::Text(t)),
+        }
+    }
+
+    /// The slots set, those set to `true` and those set to `false`, as masks.
+    pub fn masks(&self) -> (u64, u64, u64) {
+        (self.set, self.is_true, self.is_false)
+    }
+
+    /// Sets every property set here on `e`.
+    pub fn describe(&self, e: &mut Entity) {
+        for (slot, def) in self.kind.properties.iter().enumerate() {
+            if self.set & (1 << slot) == 0 {
+                continue;
+            }
+            let value = match &self.values[slot] {
+                PartialProp::Unset => continue,
+                PartialProp::Bool(b) => Prop::Bool(*b),
+                PartialProp::Int(n) => Prop::Int(*n),
+                PartialProp::Text(t) => Prop::from(t.as_ref()),
+            };
+            e.set(def.name, value);
+        }
+    }
+}
+
 /// What the run's rules may select, asked by a producer of many entities (one per op or binding)
 /// once it has set an entity's cheap properties and before it computes the costly ones (texts
 /// for messages) and its location: an entity no rule can select is never made.
 pub trait EntityDemand: Sync {
-    /// False when no rule of the run selects `partial`, whatever the properties in `pending`
-    /// (those the producer sets once the entity is wanted) turn out to be; a property it lacks
-    /// that is not pending, it lacks for good.
-    fn may_select(&self, partial: &Entity, pending: &[&str]) -> bool;
+    /// False when no rule of the run selects `partial`, whatever the properties in the slots of
+    /// `pending` (those the producer sets once the entity is wanted) turn out to be; a property
+    /// it lacks that is not pending, it lacks for good.
+    fn may_select(&self, partial: &Partial<'_>, pending: u64) -> bool;
 }
 
 /// Every entity is wanted (tests, and callers that list a model's entities).
 pub struct EveryEntity;
 
 impl EntityDemand for EveryEntity {
-    fn may_select(&self, _: &Entity, _: &[&str]) -> bool {
+    fn may_select(&self, _: &Partial<'_>, _: u64) -> bool {
         true
     }
 }
@@ -282,20 +495,6 @@ impl Entity {
             Some(slot) => slot.1 = value,
             None => self.props.push((name, value)),
         }
-    }
-
-    /// Takes the location and the properties of `self`, keeping its kind: an entity described in
-    /// part, then located once the run's rules may select it ([`EntityDemand`]).
-    pub fn with_props_of(mut self, partial: &Entity) -> Entity {
-        for (name, value) in &partial.props {
-            self.set(name, value.clone());
-        }
-        self
-    }
-
-    /// Clears the properties, keeping their storage (a scratch entity reused per candidate).
-    pub fn clear_props(&mut self) {
-        self.props.clear();
     }
 
     /// The property called `name`, when the entity has it.

@@ -2,42 +2,45 @@
 //! describe one whole ([`EntityDemand`]): a kind no rule selects is not produced, and an entity
 //! whose cheap properties already fail every rule of its kind is never made.
 //!
-//! The rules of each kind are compiled for that question when the run starts: every property
-//! they test gets a slot, a partial entity's properties are put in their slots once, and each
-//! rule's test reads slots, not names.
+//! The rules of each kind are compiled for that question when the run starts: their properties
+//! become the kind's slots (a [`Partial`] entity holds its properties by slot), and what each
+//! rule requires of booleans and of the properties being there becomes bit masks, tested before
+//! the rule's whole test.
 
 use rustc_hash::FxHashMap;
 
 use super::entity_rule::{EntityTest, Pred};
 use super::loader::{RuleSet, Target};
 use super::schema::Status;
-use crate::analysis::entity::{same_name, Entity, EntityDemand, Prop};
-
-/// The most properties one kind's rules may test for the slot form; a kind whose rules test more
-/// asks every rule by name.
-const SLOTS: usize = 64;
+use crate::analysis::entity::{
+    EntityDemand, EntityKind, Partial, PropView, Slot, MAX_PROPERTIES,
+};
 
 /// The tests of the run's entity rules, by the kind they select.
 pub struct RuleDemand<'r> {
     by_kind: FxHashMap<&'static str, KindDemand<'r>>,
 }
 
-/// The run's rules of one kind, compiled to read a partial entity's properties by slot.
+/// The run's rules of one kind, compiled to read a partial entity by slot.
 struct KindDemand<'r> {
-    /// The property of each slot.
-    names: Vec<&'static str>,
-    /// The slot of each property.
-    slot_of: FxHashMap<&'static str, usize>,
-    /// Each rule's test over the slots (read by name when the kind has more than [`SLOTS`]).
-    tests: Vec<SlotTest<'r>>,
-    /// Each rule's boolean properties that must hold a value (slots under [`SLOTS`]): a partial
-    /// entity whose property has the other value, or lacks it for good, cannot be selected.
-    required: Vec<Required>,
-    /// The slots of a producer's pending properties, by the address of its list.
-    pending_slots: std::sync::OnceLock<(usize, u64)>,
+    kind: &'static EntityKind,
+    /// Each rule's test and what it requires.
+    rules: Vec<(SlotTest<'r>, Required)>,
 }
 
-/// Boolean properties a rule's test requires, as bit masks over the slots.
+/// An [`EntityTest`] whose properties are slots.
+enum SlotTest<'r> {
+    Prop(Slot, &'r Pred),
+    /// `same-as`: the two properties are equal.
+    SameAs(Slot, Slot),
+    All(Vec<SlotTest<'r>>),
+    Any(Vec<SlotTest<'r>>),
+    Not(Box<SlotTest<'r>>),
+}
+
+/// What a rule's test requires, as masks of slots: properties that must be there, booleans that
+/// must be true and booleans that must be false. A partial entity that lacks one for good, or
+/// holds the other value, cannot be selected.
 #[derive(Clone, Copy, Default)]
 struct Required {
     present: u64,
@@ -45,27 +48,21 @@ struct Required {
     is_false: u64,
 }
 
-/// An [`EntityTest`] whose properties are slots.
-enum SlotTest<'r> {
-    Prop(usize, &'r Pred),
-    All(Vec<SlotTest<'r>>),
-    Any(Vec<SlotTest<'r>>),
-    Not(Box<SlotTest<'r>>),
-}
-
 impl<'r> RuleDemand<'r> {
     /// The demand of the rules of `rules` that run (removed rules select nothing).
     pub fn of(rules: &'r RuleSet) -> RuleDemand<'r> {
-        let mut tests: FxHashMap<&'static str, Vec<&'r EntityTest>> = FxHashMap::default();
+        let mut by_kind: FxHashMap<&'static str, KindDemand<'r>> = FxHashMap::default();
         for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
             if let Target::Entity(er, _) = &rule.target {
-                tests.entry(er.kind.name).or_default().push(&er.test);
+                let kind = by_kind.entry(er.kind.name).or_insert_with(|| KindDemand {
+                    kind: er.kind,
+                    rules: Vec::new(),
+                });
+                let test = kind.slot_test(&er.test);
+                let required = test.required();
+                kind.rules.push((test, required));
             }
         }
-        let by_kind = tests
-            .into_iter()
-            .map(|(kind, tests)| (kind, KindDemand::compile(&tests)))
-            .collect();
         RuleDemand { by_kind }
     }
 
@@ -76,35 +73,22 @@ impl<'r> RuleDemand<'r> {
 }
 
 impl<'r> KindDemand<'r> {
-    fn compile(tests: &[&'r EntityTest]) -> KindDemand<'r> {
-        let mut kind = KindDemand {
-            names: Vec::new(),
-            slot_of: FxHashMap::default(),
-            tests: Vec::new(),
-            required: Vec::new(),
-            pending_slots: std::sync::OnceLock::new(),
-        };
-        kind.tests = tests.iter().map(|t| kind.slot_test(t)).collect();
-        kind.required = kind.tests.iter().map(SlotTest::required).collect();
-        kind
-    }
-
     /// The members of a conjunction or disjunction, cheapest first.
-    fn members(&mut self, ts: &'r [EntityTest]) -> Vec<SlotTest<'r>> {
+    fn members(&self, ts: &'r [EntityTest]) -> Vec<SlotTest<'r>> {
         let mut members: Vec<SlotTest<'r>> = ts.iter().map(|t| self.slot_test(t)).collect();
         members.sort_by_key(SlotTest::cost);
         members
     }
 
-    fn slot_test(&mut self, t: &'r EntityTest) -> SlotTest<'r> {
+    fn slot_test(&self, t: &'r EntityTest) -> SlotTest<'r> {
         match t {
+            // The rule compiler accepts only the kind's properties.
             EntityTest::Prop(name, pred) => {
-                let next = self.names.len();
-                let slot = *self.slot_of.entry(name).or_insert(next);
-                if slot == next {
-                    self.names.push(name);
+                let slot = |name: &str| self.kind.slot_of(name).unwrap_or(usize::MAX);
+                match pred {
+                    Pred::SameAs(other) => SlotTest::SameAs(slot(name), slot(other)),
+                    pred => SlotTest::Prop(slot(name), pred),
                 }
-                SlotTest::Prop(slot, pred)
             }
             EntityTest::All(ts) => SlotTest::All(self.members(ts)),
             EntityTest::Any(ts) => SlotTest::Any(self.members(ts)),
@@ -112,95 +96,52 @@ impl<'r> KindDemand<'r> {
         }
     }
 
-    /// Whether some rule of the kind may select `partial`: first by the boolean properties each
-    /// rule requires (a few bit operations), then by the rule's whole test.
-    fn may_select(&self, partial: &Entity, pending: &[&str]) -> bool {
-        let mut slots: [Option<&Prop>; SLOTS] = [None; SLOTS];
-        let by_slot = self.names.len() <= SLOTS;
-        let (mut is_true, mut is_false, mut set) = (0u64, 0u64, 0u64);
-        if by_slot {
-            for (name, value) in partial.props() {
-                if let Some(&slot) = self.slot_of.get(name) {
-                    slots[slot] = Some(value);
-                    set |= 1 << slot;
-                    match value {
-                        Prop::Bool(true) => is_true |= 1 << slot,
-                        Prop::Bool(false) => is_false |= 1 << slot,
-                        _ => {}
-                    }
-                }
-            }
-            let to_come = self.pending_slots(pending) & !set;
-            let (may_be_true, may_be_false) = (is_true | to_come, is_false | to_come);
-            let known = Known {
-                partial,
-                pending,
-                slots: Some(&slots),
-                names: &self.names,
-            };
-            let may_be_there = set | to_come;
-            return self.tests.iter().zip(&self.required).any(|(t, r)| {
-                r.present & !may_be_there == 0
-                    && r.is_true & !may_be_true == 0
-                    && r.is_false & !may_be_false == 0
-                    && known.may_match(t) != Some(false)
-            });
-        }
-        let known = Known {
-            partial,
-            pending,
-            slots: None,
-            names: &self.names,
-        };
-        self.tests.iter().any(|t| known.may_match(t) != Some(false))
-    }
-
-    /// The slots of the properties in `pending` (a producer passes the same list for a kind each
-    /// time, so it is worked out once).
-    fn pending_slots(&self, pending: &[&str]) -> u64 {
-        let slots = || {
-            pending
-                .iter()
-                .filter_map(|p| self.slot_of.get(p))
-                .filter(|&&s| s < SLOTS)
-                .fold(0u64, |m, &s| m | 1 << s)
-        };
-        let key = pending.as_ptr() as usize;
-        let &(cached_for, mask) = self.pending_slots.get_or_init(|| (key, slots()));
-        if cached_for == key {
-            mask
-        } else {
-            slots()
-        }
+    /// Whether some rule of the kind may select `partial`: first by what each rule requires (a
+    /// few bit operations), then by the rule's whole test.
+    fn may_select(&self, partial: &Partial<'_>, pending: u64) -> bool {
+        let (set, is_true, is_false) = partial.masks();
+        let to_come = pending & !set;
+        let (there, may_be_true, may_be_false) =
+            (set | to_come, is_true | to_come, is_false | to_come);
+        let known = Known { partial, to_come };
+        self.rules.iter().any(|(test, r)| {
+            r.present & !there == 0
+                && r.is_true & !may_be_true == 0
+                && r.is_false & !may_be_false == 0
+                && known.may_match(test) != Some(false)
+        })
     }
 }
 
 impl SlotTest<'_> {
-    /// What the test requires of properties in slots under [`SLOTS`]: that they be there (every
-    /// predicate but `present: false`), with a boolean's value. A conjunction requires what any
-    /// member does, a disjunction what every member does.
+    /// What the test requires: that the properties it tests be there (every predicate but
+    /// `present: false`), with a boolean's value. A conjunction requires what any member does,
+    /// a disjunction what every member does.
     fn required(&self) -> Required {
         match self {
-            SlotTest::Prop(slot, pred) if *slot < SLOTS => {
+            SlotTest::Prop(slot, pred) if *slot < MAX_PROPERTIES => {
                 let bit = 1u64 << slot;
+                let present = Required {
+                    present: bit,
+                    ..Required::default()
+                };
                 match pred {
                     Pred::Present(false) => Required::default(),
                     Pred::Bool(true) => Required {
-                        present: bit,
                         is_true: bit,
-                        is_false: 0,
+                        ..present
                     },
                     Pred::Bool(false) => Required {
-                        present: bit,
-                        is_true: 0,
                         is_false: bit,
+                        ..present
                     },
-                    _ => Required {
-                        present: bit,
-                        ..Required::default()
-                    },
+                    _ => present,
                 }
             }
+            SlotTest::SameAs(slot, _) if *slot < MAX_PROPERTIES => Required {
+                present: 1 << slot,
+                ..Required::default()
+            },
             SlotTest::All(ts) => ts
                 .iter()
                 .map(SlotTest::required)
@@ -228,37 +169,37 @@ impl SlotTest<'_> {
     fn cost(&self) -> u8 {
         match self {
             SlotTest::Prop(_, Pred::Bool(_) | Pred::Present(_)) => 0,
-            SlotTest::Prop(_, Pred::SameAs(_)) => 2,
             SlotTest::Prop(..) => 1,
+            SlotTest::SameAs(..) => 2,
             _ => 3,
         }
     }
 }
 
 /// A partial entity as the compiled tests read it.
-struct Known<'a> {
-    partial: &'a Entity,
-    /// The properties that will be set once the entity is wanted.
-    pending: &'a [&'a str],
-    /// The partial's properties by slot (`None`: by name, past [`SLOTS`]).
-    slots: Option<&'a [Option<&'a Prop>; SLOTS]>,
-    names: &'a [&'static str],
+struct Known<'a, 'p> {
+    partial: &'a Partial<'p>,
+    /// The slots of the properties not set yet that will be once the entity is wanted.
+    to_come: u64,
 }
 
-impl Known<'_> {
-    fn value(&self, slot: usize) -> Option<&Prop> {
-        match self.slots {
-            Some(slots) => slots[slot],
-            None => self.partial.get(self.names.get(slot)?),
-        }
+impl Known<'_, '_> {
+    fn value(&self, slot: Slot) -> Option<PropView<'_>> {
+        (slot < MAX_PROPERTIES)
+            .then(|| self.partial.get(slot))
+            .flatten()
     }
 
-    fn is_pending(&self, name: &str) -> bool {
-        self.pending.iter().any(|q| same_name(q, name))
+    fn is_to_come(&self, slot: Slot) -> bool {
+        slot < MAX_PROPERTIES && self.to_come & (1 << slot) != 0
+    }
+
+    fn named(&self, name: &str) -> Option<PropView<'_>> {
+        self.value(self.partial.kind().slot_of(name)?)
     }
 
     /// Whether the partial entity matches `t`: `None` when the answer depends on a property
-    /// still pending (a property it lacks that is not pending, it lacks for good).
+    /// still to come (a property it lacks that is not to come, it lacks for good).
     fn may_match(&self, t: &SlotTest<'_>) -> Option<bool> {
         match t {
             SlotTest::All(ts) => {
@@ -284,21 +225,30 @@ impl Known<'_> {
                 known.then_some(false)
             }
             SlotTest::Not(t) => self.may_match(t).map(|m| !m),
+            SlotTest::SameAs(slot, other) => match (self.value(*slot), self.value(*other)) {
+                (Some(a), Some(b)) => Some(a == b),
+                (None, _) => (!self.is_to_come(*slot)).then_some(false),
+                (Some(_), None) => (!self.is_to_come(*other)).then_some(false),
+            },
             SlotTest::Prop(slot, pred) => {
                 let Some(v) = self.value(*slot) else {
-                    let name = self.names.get(*slot).copied().unwrap_or("");
-                    return if self.is_pending(name) {
+                    return if self.is_to_come(*slot) {
                         None
                     } else {
                         Some(matches!(pred, Pred::Present(false)))
                     };
                 };
-                let to_come = |p: &str| self.partial.get(p).is_none() && self.is_pending(p);
+                let to_come = |p: &str| {
+                    self.partial
+                        .kind()
+                        .slot_of(p)
+                        .is_some_and(|s| self.is_to_come(s))
+                };
                 match pred {
                     Pred::Present(want) => Some(*want),
-                    Pred::Bool(_) | Pred::Words(_) => Some(pred.holds(v, self.partial)),
+                    Pred::Bool(_) | Pred::Words(_) => Some(pred.holds(v, |p| self.named(p))),
                     pred if pred.operands().any(to_come) => None,
-                    pred => Some(pred.holds(v, self.partial)),
+                    pred => Some(pred.holds(v, |p| self.named(p))),
                 }
             }
         }
@@ -306,9 +256,9 @@ impl Known<'_> {
 }
 
 impl EntityDemand for RuleDemand<'_> {
-    fn may_select(&self, partial: &Entity, pending: &[&str]) -> bool {
+    fn may_select(&self, partial: &Partial<'_>, pending: u64) -> bool {
         self.by_kind
-            .get(partial.kind)
+            .get(partial.kind().name)
             .is_some_and(|kind| kind.may_select(partial, pending))
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::compile_error::{CompileError, ErrorPath};
 use super::schema::SerRule;
-use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropertyDef};
+use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropView, PropertyDef};
 use crate::suggest::did_you_mean;
 
 /// A number bound: a constant or another property of the entity.
@@ -23,11 +23,11 @@ pub(crate) enum Operand {
 }
 
 impl Operand {
-    fn value(&self, e: &Entity) -> Option<i128> {
+    fn value<'e>(&self, other: &impl Fn(&str) -> Option<PropView<'e>>) -> Option<i128> {
         match self {
             Operand::Const(n) => Some(*n),
-            Operand::Prop(p) => match e.get(p) {
-                Some(Prop::Int(n)) => Some(*n),
+            Operand::Prop(p) => match other(p) {
+                Some(PropView::Int(n)) => Some(n),
                 _ => None,
             },
         }
@@ -71,7 +71,9 @@ impl EntityTest {
             EntityTest::Any(ts) => ts.iter().any(|t| t.matches(e)),
             EntityTest::Not(t) => !t.matches(e),
             EntityTest::Prop(name, Pred::Present(want)) => e.get(name).is_some() == *want,
-            EntityTest::Prop(name, pred) => e.get(name).is_some_and(|v| pred.holds(v, e)),
+            EntityTest::Prop(name, pred) => e
+                .get(name)
+                .is_some_and(|v| pred.holds(v.view(), |p| e.get(p).map(Prop::view))),
         }
     }
 }
@@ -103,9 +105,15 @@ impl Pred {
             .chain(same_as)
     }
 
-    pub(crate) fn holds(&self, v: &Prop, e: &Entity) -> bool {
+    /// Whether the value `v` of the property tested holds the predicate; `other` gives the
+    /// entity's other properties (those a bound or `same-as` names).
+    pub(crate) fn holds<'e>(
+        &self,
+        v: PropView<'e>,
+        other: impl Fn(&str) -> Option<PropView<'e>>,
+    ) -> bool {
         match (self, v) {
-            (Pred::Bool(want), Prop::Bool(b)) => want == b,
+            (Pred::Bool(want), PropView::Bool(b)) => *want == b,
             (
                 Pred::Number {
                     min,
@@ -115,11 +123,11 @@ impl Pred {
                     multiple_of,
                     not_multiple_of,
                 },
-                Prop::Int(n),
+                PropView::Int(n),
             ) => {
                 let cmp = |o: &Option<Operand>, ok: fn(i128, i128) -> bool| match o {
                     None => true,
-                    Some(o) => o.value(e).is_some_and(|b| ok(*n, b)),
+                    Some(o) => o.value(&other).is_some_and(|b| ok(n, b)),
                 };
                 cmp(min, |n, b| n >= b)
                     && cmp(max, |n, b| n <= b)
@@ -128,8 +136,8 @@ impl Pred {
                     && multiple_of.is_none_or(|m| n % m == 0)
                     && not_multiple_of.is_none_or(|m| n % m != 0)
             }
-            (Pred::Words(words), Prop::Text(t)) => words.iter().any(|w| w == t.as_str()),
-            (Pred::SameAs(other), v) => e.get(other) == Some(v),
+            (Pred::Words(words), PropView::Text(t)) => words.iter().any(|w| w == t),
+            (Pred::SameAs(name), v) => other(name) == Some(v),
             _ => false,
         }
     }

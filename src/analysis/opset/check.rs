@@ -8,7 +8,8 @@ use super::table::{
     opset_position, OpTable, OpVersion, OpsetPos, ParamKind, ParamSpec, MAX_GROUPS, OPSETS,
 };
 use super::values::FunctionValues;
-use crate::analysis::entity::{Entity, EntityDemand, Prop};
+use super::ENTITY_KINDS;
+use crate::analysis::entity::{Entity, EntityDemand, EntityKind, Partial, PartialProp, Slot};
 use crate::analysis::FunctionAnalysis;
 use crate::ir::render::text_opset;
 use crate::ir::{Arg, DType, Function, Literal, Name, Op, Payload, TensorType, ValueType};
@@ -74,36 +75,83 @@ fn at_op(kind: &'static str, f: &Function, op: &Op) -> Entity {
     e
 }
 
-/// The properties of each kind that are set only once an entity is wanted: texts for messages.
-fn pending(kind: &str) -> &'static [&'static str] {
-    match kind {
-        "mil-op" => &[
-            "hint",
-            "since",
-            "since-target",
-            "opset",
-            "opset-target",
-            "output",
-            "declared",
-            "inferred",
-            "contradiction",
-            "state-type",
-            "data",
-            "data-type",
-        ],
-        "mil-parameter" => &["hint", "value", "got", "source", "accepted-dtypes"],
-        "mil-literal" => &["type"],
-        _ => &[],
+/// The op-set kinds an op's entities are of.
+const MIL_OP: &EntityKind = &ENTITY_KINDS[1];
+const MIL_PARAMETER: &EntityKind = &ENTITY_KINDS[2];
+const MIL_LITERAL: &EntityKind = &ENTITY_KINDS[3];
+
+/// The slots of the properties set while an entity is described in part.
+mod slot {
+    use super::{Slot, MIL_LITERAL, MIL_OP, MIL_PARAMETER};
+
+    pub const OP_TYPE: Slot = MIL_OP.slot("op-type");
+    pub const TEXT_PROGRAM: Slot = MIL_OP.slot("text-program");
+    pub const KNOWN: Slot = MIL_OP.slot("known");
+    pub const AVAILABLE: Slot = MIL_OP.slot("available");
+    pub const NEEDS_STATE_OPSET: Slot = MIL_OP.slot("needs-state-opset");
+    pub const OUTPUT_AGREES: Slot = MIL_OP.slot("output-agrees");
+    pub const DATA_FITS_STATE: Slot = MIL_OP.slot("data-fits-state");
+
+    pub const PARAM: Slot = MIL_PARAMETER.slot("param");
+    pub const BOUND: Slot = MIL_PARAMETER.slot("bound");
+    pub const IN_SIGNATURE: Slot = MIL_PARAMETER.slot("in-signature");
+    pub const REQUIRED: Slot = MIL_PARAMETER.slot("required");
+    pub const MISSPELLED: Slot = MIL_PARAMETER.slot("misspelled");
+    pub const MUST_BE_CONST: Slot = MIL_PARAMETER.slot("must-be-const");
+    pub const TAKES: Slot = MIL_PARAMETER.slot("takes");
+    pub const IS_STATE: Slot = MIL_PARAMETER.slot("is-state");
+    pub const EXPECTS: Slot = MIL_PARAMETER.slot("expects");
+    pub const RUNTIME_DATA: Slot = MIL_PARAMETER.slot("runtime-data");
+    pub const DTYPE: Slot = MIL_PARAMETER.slot("dtype");
+    pub const DTYPE_ACCEPTED: Slot = MIL_PARAMETER.slot("dtype-accepted");
+    pub const DEFERRED: Slot = MIL_PARAMETER.slot("deferred");
+    pub const GROUP_PARAM: Slot = MIL_PARAMETER.slot("group-param");
+    pub const GROUP_DTYPE: Slot = MIL_PARAMETER.slot("group-dtype");
+
+    pub const LITERAL_PARAM: Slot = MIL_LITERAL.slot("param");
+
+    // `start` sets the op type in the same slot whatever the kind.
+    const _: () = assert!(
+        MIL_PARAMETER.slot("op-type") == OP_TYPE && MIL_LITERAL.slot("op-type") == OP_TYPE
+    );
+    pub const ELEMENTS: Slot = MIL_LITERAL.slot("elements");
+    pub const SHAPE_ELEMENTS: Slot = MIL_LITERAL.slot("shape-elements");
+}
+
+/// The properties of each kind that are set only once an entity is wanted (texts for messages),
+/// as a mask of slots.
+fn pending(kind: &EntityKind) -> u64 {
+    const OP: u64 = MIL_OP.slots(&[
+        "hint",
+        "since",
+        "since-target",
+        "opset",
+        "opset-target",
+        "output",
+        "declared",
+        "inferred",
+        "contradiction",
+        "state-type",
+        "data",
+        "data-type",
+    ]);
+    const PARAMETER: u64 =
+        MIL_PARAMETER.slots(&["hint", "value", "got", "source", "accepted-dtypes"]);
+    const LITERAL: u64 = MIL_LITERAL.slots(&["type"]);
+    match kind.name {
+        "mil-op" => OP,
+        "mil-parameter" => PARAMETER,
+        "mil-literal" => LITERAL,
+        _ => 0,
     }
 }
 
 /// The op-set entities of one function as they are described: each first in part (the cheap
-/// properties, in a scratch entity), then made whole and located only when a rule of the run may
-/// select it.
+/// properties, by slot), then made whole and located only when a rule of the run may select it.
 struct Described<'a> {
     f: &'a Function,
     demand: &'a dyn EntityDemand,
-    partial: Entity,
+    partial: Partial<'a>,
     out: Vec<Entity>,
 }
 
@@ -112,29 +160,27 @@ impl<'a> Described<'a> {
         Described {
             f,
             demand,
-            partial: Entity::new("mil-op"),
+            partial: Partial::new(MIL_OP),
             out: Vec::new(),
         }
     }
 
     /// Starts an entity of `kind` about `op`; its cheap properties are set on what this returns.
-    fn start(&mut self, kind: &'static str, op: &Op) -> &mut Entity {
-        self.partial.kind = kind;
-        self.partial.clear_props();
-        self.partial.set("op-type", &op.op_type);
-        &mut self.partial
+    fn start(&mut self, kind: &'static EntityKind, op: &'a Op) -> &mut Partial<'a> {
+        self.partial.reset(kind);
+        // `op-type` has the same slot in each kind.
+        self.partial.set(slot::OP_TYPE, &op.op_type)
     }
 
     /// Makes the entity started last whole when a rule may select it: its location, its cheap
     /// properties, then the costly ones `rest` sets (the kind's [`pending`] properties).
     fn finish(&mut self, op: &Op, rest: impl FnOnce(&mut Entity)) {
-        if !self
-            .demand
-            .may_select(&self.partial, pending(self.partial.kind))
-        {
+        let kind = self.partial.kind();
+        if !self.demand.may_select(&self.partial, pending(kind)) {
             return;
         }
-        let mut e = at_op(self.partial.kind, self.f, op).with_props_of(&self.partial);
+        let mut e = at_op(kind.name, self.f, op);
+        self.partial.describe(&mut e);
         rest(&mut e);
         self.out.push(e);
     }
@@ -167,9 +213,9 @@ pub(super) fn check_function(
     for (_, op) in f.ops() {
         literal_counts(op, &mut d);
         let Some(entry) = table.entry(&op.op_type) else {
-            d.start("mil-op", op)
-                .setting("text-program", text)
-                .setting("known", false);
+            d.start(MIL_OP, op)
+                .set(slot::TEXT_PROGRAM, text)
+                .set(slot::KNOWN, false);
             d.finish(op, |e| {
                 let hint = suggest(&op.op_type, table.op_names())
                     .map_or("no op of that name exists in any opset".to_string(), |s| {
@@ -181,12 +227,12 @@ pub(super) fn check_function(
         };
         let Some(version) = entry.version(at) else {
             let since = entry.first_opset().unwrap_or("?");
-            d.start("mil-op", op)
-                .setting("text-program", text)
-                .setting("known", true)
-                .setting("available", false)
-                .setting(
-                    "needs-state-opset",
+            d.start(MIL_OP, op)
+                .set(slot::TEXT_PROGRAM, text)
+                .set(slot::KNOWN, true)
+                .set(slot::AVAILABLE, false)
+                .set(
+                    slot::NEEDS_STATE_OPSET,
                     old_opset_with_states && Some(since) == OPSETS.last().copied(),
                 );
             d.finish(op, |e| {
@@ -203,15 +249,15 @@ pub(super) fn check_function(
             .then(|| write_type(f, op))
             .flatten();
         let e = d
-            .start("mil-op", op)
-            .setting("text-program", text)
-            .setting("known", true)
-            .setting("available", true);
+            .start(MIL_OP, op)
+            .set(slot::TEXT_PROGRAM, text)
+            .set(slot::KNOWN, true)
+            .set(slot::AVAILABLE, true);
         if let Some(o) = &output {
-            e.set("output-agrees", o.disagreement.is_none());
+            e.set(slot::OUTPUT_AGREES, o.disagreement.is_none());
         }
         if let Some(w) = &write {
-            e.set("data-fits-state", w.fits);
+            e.set(slot::DATA_FITS_STATE, w.fits);
         }
         d.finish(op, |e| {
             if let Some(o) = output {
@@ -254,7 +300,7 @@ fn check_params<'a>(
     values: &FunctionValues<'a>,
     op: &'a Op,
     version: &'a OpVersion,
-    d: &mut Described<'_>,
+    d: &mut Described<'a>,
 ) {
     let params = version.params();
     let mut bound = 0u64;
@@ -295,10 +341,10 @@ fn check_params<'a>(
                 None => format!("`{}` takes {}", op.op_type, known.join(", ")),
             };
             meant.extend(guess);
-            d.start("mil-parameter", op)
-                .setting("bound", true)
-                .setting("in-signature", false)
-                .set("param", name);
+            d.start(MIL_PARAMETER, op)
+                .set(slot::BOUND, true)
+                .set(slot::IN_SIGNATURE, false)
+                .set(slot::PARAM, name);
             d.finish(op, |e| e.set("hint", hint));
         }
     }
@@ -310,12 +356,12 @@ fn check_params<'a>(
     }
     for (i, p) in params.iter().enumerate() {
         if bound & (1 << i) == 0 {
-            d.start("mil-parameter", op)
-                .setting("bound", false)
-                .setting("in-signature", true)
-                .setting("required", version.required() & (1 << i) != 0)
-                .setting("misspelled", meant.contains(&p.name.as_str()))
-                .set("param", p.name.as_str());
+            d.start(MIL_PARAMETER, op)
+                .set(slot::BOUND, false)
+                .set(slot::IN_SIGNATURE, true)
+                .set(slot::REQUIRED, version.required() & (1 << i) != 0)
+                .set(slot::MISSPELLED, meant.contains(&p.name.as_str()))
+                .set(slot::PARAM, p.name.as_str());
             d.finish(op, |_| {});
         }
     }
@@ -341,9 +387,9 @@ fn takes(kind: ParamKind) -> &'static str {
 }
 
 /// An element type as a property: the type's name (no allocation for the known ones).
-fn dtype_prop(d: DType) -> Prop {
+fn dtype_text(d: DType) -> PartialProp<'static> {
     d.known_name()
-        .map_or_else(|| Prop::from(d.text_name()), Prop::word)
+        .map_or_else(|| PartialProp::from(d.text_name()), PartialProp::from)
 }
 
 /// One `mil-parameter` entity per binding of parameter `name`, which the signature has (`spec`).
@@ -358,55 +404,55 @@ fn check_binding<'a>(
     binds: Bindings<'a>,
     spec: &'a ParamSpec,
     groups: &mut [Option<(&'a Name, DType)>; MAX_GROUPS],
-    d: &mut Described<'_>,
+    d: &mut Described<'a>,
 ) {
     let f = values.function();
     let single = binds.iter().nth(1).is_none();
     for b in binds.iter() {
         let ty = bound_type(f, &b);
         let e = d
-            .start("mil-parameter", op)
-            .setting("bound", true)
-            .setting("in-signature", true)
-            .setting("required", !spec.optional)
-            .setting("must-be-const", spec.constant);
-        e.set("param", name);
-        e.set("takes", Prop::word(takes(spec.kind)));
+            .start(MIL_PARAMETER, op)
+            .set(slot::BOUND, true)
+            .set(slot::IN_SIGNATURE, true)
+            .set(slot::REQUIRED, !spec.optional)
+            .set(slot::MUST_BE_CONST, spec.constant);
+        e.set(slot::PARAM, name);
+        e.set(slot::TAKES, takes(spec.kind));
         let Some(ty) = ty else {
             d.finish(op, |e| e.set("value", b.shown()));
             continue;
         };
-        e.set("is-state", ty.is_state());
+        e.set(slot::IS_STATE, ty.is_state());
         e.set(
-            "expects",
-            Prop::word(if spec.kind == ParamKind::State {
+            slot::EXPECTS,
+            if spec.kind == ParamKind::State {
                 "a state"
             } else {
                 "a tensor"
-            }),
+            },
         );
         let runtime = match b {
             Bound::Name(n) => values.dependence(n).filter(|d| d.data),
             Bound::Literal(_) => None,
         };
-        e.set("runtime-data", runtime.is_some());
+        e.set(slot::RUNTIME_DATA, runtime.is_some());
         let tensor = match (single, spec.kind, ty) {
             (true, ParamKind::Tensor, ValueType::Tensor(t)) => Some(t),
             _ => None,
         };
         if let Some(t) = tensor {
             let accepted = spec.accepts(t.dtype);
-            e.set("dtype", dtype_prop(t.dtype));
-            e.set("dtype-accepted", accepted);
+            e.set(slot::DTYPE, dtype_text(t.dtype));
+            e.set(slot::DTYPE_ACCEPTED, accepted);
             e.set(
-                "deferred",
+                slot::DEFERRED,
                 table.deferred(&op.op_type, name, t.dtype).is_some(),
             );
             if let (true, Some(slot)) = (accepted, spec.group.and_then(|g| groups.get_mut(g))) {
                 match *slot {
                     Some((other, dt)) => {
-                        e.set("group-param", other);
-                        e.set("group-dtype", dtype_prop(dt));
+                        e.set(slot::GROUP_PARAM, other);
+                        e.set(slot::GROUP_DTYPE, dtype_text(dt));
                     }
                     None => *slot = Some((name, t.dtype)),
                 }
@@ -504,7 +550,7 @@ fn write_type<'a>(f: &'a Function, op: &'a Op) -> Option<WriteType<'a>> {
 
 /// A `mil-literal` entity per tensor literal (inline argument or attribute) of `op` whose shape is
 /// fully known: how many elements it lists and how many its shape holds.
-fn literal_counts(op: &Op, d: &mut Described<'_>) {
+fn literal_counts<'a>(op: &'a Op, d: &mut Described<'a>) {
     for (name, binds) in bindings(op) {
         for b in binds.iter() {
             let Bound::Literal(lit) = b else { continue };
@@ -520,10 +566,10 @@ fn literal_counts(op: &Op, d: &mut Described<'_>) {
             else {
                 continue;
             };
-            let e = d.start("mil-literal", op);
-            e.set("param", name);
-            e.set("elements", found);
-            e.set("shape-elements", expected);
+            let e = d.start(MIL_LITERAL, op);
+            e.set(slot::LITERAL_PARAM, name);
+            e.set(slot::ELEMENTS, found);
+            e.set(slot::SHAPE_ELEMENTS, expected);
             d.finish(op, |e| e.set("type", t.to_string()));
         }
     }
