@@ -112,7 +112,17 @@ fn corpus_report_has_a_picture_per_finding_and_nothing_external() {
     let shares = html
         .split("<tr class=\"model-row\"")
         .skip(1)
-        .filter(|row| row.contains(" %<div class=\"bar\">") || row.contains("n/a<div"))
+        .filter(|row| {
+            // `*`: the share leaves out ops whose cost is unknown.
+            [
+                " %<div class=\"bar\">",
+                " %*<div class=\"bar\">",
+                "n/a<div",
+                "n/a*<div",
+            ]
+            .iter()
+            .any(|share| row.contains(share))
+        })
         .count();
     assert_eq!(
         shares, placement_rows,
@@ -509,4 +519,68 @@ fn findings_are_listed_errors_first() {
             .collect();
         assert!(rows.is_sorted() && !rows.is_empty(), "{rows:?}");
     }
+}
+
+/// The page's placement follows `--compute-units`: units that leave the Neural Engine out give no
+/// ANE estimate (the table says why, no op is drawn `likely ANE`); an ANE share that leaves ops
+/// out (flexible shapes) is marked `*` and says how many.
+#[test]
+fn placement_follows_the_compute_units() {
+    let packages = common::corpus().join("packages");
+    let decoder = [packages.join("torch-origin-decoder-fp16-clean.mlpackage")];
+    let placement_table = |html: &str| -> String {
+        let t = &html[html
+            .find("<table class=\"placement\">")
+            .expect("a placement table")..];
+        t[..t.find("</table>").unwrap()].to_string()
+    };
+    let (_, all, _) = run(
+        &["check", "--isolated", "--output-format", "html"],
+        &decoder,
+    );
+    assert!(
+        all.contains("<g class=\"node ane\""),
+        "likely-ANE ops drawn"
+    );
+    assert!(!placement_table(&all).contains("not estimated"));
+    for units in ["cpu-and-gpu", "cpu-only"] {
+        let (code, html, err) = run(
+            &[
+                "check",
+                "--isolated",
+                "--output-format",
+                "html",
+                "--compute-units",
+                units,
+            ],
+            &decoder,
+        );
+        assert_eq!(code, 0, "{err}");
+        let table = placement_table(&html);
+        assert!(
+            table.contains(&format!(
+                "not estimated: <code>--compute-units {units}</code> leaves the Neural Engine out"
+            )),
+            "{table}"
+        );
+        assert!(!table.contains("class=\"ane\""), "{table}");
+        assert!(
+            !html.contains("<g class=\"node ane\""),
+            "{units}: an op drawn likely ANE"
+        );
+        assert!(
+            html.contains("leaves the Neural Engine out: 1 model not estimated"),
+            "{units}"
+        );
+    }
+    let (_, flexible, _) = run(
+        &["check", "--isolated", "--output-format", "html"],
+        &[packages.join("flexible-input-shape.mlpackage")],
+    );
+    let table = placement_table(&flexible);
+    assert!(table.contains("n/a*"), "{table}");
+    assert!(
+        flexible.contains("* the ANE compute share leaves out the ops whose cost is unknown"),
+        "the caveat"
+    );
 }

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::analysis::placement::{Counts, Macs};
-use crate::check::placement::place_function;
+use crate::analysis::placement::{Counts, FunctionPlacement, Macs};
+use crate::check::placement::{ane_excluded, place_function};
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::Model;
@@ -179,6 +179,7 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
                 path_index,
                 model,
                 findings,
+                ane_excluded: ane_excluded(run, model),
             });
         }
     }
@@ -195,7 +196,11 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
                 .iter()
                 .enumerate()
                 .map(|(fi, f)| {
-                    let placement = place_function(f, m.findings);
+                    // Units without the Neural Engine: nothing to estimate, every op drawn uncoloured.
+                    let placement = match m.ane_excluded {
+                        Some(_) => FunctionPlacement::default(),
+                        None => place_function(f, m.findings),
+                    };
                     let placements = placement.by_node();
                     let drawn = f.ops().filter(|(_, op)| op.op_type != "const").count();
                     // A large function is shown by layer, not drawn.
@@ -364,6 +369,7 @@ fn summary(
          <span class=\"unknown\"></span>unknown <span class=\"input\"></span>input</div>",
     );
     out.push_str("<table class=\"placement\"><tr><th>model</th><th>function</th><th>ops</th><th>estimate</th><th>ANE</th><th>CPU</th><th>at risk</th><th>unknown</th><th>boundaries</th><th>ANE compute</th></tr>");
+    let mut unestimated: Vec<String> = Vec::new();
     for (m, fs) in models.iter().zip(views) {
         for (fi, v) in fs.iter().enumerate() {
             let (c, macs) = (&v.placement.counts, &v.placement.macs);
@@ -373,9 +379,36 @@ fn summary(
             } else {
                 format!("<a href=\"#ov{}-{fi}\">{name}</a>", m.result)
             };
+            if let Some(units) = m.ane_excluded {
+                let _ = write!(
+                    out,
+                    "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td>{function}</td><td>{}</td><td colspan=\"7\" class=\"not-estimated\">not estimated: <code>--compute-units {}</code> leaves the Neural Engine out</td></tr>",
+                    m.path_index,
+                    escape(&model_title(m.model)),
+                    v.function
+                        .ops()
+                        .filter(|(_, op)| op.op_type != "const"
+                            && !op.op_type.starts_with("constexpr_"))
+                        .count(),
+                    units.token()
+                );
+                continue;
+            }
+            let mark = if macs.unestimated_ops > 0 {
+                unestimated.push(format!(
+                    "<code>{}</code> of {}: {} of {} ops",
+                    escape(&v.function.name),
+                    escape(&model_title(m.model)),
+                    macs.unestimated_ops,
+                    c.total()
+                ));
+                "*"
+            } else {
+                ""
+            };
             let _ = write!(
                 out,
-                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td>{function}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>",
+                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td>{function}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}{}</td></tr>",
                 m.path_index,
                 escape(&model_title(m.model)),
                 c.total(),
@@ -386,11 +419,27 @@ fn summary(
                 c.unknown,
                 v.placement.boundaries,
                 crate::report::placement::ane_share(macs),
+                mark,
                 compute_bar(macs)
             );
         }
     }
-    out.push_str("</table></section>\n");
+    out.push_str("</table>");
+    if let Some(excluded) = crate::report::placement::excluded_text(run) {
+        let _ = write!(
+            out,
+            "<p class=\"note\">{}; their pictures are not coloured.</p>",
+            escape(&excluded)
+        );
+    }
+    if !unestimated.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"note\">* the ANE compute share leaves out the ops whose cost is unknown (shapes not fixed, or no MAC formula): {}.</p>",
+            unestimated.join("; ")
+        );
+    }
+    out.push_str("</section>\n");
 }
 
 fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
@@ -619,12 +668,18 @@ fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView
         (green: all, orange: none); a red badge counts its findings; open a row for its sub-layers, the ops not likely \
         on the ANE and its findings.</p>");
     for (m, fs) in models.iter().zip(views) {
+        let uncoloured = m.ane_excluded.map_or_else(String::new, |u| {
+            format!(
+                "; not coloured: <code>--compute-units {}</code> leaves the Neural Engine out",
+                u.token()
+            )
+        });
         for (fi, v) in fs.iter().enumerate() {
             let id = format!("ov{}-{fi}", m.result);
             if let Some(l) = &v.layered {
                 let _ = writeln!(
                     out,
-                    "<article class=\"overview layered\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops in {} rows{}</p><div class=\"layers\">{}</div></article>",
+                    "<article class=\"overview layered\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops in {} rows{}{uncoloured}</p><div class=\"layers\">{}</div></article>",
                     m.path_index,
                     escape(&model_title(m.model)),
                     escape(&v.function.name),
@@ -643,7 +698,7 @@ fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView
             let d = svg::draw(&o.picture, Some(&id), &page.arrow);
             let _ = writeln!(
                 out,
-                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}</p>{}</article>",
+                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}{uncoloured}</p>{}</article>",
                 m.path_index,
                 escape(&model_title(m.model)),
                 escape(&v.function.name),
