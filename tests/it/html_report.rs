@@ -584,3 +584,72 @@ fn placement_follows_the_compute_units() {
         "the caveat"
     );
 }
+
+/// The notebook view (`Report._repr_html_`, a fragment) shows the findings first, errors first,
+/// then the placement estimate in a table that shares the cell's width: fixed layout, five columns
+/// in shares that add up to the whole, bars as wide as their cells, no width in pixels.
+#[test]
+fn the_notebook_view_lists_findings_before_a_placement_table_that_fits() {
+    use coreml_lint::check::{check, CheckOptions, ConfigFile, Keep, Rendering};
+    use coreml_lint::report::html::{render_for, Target};
+    let options = CheckOptions {
+        config: ConfigFile::Isolated,
+        keep: Keep::Programs,
+        rendering: Rendering::Text,
+        ..CheckOptions::default()
+    };
+    let paths = [
+        "torch-origin-decoder-fp16-clean.mlpackage",
+        "affine-dequantize-int8.mlpackage",
+        "state-blend-rmw.mlpackage",
+    ]
+    .map(|p| common::corpus().join("packages").join(p));
+    let outcome = check(&paths, &options).unwrap();
+    let html = render_for(
+        &outcome.run,
+        &outcome.rules,
+        &Target::Fragment { id: "nb".into() },
+    );
+    let first_finding = html.find("<article class=\"finding\"").expect("findings");
+    let placement = html
+        .find("Likely placement per function")
+        .expect("the estimate");
+    assert!(
+        first_finding < placement,
+        "the placement table comes before the findings"
+    );
+    let table = &html[html
+        .find("<table class=\"placement compact\">")
+        .expect("compact")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let shares: Vec<f64> = table
+        .split("<col style=\"width:")
+        .skip(1)
+        .map(|c| c[..c.find('%').unwrap()].parse().unwrap())
+        .collect();
+    assert_eq!(shares.len(), 5);
+    assert!(
+        (shares.iter().sum::<f64>() - 100.0).abs() < 1e-9,
+        "{shares:?}"
+    );
+    assert!(!table.contains("px"), "a width in pixels: {table}");
+    for row in table.split("<tr").skip(2) {
+        let cells = row.matches("<td").count();
+        assert_eq!(cells, 5, "{row}");
+    }
+    assert!(table.contains("<span class=\"counts\">"), "{table}");
+    let style = &html[html.find("<style>").unwrap()..html.find("</style>").unwrap()];
+    for rule in [
+        ".coreml-lint table.placement { width: 100%; }",
+        ".coreml-lint table.placement.compact { table-layout: fixed; }",
+        ".coreml-lint table.placement.compact div.bar { width: 100%; }",
+    ] {
+        assert!(style.contains(rule), "{rule}");
+    }
+    // The page keeps its table (a column per class) in the summary, before the findings.
+    let page = render_for(&outcome.run, &outcome.rules, &Target::Page);
+    assert!(
+        page.find("<table class=\"placement\">").unwrap()
+            < page.find("<article class=\"finding\"").unwrap()
+    );
+}

@@ -20,10 +20,12 @@ use crate::rules::RuleInfo;
 
 mod layered;
 mod pictures;
+mod placement_table;
 mod style;
 mod view;
 
 use pictures::{draw_findings, store, zoom_box, Drawn};
+use placement_table::PlacementLayout;
 use style::scoped;
 use view::{FunctionView, ModelRef, Page};
 
@@ -277,6 +279,22 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
         filters(&mut page.out, run, &paths);
     }
     findings_section(&mut page, &models, &views, &drawn);
+    if fragment {
+        // A notebook cell: the findings first, then the estimate in a table that fits the cell.
+        let _ = write!(
+            page.out,
+            "<section class=\"placement\" id=\"{}placement\">",
+            page.ids
+        );
+        placement_table::placement(
+            &mut page.out,
+            run,
+            &models,
+            &views,
+            PlacementLayout::Compact,
+        );
+        page.out.push_str("</section>\n");
+    }
     if !fragment {
         overviews(&mut page, &models, &views);
         rule_docs(&mut page.out, run, rules);
@@ -361,83 +379,8 @@ fn summary(
         }
         out.push_str("</ul>");
     }
-    out.push_str(
-        "<h3>Likely placement per function</h3><p class=\"note\">An ESTIMATE from \
-         the op table and the findings, not Core ML's placement: confirm with MLComputePlan on the \
-         target device.</p><div class=\"legend\"><span class=\"ane\"></span>likely ANE \
-         <span class=\"cpu\"></span>likely CPU <span class=\"risk\"></span>at risk \
-         <span class=\"unknown\"></span>unknown <span class=\"input\"></span>input</div>",
-    );
-    out.push_str("<table class=\"placement\"><tr><th>model</th><th>function</th><th>ops</th><th>estimate</th><th>ANE</th><th>CPU</th><th>at risk</th><th>unknown</th><th>boundaries</th><th>ANE compute</th></tr>");
-    let mut unestimated: Vec<String> = Vec::new();
-    for (m, fs) in models.iter().zip(views) {
-        for (fi, v) in fs.iter().enumerate() {
-            let (c, macs) = (&v.placement.counts, &v.placement.macs);
-            let name = escape(&v.function.name);
-            let function = if fragment {
-                name
-            } else {
-                format!("<a href=\"#ov{}-{fi}\">{name}</a>", m.result)
-            };
-            if let Some(units) = m.ane_excluded {
-                let _ = write!(
-                    out,
-                    "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td>{function}</td><td>{}</td><td colspan=\"7\" class=\"not-estimated\">not estimated: <code>--compute-units {}</code> leaves the Neural Engine out</td></tr>",
-                    m.path_index,
-                    escape(&model_title(m.model)),
-                    v.function
-                        .ops()
-                        .filter(|(_, op)| op.op_type != "const"
-                            && !op.op_type.starts_with("constexpr_"))
-                        .count(),
-                    units.token()
-                );
-                continue;
-            }
-            let mark = if macs.unestimated_ops > 0 {
-                unestimated.push(format!(
-                    "<code>{}</code> of {}: {} of {} ops",
-                    escape(&v.function.name),
-                    escape(&model_title(m.model)),
-                    macs.unestimated_ops,
-                    c.total()
-                ));
-                "*"
-            } else {
-                ""
-            };
-            let _ = write!(
-                out,
-                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td>{function}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}{}</td></tr>",
-                m.path_index,
-                escape(&model_title(m.model)),
-                c.total(),
-                bar(c),
-                c.ane,
-                c.cpu,
-                c.at_risk,
-                c.unknown,
-                v.placement.boundaries,
-                crate::report::placement::ane_share(macs),
-                mark,
-                compute_bar(macs)
-            );
-        }
-    }
-    out.push_str("</table>");
-    if let Some(excluded) = crate::report::placement::excluded_text(run) {
-        let _ = write!(
-            out,
-            "<p class=\"note\">{}; their pictures are not coloured.</p>",
-            escape(&excluded)
-        );
-    }
-    if !unestimated.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"note\">* the ANE compute share leaves out the ops whose cost is unknown (shapes not fixed, or no MAC formula): {}.</p>",
-            unestimated.join("; ")
-        );
+    if !fragment {
+        placement_table::placement(out, run, models, views, PlacementLayout::Page);
     }
     out.push_str("</section>\n");
 }
