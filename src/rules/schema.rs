@@ -645,6 +645,10 @@ pub struct ValuePred {
     /// different numbers.
     #[serde(default)]
     pub unequal_pairs: Option<bool>,
+    /// Read as rows along the last axis (rank 1 or more), some row is `-inf` or NaN in every
+    /// position: an attention mask that masks a row entirely.
+    #[serde(default)]
+    pub masked_row: Option<bool>,
 }
 
 /// Properties of the function a node is in.
