@@ -20,7 +20,7 @@ pub(super) enum PlacementLayout {
 }
 
 const PAGE_HEAD: &str = "<table class=\"placement\"><tr><th>model</th><th>function</th><th>ops</th><th>estimate</th><th>ANE</th><th>CPU</th><th>at risk</th><th>unknown</th><th>boundaries</th><th>ANE compute</th></tr>";
-const COMPACT_HEAD: &str = "<table class=\"placement compact\"><colgroup><col style=\"width:30%\"><col style=\"width:8%\"><col style=\"width:28%\"><col style=\"width:12%\"><col style=\"width:22%\"></colgroup><tr><th>function</th><th>ops</th><th>estimate</th><th>boundaries</th><th>ANE compute</th></tr>";
+const COMPACT_HEAD: &str = "<table class=\"placement compact\"><colgroup><col style=\"width:28%\"><col style=\"width:7%\"><col style=\"width:25%\"><col style=\"width:15%\"><col style=\"width:25%\"></colgroup><tr><th>function</th><th>ops</th><th>estimate</th><th>boundaries</th><th>ANE compute</th></tr>";
 
 /// Writes the heading, the legend, the table and its notes.
 pub(super) fn placement(
