@@ -120,7 +120,7 @@ pub fn merged(regions: Vec<Region>) -> Vec<Region> {
 /// and output ranks. Each group is reported at its first region's origin. A region starting at a
 /// function input (or state) stays apart: each is a declaration the user changes by name.
 pub fn by_construct(f: &Function, regions: Vec<Region>) -> Vec<Region> {
-    let mut groups: Vec<(Vec<(String, Option<usize>)>, Region)> = Vec::new();
+    let mut groups: Vec<(Construct, Region)> = Vec::new();
     for r in regions {
         let shape = construct_of(f, &r);
         let at_input = matches!(f.node(r.origin), Some(Node::Input(_)));
@@ -135,8 +135,12 @@ pub fn by_construct(f: &Function, regions: Vec<Region>) -> Vec<Region> {
     groups.into_iter().map(|(_, r)| r).collect()
 }
 
-/// The op type (`input` for a function input) and output rank of each node of a region.
-fn construct_of(f: &Function, r: &Region) -> Vec<(String, Option<usize>)> {
+/// How a region is built: the op type (`input` for a function input) and output rank of each of
+/// its nodes, in report order.
+type Construct = Vec<(String, Option<usize>)>;
+
+/// The [`Construct`] of a region.
+fn construct_of(f: &Function, r: &Region) -> Construct {
     std::iter::once(&r.origin)
         .chain(&r.members)
         .map(|&n| match f.node(n) {
