@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::analysis::placement::{Counts, FunctionPlacement, Macs};
+use crate::analysis::placement::FunctionPlacement;
 use crate::check::placement::{ane_excluded, place_function};
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
@@ -87,46 +87,6 @@ fn severity_class(s: Severity) -> &'static str {
     }
 }
 
-/// A `--placement` bar with its counts.
-fn bar(c: &Counts) -> String {
-    let n = |x: usize| x as f64;
-    segments([
-        (n(c.ane), "ane", "likely ANE", c.ane.to_string()),
-        (n(c.cpu), "cpu", "likely CPU", c.cpu.to_string()),
-        (n(c.at_risk), "risk", "at risk", c.at_risk.to_string()),
-        (n(c.unknown), "unknown", "unknown", c.unknown.to_string()),
-    ])
-}
-
-/// The bar of the multiply-accumulates by class.
-fn compute_bar(m: &Macs) -> String {
-    let n = |x: u64| x as f64;
-    let what = |x: u64| format!("{x} MACs");
-    segments([
-        (n(m.ane), "ane", "likely ANE", what(m.ane)),
-        (n(m.cpu), "cpu", "likely CPU", what(m.cpu)),
-        (n(m.at_risk), "risk", "at risk", what(m.at_risk)),
-        (n(m.unknown), "unknown", "unknown", what(m.unknown)),
-    ])
-}
-
-/// A bar of segments (size, CSS class, class name, size as the tooltip says it).
-fn segments(parts: [(f64, &str, &str, String); 4]) -> String {
-    let total = parts.iter().map(|p| p.0).sum::<f64>().max(1.0);
-    let mut out = String::from("<div class=\"bar\">");
-    for (n, class, what, shown) in parts {
-        if n > 0.0 {
-            let _ = write!(
-                out,
-                "<span class=\"{class}\" style=\"width:{:.2}%\" title=\"{what}: {shown}\"></span>",
-                100.0 * n / total
-            );
-        }
-    }
-    out.push_str("</div>");
-    out
-}
-
 /// The 1-based line of byte `offset`, and the lines around it (number, text).
 fn excerpt(text: &str, offset: usize) -> (usize, Vec<(usize, &str)>) {
     let (line, _) = crate::ir::span::line_col(text, offset);
@@ -181,6 +141,7 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
                 path_index,
                 model,
                 findings,
+                title: model_title(model),
                 ane_excluded: ane_excluded(run, model),
             });
         }

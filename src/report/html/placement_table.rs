@@ -4,9 +4,9 @@
 use std::fmt::Write;
 
 use super::view::{FunctionView, ModelRef};
-use super::{bar, compute_bar, escape, model_title};
-use crate::analysis::placement::Counts;
+use crate::analysis::placement::{Counts, Macs};
 use crate::check::CheckRun;
+use crate::report::model_text::html as escape;
 use crate::report::placement::{ane_share, excluded_text};
 
 /// How the table is laid out.
@@ -48,7 +48,7 @@ pub(super) fn placement(
     });
     let mut unestimated: Vec<String> = Vec::new();
     for (m, fs) in models.iter().zip(views) {
-        let model = escape(&model_title(m.model));
+        let model = escape(&m.title);
         for (fi, v) in fs.iter().enumerate() {
             let (c, macs) = (&v.placement.counts, &v.placement.macs);
             let name = escape(&v.function.name);
@@ -140,6 +140,46 @@ pub(super) fn placement(
             unestimated.join("; ")
         );
     }
+}
+
+/// A `--placement` bar with its counts.
+fn bar(c: &Counts) -> String {
+    let n = |x: usize| x as f64;
+    segments([
+        (n(c.ane), "ane", "likely ANE", c.ane.to_string()),
+        (n(c.cpu), "cpu", "likely CPU", c.cpu.to_string()),
+        (n(c.at_risk), "risk", "at risk", c.at_risk.to_string()),
+        (n(c.unknown), "unknown", "unknown", c.unknown.to_string()),
+    ])
+}
+
+/// The bar of the multiply-accumulates by class.
+fn compute_bar(m: &Macs) -> String {
+    let n = |x: u64| x as f64;
+    let what = |x: u64| format!("{x} MACs");
+    segments([
+        (n(m.ane), "ane", "likely ANE", what(m.ane)),
+        (n(m.cpu), "cpu", "likely CPU", what(m.cpu)),
+        (n(m.at_risk), "risk", "at risk", what(m.at_risk)),
+        (n(m.unknown), "unknown", "unknown", what(m.unknown)),
+    ])
+}
+
+/// A bar of segments (size, CSS class, class name, size as the tooltip says it).
+fn segments(parts: [(f64, &str, &str, String); 4]) -> String {
+    let total = parts.iter().map(|p| p.0).sum::<f64>().max(1.0);
+    let mut out = String::from("<div class=\"bar\">");
+    for (n, class, what, shown) in parts {
+        if n > 0.0 {
+            let _ = write!(
+                out,
+                "<span class=\"{class}\" style=\"width:{:.2}%\" title=\"{what}: {shown}\"></span>",
+                100.0 * n / total
+            );
+        }
+    }
+    out.push_str("</div>");
+    out
 }
 
 /// The classes that hold ops, as the compact table writes them under the bar: `50 ANE · 7 CPU`.

@@ -14,6 +14,8 @@ pub(super) struct ModelRef<'r> {
     pub(super) path_index: usize,
     pub(super) model: &'r Model,
     pub(super) findings: &'r [Finding],
+    /// The model's path as the report shows it, and its sub-model.
+    pub(super) title: String,
     /// The run's units when they leave the Neural Engine out for this model: no estimate then.
     pub(super) ane_excluded: Option<ComputeUnits>,
 }
