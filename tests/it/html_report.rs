@@ -522,8 +522,8 @@ fn findings_are_listed_errors_first() {
 }
 
 /// The page's placement follows `--compute-units`: units that leave the Neural Engine out give no
-/// ANE estimate (the table says why, no op is drawn `likely ANE`); an ANE share that leaves ops
-/// out (flexible shapes) is marked `*` and says how many.
+/// ANE estimate (the table says why, no op is drawn `likely ANE`, in the page or by `graph`); an
+/// ANE share that leaves ops out (flexible shapes) is marked `*` and says how many.
 #[test]
 fn placement_follows_the_compute_units() {
     let packages = common::corpus().join("packages");
@@ -573,6 +573,20 @@ fn placement_follows_the_compute_units() {
             "{units}"
         );
     }
+    // `graph` draws with the same estimate.
+    let (_, svg, _) = run(&["graph", "--format", "svg"], &decoder);
+    assert!(svg.contains("<g class=\"node ane\""));
+    let (code, svg, err) = run(
+        &["graph", "--format", "svg", "--compute-units", "cpu-only"],
+        &decoder,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!svg.contains("<g class=\"node ane\"") && svg.contains("<g class=\"node unknown\""));
+    assert!(
+        err.contains("`--compute-units cpu-only` leaves the Neural Engine out")
+            && err.contains("the ops are drawn uncoloured"),
+        "{err}"
+    );
     let (_, flexible, _) = run(
         &["check", "--isolated", "--output-format", "html"],
         &[packages.join("flexible-input-shape.mlpackage")],
