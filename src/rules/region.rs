@@ -351,7 +351,7 @@ message: "{{OP}} {{REGION.count}} {{REGION.ops}}{{REGION.repeats}} / {{REGION.sh
         assert_eq!(
             messages("construct"),
             [
-                "ua 1 `ra` (relu); the same construct repeats 1 more time in `main`, from `ub` (expand_dims) / 4 of the 5 ops of `main`",
+                "ua 1 `ra` (relu); the same construct repeats 1 more time in `main`, at `ub` (expand_dims) / 4 of the 5 ops of `main`",
                 "r5 0 none / 1 of the 5 ops of `main`",
             ]
         );

@@ -117,7 +117,7 @@ pub const REGION_ACCESSORS: &[(&str, &str)] = &[
     ),
     (
         "repeats",
-        "`; the same construct repeats 9 more times in `main`, from `a` (expand_dims), …` (`region: construct`), or nothing",
+        "`; the same construct repeats 9 more times in `main`, at `a` (expand_dims), …` (`region: construct`), or nothing",
     ),
     ("origins", "the number of origins (entries) of the region"),
     (
@@ -562,7 +562,7 @@ fn region_accessor(cx: &Ctx<'_>, r: &super::region::Region, acc: &str) -> Option
         "repeats" => Some(match r.repeats.len() {
             0 => String::new(),
             n => format!(
-                "; the same construct repeats {n} more time{} in `{}`, from {}",
+                "; the same construct repeats {n} more time{} in `{}`, at {}",
                 if n == 1 { "" } else { "s" },
                 cx.f.name,
                 few_names(cx, &r.repeats)
