@@ -5,6 +5,11 @@ container's, nothing to scroll) and a finding's picture draws its 12 px labels a
 by default, the filters change what is shown, and a screenshot is not blank.
 
     python ci/html_browser.py REPORT.html [--shots DIR] [--expect-findings N]
+    python ci/html_browser.py --notebook FRAGMENT.html
+
+With --notebook each REPORT is a notebook view (`Report._repr_html_()`) and is checked in output
+cells 560, 720 and 900 px wide: the findings come before the placement, whose table stays inside
+the cell.
 
 With --shots it also writes the screenshots of a state finding, of an overview and of the
 placement summary, and html-report.png (a state finding, as README shows it: docs/html-report.png
@@ -464,15 +469,78 @@ def check(report: str, shots: str | None, expect: int | None) -> list[str]:
     return problems
 
 
+#: Output cells of a notebook (JupyterLab's rendered-HTML table rules, the cell's width in px).
+NOTEBOOK_CELLS = (560, 720, 900)
+NOTEBOOK_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><style>
+body { margin: 0; font-size: 14px; }
+.cell { width: %dpx; padding: 0 8px; }
+.jp-RenderedHTMLCommon table { border-collapse: collapse; table-layout: fixed; margin: 0 auto 1em; font-size: 12px; }
+.jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { text-align: right; padding: 0.5em; white-space: normal; max-width: none; }
+</style></head><body><div class="cell jp-RenderedHTMLCommon">%s</div></body></html>"""
+
+NOTEBOOK = """(() => {
+  const cell = document.querySelector('.cell').getBoundingClientRect();
+  const table = document.querySelector('table.placement');
+  const finding = document.querySelector('article.finding');
+  const heading = [...document.querySelectorAll('h2, h3')].find(h => h.textContent.startsWith('Likely placement'));
+  const out = [];
+  if (!table || !heading) return ['no placement table'];
+  if (finding && finding.getBoundingClientRect().top > heading.getBoundingClientRect().top)
+    out.push('the placement comes before the findings');
+  const t = table.getBoundingClientRect();
+  if (t.right > cell.right + 0.5) out.push(`the placement table ends at ${Math.round(t.right)} px, past the cell's ${Math.round(cell.right)}`);
+  const over = [...table.querySelectorAll('td')].filter(td => td.scrollWidth > td.clientWidth + 1);
+  if (over.length) out.push(`${over.length} table cells overflow, the first: ${over[0].textContent.slice(0, 40)}`);
+  return out;
+})()"""
+
+
+def check_notebook(fragment: str) -> list[str]:
+    """A notebook view (`Report._repr_html_()`, saved to FRAGMENT) in output cells of several
+    widths: the findings before the placement, whose table stays inside the cell."""
+    html = open(fragment, encoding="utf-8").read()
+    problems: list[str] = []
+    profile = tempfile.mkdtemp(prefix="coreml-lint-chromium-")
+    proc, ws = start_browser(profile)
+    try:
+        dt = DevTools(ws)
+        dt.call("Page.enable")
+        for width in NOTEBOOK_CELLS:
+            page = os.path.join(profile, f"cell-{width}.html")
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(NOTEBOOK_PAGE % (width, html))
+            dt.call("Page.navigate", url="file://" + page)
+            time.sleep(0.5)
+            while dt.evaluate("document.readyState") != "complete":
+                time.sleep(0.1)
+            found = dt.evaluate(NOTEBOOK)
+            print(f"  notebook cell of {width} px: {len(found)} problems")
+            problems += [f"{width} px: {p}" for p in found[:20]]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+    return problems
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("reports", nargs="+")
     ap.add_argument("--shots")
     ap.add_argument("--expect-findings", type=int)
+    ap.add_argument(
+        "--notebook",
+        action="store_true",
+        help="the reports are notebook views (Report._repr_html_()): check them in output cells",
+    )
     args = ap.parse_args()
     failed = 0
     for report in args.reports:
-        for p in check(report, args.shots, args.expect_findings):
+        found = check_notebook(report) if args.notebook else check(report, args.shots, args.expect_findings)
+        for p in found:
             print(f"FAIL {report}: {p}")
             failed += 1
     print(f"html browser check: {len(args.reports)} reports, {failed} problems")

@@ -3,7 +3,9 @@
 #   1. `maturin sdist`, then a wheel built from that sdist through pip (PEP 517, as `pip install .`
 #      builds; dev profile here to reuse the debug build of `cargo test`);
 #   2. the wheel installed into a fresh venv: pytest over the `coreml-lint` command and the whole
-#      API (tests/python/test_package.py);
+#      API (tests/python/test_package.py), and the notebook view of corpus/packages in headless
+#      Chromium (ci/html_browser.py --notebook: the findings first, the placement table inside
+#      560-900 px output cells);
 #   3. action.yml's steps run against the wheel (tests/python/action_steps.py), and action.yml and
 #      the release workflow validated against the GitHub schemas;
 #   4. the `language: python` pre-commit hook (pre-commit-mirror/) tried with `pre-commit
@@ -43,6 +45,14 @@ python3 -m venv "$scratch/venv"
 "$scratch/venv/bin/pip" install "${pip_quiet[@]}" "${wheel[0]}" -r corpus/requirements.txt \
   pytest jsonschema pyyaml
 "$scratch/venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_package.py
+
+echo "-- the notebook view (Report._repr_html_) in headless Chromium, in narrow output cells"
+if ! command -v chromium >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+"$scratch/venv/bin/python" -c 'import sys, coreml_lint; open(sys.argv[1], "w").write(coreml_lint.check("corpus/packages", config=False)._repr_html_())' \
+  "$scratch/notebook.html"
+python3 ci/html_browser.py --notebook "$scratch/notebook.html"
 
 echo "-- action.yml and the release workflow"
 "$TOOLS/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml

@@ -622,6 +622,9 @@ fn graph(args: &GraphArgs) -> u8 {
     };
     match pictures(&outcome.run, &request) {
         Ok(p) => {
+            if let Some(excluded) = report::placement::excluded_text(&outcome.run) {
+                eprintln!("note: {excluded}; the ops are drawn uncoloured");
+            }
             if p.len() > 1 && format != report::graph::GraphFormat::Html {
                 eprintln!(
                     "note: {} pictures match; drawing the first ({}); use --function or --format html",

@@ -31,7 +31,7 @@ pub fn ane_share(macs: &Macs) -> String {
 
 /// What the estimate leaves out because the run's compute units leave the Neural Engine out:
 /// "`--compute-units cpu-and-gpu` leaves the Neural Engine out: 2 models not estimated (…)".
-fn excluded_text(run: &CheckRun) -> Option<String> {
+pub fn excluded_text(run: &CheckRun) -> Option<String> {
     let mut units = None;
     let mut models = 0;
     for m in &run.models {

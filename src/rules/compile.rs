@@ -424,6 +424,7 @@ impl Compiler {
                 integral: p.integral,
                 nonfinite: p.nonfinite,
                 unequal_pairs: p.unequal_pairs,
+                masked_row: p.masked_row,
                 ..ValuePredM::default()
             };
             if let Some(eq) = &p.equals {

@@ -16,7 +16,7 @@ use super::entity_rule::EntityRule;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::Matcher;
 use super::region::regions;
-use super::schema::{ProgramLanguage, Status};
+use super::schema::{ProgramLanguage, RegionScope, Status};
 use super::target::DeployTarget;
 use super::template::TargetApplies;
 use super::vars::{GROUP_VAR, REGION_VAR};
@@ -354,10 +354,11 @@ fn report_regions(
 ) {
     let ids: Vec<NodeId> = matched.iter().map(|(id, _)| *id).collect();
     let mut bindings: FxHashMap<NodeId, Bindings> = matched.into_iter().collect();
-    let mut found = regions(cx.f, &ids);
-    if rule.region_per_function {
-        found = super::region::merged(found);
-    }
+    let found = match rule.region_scope {
+        RegionScope::Connected => regions(cx.f, &ids),
+        RegionScope::Construct => super::region::by_construct(cx.f, regions(cx.f, &ids)),
+        RegionScope::Function => super::region::merged(regions(cx.f, &ids)),
+    };
     for region in found {
         let mut b = bindings.remove(&region.origin).unwrap_or_default();
         let severity = region
@@ -375,7 +376,15 @@ fn report_regions(
                 });
             }
         };
-        for &n in region.other_origins.iter().take(REGION_LABELS) {
+        for &n in region.repeats.iter().take(REGION_LABELS) {
+            label(n, "the same construct starts here");
+        }
+        for &n in region
+            .other_origins
+            .iter()
+            .filter(|n| !region.repeats.contains(n))
+            .take(REGION_LABELS)
+        {
             label(n, "the region also starts here");
         }
         for &n in region.exits.iter().take(REGION_LABELS) {

@@ -16,7 +16,7 @@ use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
-use super::schema::{ProgramLanguage, RuleFile, SerFix, SerTests, Status, Utils};
+use super::schema::{ProgramLanguage, RegionScope, RuleFile, SerFix, SerTests, Status, Utils};
 use super::target::DeployTarget;
 use super::template::Template;
 use super::vars::{VarKind, Vars, GROUP_VAR};
@@ -127,8 +127,8 @@ pub struct Rule {
     /// `help-when:` entries: the help for the runs whose settings meet the entry's conditions
     /// (`applies-to:`) at the nodes its `match:` holds for, each when given.
     pub(crate) help_when: Vec<(AppliesTo, Option<Matcher>, Template)>,
-    /// `region: function`: an `origin:` rule's regions of a function are one finding.
-    pub(crate) region_per_function: bool,
+    /// `region:`: what one finding of an `origin:` rule stands for.
+    pub(crate) region_scope: RegionScope,
 }
 
 /// A rule's `tests:`. A rule folder's are parsed and checked at load; a built-in rule's stay JSON
@@ -677,16 +677,15 @@ fn compile_rule(
             help_when.push((a, m, t));
         }
     }
-    let region_per_function = match parsed.region {
-        Some(super::schema::RegionScope::Function) if parsed.matcher.origin.is_none() => {
+    let region_scope = match parsed.region {
+        Some(scope) if scope != RegionScope::Connected && parsed.matcher.origin.is_none() => {
             errors.push(CompileError {
                 path: vec!["region".into()],
                 message: "`region:` says what a finding of an `origin:` rule stands for; this rule has no `origin:`".into(),
             });
-            false
+            RegionScope::Connected
         }
-        Some(super::schema::RegionScope::Function) => true,
-        _ => false,
+        scope => scope.unwrap_or(RegionScope::Connected),
     };
     if !parsed.help_when.is_empty() && parsed.help.is_none() {
         errors.push(CompileError {
@@ -745,7 +744,7 @@ fn compile_rule(
         group_by,
         applies_to,
         help_when,
-        region_per_function,
+        region_scope,
     })
 }
 

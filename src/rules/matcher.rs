@@ -113,6 +113,7 @@ pub struct ValuePredM {
     pub integral: Option<bool>,
     pub nonfinite: Option<bool>,
     pub unequal_pairs: Option<bool>,
+    pub masked_row: Option<bool>,
 }
 
 /// A compiled value matcher.
@@ -1164,7 +1165,11 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
 }
 
 fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
-    if p.equals_str.is_some() || p.equals.is_some() || p.unequal_pairs.is_some() {
+    if p.equals_str.is_some()
+        || p.equals.is_some()
+        || p.unequal_pairs.is_some()
+        || p.masked_row.is_some()
+    {
         let value = match c {
             KnownConst::Value(v) => Some(std::borrow::Cow::Borrowed(&**v)),
             KnownConst::Blob(lit, _) => cx
@@ -1195,6 +1200,11 @@ fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
                 return false;
             }
         }
+        if let Some(want) = p.masked_row {
+            if has_masked_row(&value) != Some(want) {
+                return false;
+            }
+        }
     }
     let need_nums = p.min.is_some()
         || p.max.is_some()
@@ -1216,6 +1226,20 @@ fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
         && p.min.as_ref().is_none_or(|r| r.test(s.min))
         && p.max.as_ref().is_none_or(|r| r.test(s.max))
         && p.max_abs.as_ref().is_none_or(|r| r.test(s.max_abs))
+}
+
+/// Whether some row along the last axis of `value` is `-inf` or NaN in every position; `None`
+/// for a scalar or a value that is not numbers.
+fn has_masked_row(value: &ConstValue) -> Option<bool> {
+    let row = usize::try_from(*value.shape.last()?).ok()?;
+    let nums = value.data.numbers()?;
+    if row == 0 || nums.is_empty() {
+        return Some(false);
+    }
+    Some(
+        nums.chunks(row)
+            .any(|r| r.iter().all(|&x| x == f64::NEG_INFINITY || x.is_nan())),
+    )
 }
 
 fn state_write_matches(cx: &Ctx<'_>, m: &StateWriteM, node: NodeId, b: &mut Bindings) -> bool {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Function, Node, NodeId};
+use crate::ir::{Function, Node, NodeId, ValueType};
 
 /// One connected region of nodes that have a rule's property.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +20,11 @@ pub struct Region {
     pub exits: Vec<NodeId>,
     /// Ops of the function that are not constants (`const`, `constexpr_*`).
     pub function_ops: usize,
+    /// `region: construct`: the origins of the other regions built the same way, in report order
+    /// (their nodes are in `other_origins` and `members` too).
+    pub repeats: Vec<NodeId>,
+    /// How many of `members` belong to the first region (the rest are its repeats').
+    pub own_members: usize,
 }
 
 /// The regions formed by `matched`, which must be in report order (function inputs in declaration
@@ -74,6 +79,11 @@ pub fn regions(f: &Function, matched: &[NodeId]) -> Vec<Region> {
                 }
             }
             exits.sort_by_key(|&n| f.op(n).map_or(u32::MAX, |o| o.order));
+            let own: Vec<NodeId> = members
+                .iter()
+                .filter(|&&i| i != first)
+                .map(|&i| matched[i])
+                .collect();
             Region {
                 origin: matched[first],
                 other_origins: members
@@ -81,13 +91,11 @@ pub fn regions(f: &Function, matched: &[NodeId]) -> Vec<Region> {
                     .filter(|&&i| i != first && is_origin[i])
                     .map(|&i| matched[i])
                     .collect(),
-                members: members
-                    .iter()
-                    .filter(|&&i| i != first)
-                    .map(|&i| matched[i])
-                    .collect(),
+                own_members: own.len(),
+                members: own,
                 exits,
                 function_ops,
+                repeats: Vec::new(),
             }
         })
         .collect()
@@ -101,17 +109,68 @@ pub fn merged(regions: Vec<Region>) -> Vec<Region> {
         return Vec::new();
     };
     for r in parts {
-        one.other_origins.push(r.origin);
-        one.other_origins.extend(r.other_origins);
-        one.members.push(r.origin);
-        one.members.extend(r.members);
+        one.absorb(r);
+    }
+    one.own_members = one.members.len();
+    vec![one]
+}
+
+/// The regions of a function built the same way as one (`region: construct`): a module repeated
+/// per layer is one cause. Regions match when their nodes, in report order, have the same op types
+/// and output ranks. Each group is reported at its first region's origin. A region starting at a
+/// function input (or state) stays apart: each is a declaration the user changes by name.
+pub fn by_construct(f: &Function, regions: Vec<Region>) -> Vec<Region> {
+    let mut groups: Vec<(Construct, Region)> = Vec::new();
+    for r in regions {
+        let shape = construct_of(f, &r);
+        let at_input = matches!(f.node(r.origin), Some(Node::Input(_)));
+        match groups.iter_mut().find(|(s, _)| !at_input && *s == shape) {
+            Some((_, first)) => {
+                first.repeats.push(r.origin);
+                first.absorb(r);
+            }
+            None => groups.push((shape, r)),
+        }
+    }
+    groups.into_iter().map(|(_, r)| r).collect()
+}
+
+/// How a region is built: the op type (`input` for a function input) and output rank of each of
+/// its nodes, in report order.
+type Construct = Vec<(String, Option<usize>)>;
+
+/// The [`Construct`] of a region.
+fn construct_of(f: &Function, r: &Region) -> Construct {
+    std::iter::once(&r.origin)
+        .chain(&r.members)
+        .map(|&n| match f.node(n) {
+            Some(Node::Op(op)) => (
+                op.op_type.to_string(),
+                op.outputs.first().and_then(|o| rank_of(&o.ty)),
+            ),
+            Some(Node::Input(i)) => ("input".to_string(), rank_of(&i.ty)),
+            None => (String::new(), None),
+        })
+        .collect()
+}
+
+fn rank_of(ty: &ValueType) -> Option<usize> {
+    ty.tensor().and_then(|t| t.rank())
+}
+
+impl Region {
+    /// Takes another region's nodes and exits into this one, after this one's own.
+    fn absorb(&mut self, r: Region) {
+        self.other_origins.push(r.origin);
+        self.other_origins.extend(r.other_origins);
+        self.members.push(r.origin);
+        self.members.extend(r.members);
         for e in r.exits {
-            if !one.exits.contains(&e) {
-                one.exits.push(e);
+            if !self.exits.contains(&e) {
+                self.exits.push(e);
             }
         }
     }
-    vec![one]
 }
 
 fn root(parent: &mut [usize], mut i: usize) -> usize {
@@ -248,6 +307,59 @@ message: "{REGION.count} downstream"
         };
         assert_eq!((f.op.as_deref(), f.severity), (None, Severity::Error));
         assert_eq!(f.message, "1 downstream");
+    }
+
+    /// The same rank-5 construct twice and another once; `region: construct` makes the two one.
+    const CONSTRUCTS: &str = r#"program(1.3)
+{
+    func main<ios18>(tensor<fp16, [8, 3, 32]> a, tensor<fp16, [4, 3, 32]> b, tensor<fp16, [1, 4, 8, 8]> c) {
+            tensor<int32, [2]> ax = const()[name = string("ax"), val = tensor<int32, [2]>([0, 1])];
+            tensor<fp16, [1, 1, 8, 3, 32]> ua = expand_dims(axes = ax, x = a)[name = string("ua")];
+            tensor<fp16, [1, 1, 8, 3, 32]> ra = relu(x = ua)[name = string("ra")];
+            tensor<fp16, [1, 1, 4, 3, 32]> ub = expand_dims(axes = ax, x = b)[name = string("ub")];
+            tensor<fp16, [1, 1, 4, 3, 32]> rb = relu(x = ub)[name = string("rb")];
+            tensor<int32, [5]> s5 = const()[name = string("s5"), val = tensor<int32, [5]>([1, 4, 4, 8, 2])];
+            tensor<fp16, [1, 4, 4, 8, 2]> r5 = reshape(shape = s5, x = c)[name = string("r5")];
+        } -> (ra, rb, r5);
+}"#;
+
+    #[test]
+    fn regions_built_the_same_way_are_one_finding_naming_the_repeats() {
+        let text = |scope: &str| {
+            format!(
+                r#"
+id: deep
+title: deep
+severity: warning
+match:
+  origin:
+    output: {{ rank: {{ min: 5 }} }}
+    not: {{ op: const }}
+region: {scope}
+message: "{{OP}} {{REGION.count}} {{REGION.ops}}{{REGION.repeats}} / {{REGION.share}}"
+"#
+            )
+        };
+        let model = snippet_model("t.mil", CONSTRUCTS).expect("parses");
+        let messages = |scope: &str| -> Vec<String> {
+            let rules = rule(&text(scope)).expect("loads");
+            match_model(&model, &rules, &ModelEntities::default())
+                .into_iter()
+                .map(|f| f.message)
+                .collect()
+        };
+        assert_eq!(
+            messages("construct"),
+            [
+                "ua 1 `ra` (relu); the same construct repeats 1 more time in `main`, at `ub` (expand_dims) / 4 of the 5 ops of `main`",
+                "r5 0 none / 1 of the 5 ops of `main`",
+            ]
+        );
+        assert_eq!(messages("connected").len(), 3);
+        let rules = rule(&text("construct")).expect("loads");
+        let findings = match_model(&model, &rules, &ModelEntities::default());
+        let covered = findings[0].covered.as_ref().expect("covers its repeats");
+        assert_eq!(covered.names, ["ra", "ub", "rb"]);
     }
 
     #[test]

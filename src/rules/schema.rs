@@ -123,8 +123,9 @@ pub struct RuleFile {
     /// Help texts for some runs (`applies-to:` per entry; first that holds wins, else `help`).
     #[serde(default)]
     pub help_when: Vec<SerHelpWhen>,
-    /// `origin:` rules: what one finding stands for, `connected` (default: each connected region)
-    /// or `function` (every region of a function: one cause, e.g. an opset's forced casts).
+    /// `origin:` rules: what one finding stands for, `connected` (default: each connected region),
+    /// `construct` (the regions of a function built the same way: a module repeated per layer) or
+    /// `function` (every region of a function: one cause, e.g. an opset's forced casts).
     #[serde(default)]
     pub region: Option<RegionScope>,
 }
@@ -135,6 +136,9 @@ pub struct RuleFile {
 pub enum RegionScope {
     /// Each connected region of the nodes having the property.
     Connected,
+    /// The regions of a function built the same way (the same op types and ranks in the same
+    /// order: a module repeated per layer) as one.
+    Construct,
     /// Every such node of a function, connected or not.
     Function,
 }
@@ -641,6 +645,10 @@ pub struct ValuePred {
     /// different numbers.
     #[serde(default)]
     pub unequal_pairs: Option<bool>,
+    /// Read as rows along the last axis (rank 1 or more), some row is `-inf` or NaN in every
+    /// position: an attention mask that masks a row entirely.
+    #[serde(default)]
+    pub masked_row: Option<bool>,
 }
 
 /// Properties of the function a node is in.

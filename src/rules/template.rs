@@ -115,6 +115,10 @@ pub const REGION_ACCESSORS: &[(&str, &str)] = &[
         "ops",
         "the first few of them, e.g. `a` (add), `b` (mul) and 3 more",
     ),
+    (
+        "repeats",
+        "`; the same construct repeats 9 more times in `main`, at `a` (expand_dims), …` (`region: construct`), or nothing",
+    ),
     ("origins", "the number of origins (entries) of the region"),
     (
         "exits",
@@ -553,8 +557,17 @@ fn peers_accessor(cx: &Ctx<'_>, peers: &[NodeId], at: Option<usize>, acc: &str) 
 
 fn region_accessor(cx: &Ctx<'_>, r: &super::region::Region, acc: &str) -> Option<String> {
     match acc {
-        "" | "count" => Some(r.members.len().to_string()),
-        "ops" => Some(few_names(cx, &r.members)),
+        "" | "count" => Some(r.own_members.to_string()),
+        "ops" => Some(few_names(cx, &r.members[..r.own_members])),
+        "repeats" => Some(match r.repeats.len() {
+            0 => String::new(),
+            n => format!(
+                "; the same construct repeats {n} more time{} in `{}`, at {}",
+                if n == 1 { "" } else { "s" },
+                cx.f.name,
+                few_names(cx, &r.repeats)
+            ),
+        }),
         "origins" => Some((1 + r.other_origins.len()).to_string()),
         "exits" => Some(few_names(cx, &r.exits)),
         "share" => Some(format!(

@@ -574,7 +574,7 @@ fn a_baseline_listing_ane_ops_by_name_still_pins_placement() {
     assert!(rules.contains(&"placement-regression".to_string()), "{doc}");
 }
 
-/// The baseline of the real-world zoo (27 models, 138 findings) stays reviewable: at most
+/// The baseline of the real-world zoo (27 models, 84 findings) stays reviewable: at most
 /// 150 KB (411 KB when every op was listed by name), and it still pins every op's placement.
 #[test]
 fn the_realworld_baseline_is_small_and_pins_placement() {

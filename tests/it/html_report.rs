@@ -112,7 +112,17 @@ fn corpus_report_has_a_picture_per_finding_and_nothing_external() {
     let shares = html
         .split("<tr class=\"model-row\"")
         .skip(1)
-        .filter(|row| row.contains(" %<div class=\"bar\">") || row.contains("n/a<div"))
+        .filter(|row| {
+            // `*`: the share leaves out ops whose cost is unknown.
+            [
+                " %<div class=\"bar\">",
+                " %*<div class=\"bar\">",
+                "n/a<div",
+                "n/a*<div",
+            ]
+            .iter()
+            .any(|share| row.contains(share))
+        })
         .count();
     assert_eq!(
         shares, placement_rows,
@@ -509,4 +519,151 @@ fn findings_are_listed_errors_first() {
             .collect();
         assert!(rows.is_sorted() && !rows.is_empty(), "{rows:?}");
     }
+}
+
+/// The page's placement follows `--compute-units`: units that leave the Neural Engine out give no
+/// ANE estimate (the table says why, no op is drawn `likely ANE`, in the page or by `graph`); an
+/// ANE share that leaves ops out (flexible shapes) is marked `*` and says how many.
+#[test]
+fn placement_follows_the_compute_units() {
+    let packages = common::corpus().join("packages");
+    let decoder = [packages.join("torch-origin-decoder-fp16-clean.mlpackage")];
+    let placement_table = |html: &str| -> String {
+        let t = &html[html
+            .find("<table class=\"placement\">")
+            .expect("a placement table")..];
+        t[..t.find("</table>").unwrap()].to_string()
+    };
+    let (_, all, _) = run(
+        &["check", "--isolated", "--output-format", "html"],
+        &decoder,
+    );
+    assert!(
+        all.contains("<g class=\"node ane\""),
+        "likely-ANE ops drawn"
+    );
+    assert!(!placement_table(&all).contains("not estimated"));
+    for units in ["cpu-and-gpu", "cpu-only"] {
+        let (code, html, err) = run(
+            &[
+                "check",
+                "--isolated",
+                "--output-format",
+                "html",
+                "--compute-units",
+                units,
+            ],
+            &decoder,
+        );
+        assert_eq!(code, 0, "{err}");
+        let table = placement_table(&html);
+        assert!(
+            table.contains(&format!(
+                "not estimated: <code>--compute-units {units}</code> leaves the Neural Engine out"
+            )),
+            "{table}"
+        );
+        assert!(!table.contains("class=\"ane\""), "{table}");
+        assert!(
+            !html.contains("<g class=\"node ane\""),
+            "{units}: an op drawn likely ANE"
+        );
+        assert!(
+            html.contains("leaves the Neural Engine out: 1 model not estimated"),
+            "{units}"
+        );
+    }
+    // `graph` draws with the same estimate.
+    let (_, svg, _) = run(&["graph", "--format", "svg"], &decoder);
+    assert!(svg.contains("<g class=\"node ane\""));
+    let (code, svg, err) = run(
+        &["graph", "--format", "svg", "--compute-units", "cpu-only"],
+        &decoder,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!svg.contains("<g class=\"node ane\"") && svg.contains("<g class=\"node unknown\""));
+    assert!(
+        err.contains("`--compute-units cpu-only` leaves the Neural Engine out")
+            && err.contains("the ops are drawn uncoloured"),
+        "{err}"
+    );
+    let (_, flexible, _) = run(
+        &["check", "--isolated", "--output-format", "html"],
+        &[packages.join("flexible-input-shape.mlpackage")],
+    );
+    let table = placement_table(&flexible);
+    assert!(table.contains("n/a*"), "{table}");
+    assert!(
+        flexible.contains("* the ANE compute share leaves out the ops whose cost is unknown"),
+        "the caveat"
+    );
+}
+
+/// The notebook view (`Report._repr_html_`, a fragment) shows the findings first, errors first,
+/// then the placement estimate in a table that shares the cell's width: fixed layout, five columns
+/// in shares that add up to the whole, bars as wide as their cells, no width in pixels.
+#[test]
+fn the_notebook_view_lists_findings_before_a_placement_table_that_fits() {
+    use coreml_lint::check::{check, CheckOptions, ConfigFile, Keep, Rendering};
+    use coreml_lint::report::html::{render_for, Target};
+    let options = CheckOptions {
+        config: ConfigFile::Isolated,
+        keep: Keep::Programs,
+        rendering: Rendering::Text,
+        ..CheckOptions::default()
+    };
+    let paths = [
+        "torch-origin-decoder-fp16-clean.mlpackage",
+        "affine-dequantize-int8.mlpackage",
+        "state-blend-rmw.mlpackage",
+    ]
+    .map(|p| common::corpus().join("packages").join(p));
+    let outcome = check(&paths, &options).unwrap();
+    let html = render_for(
+        &outcome.run,
+        &outcome.rules,
+        &Target::Fragment { id: "nb".into() },
+    );
+    let first_finding = html.find("<article class=\"finding\"").expect("findings");
+    let placement = html
+        .find("Likely placement per function")
+        .expect("the estimate");
+    assert!(
+        first_finding < placement,
+        "the placement table comes before the findings"
+    );
+    let table = &html[html
+        .find("<table class=\"placement compact\">")
+        .expect("compact")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let shares: Vec<f64> = table
+        .split("<col style=\"width:")
+        .skip(1)
+        .map(|c| c[..c.find('%').unwrap()].parse().unwrap())
+        .collect();
+    assert_eq!(shares.len(), 5);
+    assert!(
+        (shares.iter().sum::<f64>() - 100.0).abs() < 1e-9,
+        "{shares:?}"
+    );
+    assert!(!table.contains("px"), "a width in pixels: {table}");
+    for row in table.split("<tr").skip(2) {
+        let cells = row.matches("<td").count();
+        assert_eq!(cells, 5, "{row}");
+    }
+    assert!(table.contains("<span class=\"counts\">"), "{table}");
+    let style = &html[html.find("<style>").unwrap()..html.find("</style>").unwrap()];
+    for rule in [
+        ".coreml-lint table.placement { width: 100%; }",
+        ".coreml-lint table.placement.compact { table-layout: fixed; }",
+        ".coreml-lint table.placement.compact div.bar { width: 100%; }",
+    ] {
+        assert!(style.contains(rule), "{rule}");
+    }
+    // The page keeps its table (a column per class) in the summary, before the findings.
+    let page = render_for(&outcome.run, &outcome.rules, &Target::Page);
+    assert!(
+        page.find("<table class=\"placement\">").unwrap()
+            < page.find("<article class=\"finding\"").unwrap()
+    );
 }

@@ -392,3 +392,40 @@ fn hostile_pipelines_are_clear_read_errors() {
         .unwrap()
         .contains("1-weight.bin"));
 }
+
+/// yolov8n's pipelines (`../shared/realworld`, compiled and as a package) each hold a
+/// non-maximum-suppression stage the linter does not check: the summary's skipped count agrees
+/// with the list of what was not checked in the human report, JSON and the HTML page.
+#[test]
+fn the_realworld_skipped_count_agrees_with_its_list_in_every_format() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let dir = shared.join("realworld/ultralytics-yolov8n-nms-pipeline");
+    let (code, human, err) = check("human", &["--isolated"], &[&dir]);
+    assert_eq!(code, 0, "{err}");
+    let listed = human
+        .lines()
+        .filter(|l| l.contains("a non-maximum suppression model: not an ML Program, not checked"))
+        .count();
+    assert_eq!(listed, 2, "{human}");
+    assert!(
+        human.contains("Checked 2 models (2 skipped, 0 unreadable)"),
+        "{human}"
+    );
+    let (_, json, _) = check("json", &["--isolated"], &[&dir]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["summary"]["models_skipped"], 2);
+    assert_eq!(v["skipped"].as_array().unwrap().len(), 2);
+    let (_, html, _) = check("html", &["--isolated"], &[&dir]);
+    assert!(html.contains("<li><b>2</b> skipped</li>"));
+    let not_checked = &html[html.find("<ul class=\"failed\">").expect("Not checked")..];
+    let not_checked = &not_checked[..not_checked.find("</ul>").unwrap()];
+    assert_eq!(
+        not_checked
+            .matches("skipped: sub-model 1: a non-maximum suppression model")
+            .count(),
+        2,
+        "{not_checked}"
+    );
+}

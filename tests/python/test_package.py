@@ -129,6 +129,9 @@ def test_check_returns_a_report_that_is_a_list_and_renders_itself() -> None:
     assert html.rstrip().endswith("</div>")
     for part in ("<h2>Summary</h2>", "Likely placement per function", "<h2>Findings</h2>"):
         assert part in html, part
+    # The findings before the estimate, whose table shares the cell's width.
+    assert html.index('<article class="finding"') < html.index("Likely placement per function")
+    assert '<table class="placement compact">' in html
     assert html.count('<article class="finding"') == 2
     assert html.count('<div class="picture"') == 2 and 'data-name="coreml_update_state_1_write_state"' in html
     assert "<html" not in html and "<body" not in html and 'class="filter-group' not in html

@@ -314,11 +314,17 @@ pub fn pictures(
             None => model.path.display().to_string(),
         };
         let mine: Vec<&Finding> = findings.iter().collect();
+        // Units without the Neural Engine: no estimate, every op drawn uncoloured.
+        let excluded = crate::check::placement::ane_excluded(run, model).is_some();
         for f in &model.program.functions {
             if request.function.as_deref().is_some_and(|n| n != f.name) {
                 continue;
             }
-            let p = crate::check::placement::place_function(f, findings).by_node();
+            let p = if excluded {
+                Placements::default()
+            } else {
+                crate::check::placement::place_function(f, findings).by_node()
+            };
             let picture = match &request.around {
                 Some(op) => match around_picture(f, &p, op, request.depth, &mine) {
                     Some(pic) => pic,

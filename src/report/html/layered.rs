@@ -234,11 +234,12 @@ fn render_row(cx: &mut Context<'_>, row: &Row, out: &mut String) {
     }
     found.sort_unstable();
     found.dedup_by_key(|f| f.0);
+    // Without an estimate (units without the Neural Engine) no op is named as off it.
     let off: Vec<usize> = row
         .direct
         .iter()
         .copied()
-        .filter(|&p| cx.likely(p) != Likely::Ane)
+        .filter(|&p| !cx.placed.is_empty() && cx.likely(p) != Likely::Ane)
         .collect();
     // Only rows a finding's link points at have an id.
     let id = if row.direct.iter().any(|p| cx.findings.contains_key(p)) {
@@ -281,12 +282,16 @@ fn render_row(cx: &mut Context<'_>, row: &Row, out: &mut String) {
         );
         k = j;
     }
-    let _ = write!(
-        out,
-        "</span><span class=sh style=background:{}>ANE {:.0} %{what}</span>",
-        share_colour(share),
-        100.0 * share
-    );
+    let _ = if cx.placed.is_empty() {
+        write!(out, "</span><span class=sh>not estimated</span>")
+    } else {
+        write!(
+            out,
+            "</span><span class=sh style=background:{}>ANE {:.0} %{what}</span>",
+            share_colour(share),
+            100.0 * share
+        )
+    };
     if !found.is_empty() {
         let _ = write!(out, "<span class=bd>{}</span>", found.len());
     }
@@ -445,6 +450,34 @@ mod tests {
         assert_eq!(
             titles(&top_rows(&loose, 3)),
             ["ops 1–3:3", "ops 4–6:3", "ops 7–7:1"]
+        );
+    }
+
+    /// Units without the Neural Engine give no estimate: each row says so instead of an ANE share,
+    /// and names no op as off the Neural Engine.
+    #[test]
+    fn without_an_estimate_rows_say_not_estimated() {
+        let mil = "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x) {\n            tensor<fp16, [1, 64]> a = relu(x = x)[name = string(\"a\")];\n            tensor<fp32, [1, 64]> b = cast(dtype = string(\"fp32\"), x = a)[name = string(\"b\")];\n            tensor<fp32, [1, 64]> y = exp(x = b)[name = string(\"y\")];\n        } -> (y);\n}\n";
+        let model = crate::rules::testing::snippet_model("t.mil", mil).expect("parses");
+        let f = &model.program.functions[0];
+        let estimated = layered(
+            f,
+            &crate::check::placement::place_function(f, &[]),
+            &[],
+            1,
+            "x",
+        );
+        assert!(estimated.html.contains("ANE "), "{}", estimated.html);
+        let none = layered(f, &FunctionPlacement::default(), &[], 1, "x");
+        assert!(
+            none.html.contains("<span class=sh>not estimated</span>"),
+            "{}",
+            none.html
+        );
+        assert!(
+            !none.html.contains("ANE ") && !none.html.contains("not counted"),
+            "{}",
+            none.html
         );
     }
 }

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::analysis::placement::{Counts, Macs};
-use crate::check::placement::place_function;
+use crate::analysis::placement::FunctionPlacement;
+use crate::check::placement::{ane_excluded, place_function};
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::Model;
@@ -20,10 +20,12 @@ use crate::rules::RuleInfo;
 
 mod layered;
 mod pictures;
+mod placement_table;
 mod style;
 mod view;
 
 use pictures::{draw_findings, store, zoom_box, Drawn};
+use placement_table::PlacementLayout;
 use style::scoped;
 use view::{FunctionView, ModelRef, Page};
 
@@ -85,46 +87,6 @@ fn severity_class(s: Severity) -> &'static str {
     }
 }
 
-/// A `--placement` bar with its counts.
-fn bar(c: &Counts) -> String {
-    let n = |x: usize| x as f64;
-    segments([
-        (n(c.ane), "ane", "likely ANE", c.ane.to_string()),
-        (n(c.cpu), "cpu", "likely CPU", c.cpu.to_string()),
-        (n(c.at_risk), "risk", "at risk", c.at_risk.to_string()),
-        (n(c.unknown), "unknown", "unknown", c.unknown.to_string()),
-    ])
-}
-
-/// The bar of the multiply-accumulates by class.
-fn compute_bar(m: &Macs) -> String {
-    let n = |x: u64| x as f64;
-    let what = |x: u64| format!("{x} MACs");
-    segments([
-        (n(m.ane), "ane", "likely ANE", what(m.ane)),
-        (n(m.cpu), "cpu", "likely CPU", what(m.cpu)),
-        (n(m.at_risk), "risk", "at risk", what(m.at_risk)),
-        (n(m.unknown), "unknown", "unknown", what(m.unknown)),
-    ])
-}
-
-/// A bar of segments (size, CSS class, class name, size as the tooltip says it).
-fn segments(parts: [(f64, &str, &str, String); 4]) -> String {
-    let total = parts.iter().map(|p| p.0).sum::<f64>().max(1.0);
-    let mut out = String::from("<div class=\"bar\">");
-    for (n, class, what, shown) in parts {
-        if n > 0.0 {
-            let _ = write!(
-                out,
-                "<span class=\"{class}\" style=\"width:{:.2}%\" title=\"{what}: {shown}\"></span>",
-                100.0 * n / total
-            );
-        }
-    }
-    out.push_str("</div>");
-    out
-}
-
 /// The 1-based line of byte `offset`, and the lines around it (number, text).
 fn excerpt(text: &str, offset: usize) -> (usize, Vec<(usize, &str)>) {
     let (line, _) = crate::ir::span::line_col(text, offset);
@@ -179,6 +141,8 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
                 path_index,
                 model,
                 findings,
+                title: model_title(model),
+                ane_excluded: ane_excluded(run, model),
             });
         }
     }
@@ -195,7 +159,11 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
                 .iter()
                 .enumerate()
                 .map(|(fi, f)| {
-                    let placement = place_function(f, m.findings);
+                    // Units without the Neural Engine: nothing to estimate, every op drawn uncoloured.
+                    let placement = match m.ane_excluded {
+                        Some(_) => FunctionPlacement::default(),
+                        None => place_function(f, m.findings),
+                    };
                     let placements = placement.by_node();
                     let drawn = f.ops().filter(|(_, op)| op.op_type != "const").count();
                     // A large function is shown by layer, not drawn.
@@ -272,6 +240,22 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
         filters(&mut page.out, run, &paths);
     }
     findings_section(&mut page, &models, &views, &drawn);
+    if fragment {
+        // A notebook cell: the findings first, then the estimate in a table that fits the cell.
+        let _ = write!(
+            page.out,
+            "<section class=\"placement\" id=\"{}placement\">",
+            page.ids
+        );
+        placement_table::placement(
+            &mut page.out,
+            run,
+            &models,
+            &views,
+            PlacementLayout::Compact,
+        );
+        page.out.push_str("</section>\n");
+    }
     if !fragment {
         overviews(&mut page, &models, &views);
         rule_docs(&mut page.out, run, rules);
@@ -356,41 +340,10 @@ fn summary(
         }
         out.push_str("</ul>");
     }
-    out.push_str(
-        "<h3>Likely placement per function</h3><p class=\"note\">An ESTIMATE from \
-         the op table and the findings, not Core ML's placement: confirm with MLComputePlan on the \
-         target device.</p><div class=\"legend\"><span class=\"ane\"></span>likely ANE \
-         <span class=\"cpu\"></span>likely CPU <span class=\"risk\"></span>at risk \
-         <span class=\"unknown\"></span>unknown <span class=\"input\"></span>input</div>",
-    );
-    out.push_str("<table class=\"placement\"><tr><th>model</th><th>function</th><th>ops</th><th>estimate</th><th>ANE</th><th>CPU</th><th>at risk</th><th>unknown</th><th>boundaries</th><th>ANE compute</th></tr>");
-    for (m, fs) in models.iter().zip(views) {
-        for (fi, v) in fs.iter().enumerate() {
-            let (c, macs) = (&v.placement.counts, &v.placement.macs);
-            let name = escape(&v.function.name);
-            let function = if fragment {
-                name
-            } else {
-                format!("<a href=\"#ov{}-{fi}\">{name}</a>", m.result)
-            };
-            let _ = write!(
-                out,
-                "<tr class=\"model-row\" data-model=\"{}\"><td>{}</td><td>{function}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>",
-                m.path_index,
-                escape(&model_title(m.model)),
-                c.total(),
-                bar(c),
-                c.ane,
-                c.cpu,
-                c.at_risk,
-                c.unknown,
-                v.placement.boundaries,
-                crate::report::placement::ane_share(macs),
-                compute_bar(macs)
-            );
-        }
+    if !fragment {
+        placement_table::placement(out, run, models, views, PlacementLayout::Page);
     }
-    out.push_str("</table></section>\n");
+    out.push_str("</section>\n");
 }
 
 fn filters(out: &mut String, run: &CheckRun, paths: &[&std::path::Path]) {
@@ -619,12 +572,18 @@ fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView
         (green: all, orange: none); a red badge counts its findings; open a row for its sub-layers, the ops not likely \
         on the ANE and its findings.</p>");
     for (m, fs) in models.iter().zip(views) {
+        let uncoloured = m.ane_excluded.map_or_else(String::new, |u| {
+            format!(
+                "; not coloured: <code>--compute-units {}</code> leaves the Neural Engine out",
+                u.token()
+            )
+        });
         for (fi, v) in fs.iter().enumerate() {
             let id = format!("ov{}-{fi}", m.result);
             if let Some(l) = &v.layered {
                 let _ = writeln!(
                     out,
-                    "<article class=\"overview layered\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops in {} rows{}</p><div class=\"layers\">{}</div></article>",
+                    "<article class=\"overview layered\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops in {} rows{}{uncoloured}</p><div class=\"layers\">{}</div></article>",
                     m.path_index,
                     escape(&model_title(m.model)),
                     escape(&v.function.name),
@@ -643,7 +602,7 @@ fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView
             let d = svg::draw(&o.picture, Some(&id), &page.arrow);
             let _ = writeln!(
                 out,
-                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}</p>{}</article>",
+                "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}{uncoloured}</p>{}</article>",
                 m.path_index,
                 escape(&model_title(m.model)),
                 escape(&v.function.name),

@@ -5,6 +5,7 @@ use crate::analysis::placement::FunctionPlacement;
 use crate::finding::Finding;
 use crate::ir::{Function, Model};
 use crate::report::graph::{overview, select, Placements};
+use crate::rules::ComputeUnits;
 
 /// Where a model result is: its index in the run and the index of its path (the sub-models of
 /// one pipeline share a path, so the model filter treats them as one model).
@@ -13,6 +14,10 @@ pub(super) struct ModelRef<'r> {
     pub(super) path_index: usize,
     pub(super) model: &'r Model,
     pub(super) findings: &'r [Finding],
+    /// The model's path as the report shows it, and its sub-model.
+    pub(super) title: String,
+    /// The run's units when they leave the Neural Engine out for this model: no estimate then.
+    pub(super) ane_excluded: Option<ComputeUnits>,
 }
 
 /// The per-function data every picture of a function needs.
