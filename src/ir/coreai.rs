@@ -77,6 +77,41 @@ pub struct AiValue {
     pub ty: ValueType,
 }
 
+/// A graph's ops, counted on the two bases a Core AI user meets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpCounts {
+    /// The ops of the graph's body (top level), as coreai-core's printed program has them, without
+    /// the `coreai.output` terminator (`dump` lists what it returns as the outputs) and without
+    /// the ops inside region bodies (`scatter_nd`'s combiner): one per op line of `dump`.
+    pub top_level: usize,
+    /// Of those, the ops other than constants: what `check` (`{REGION.share}`) and `--placement`
+    /// count.
+    pub not_constants: usize,
+    /// Every `aicode` op stored in the graph at any depth (composite ops' inline decompositions and
+    /// their constants included), the `output_v1` / `yield_v1` terminators not: the ops
+    /// coreai-core's `operation_distribution` sums over the asset.
+    pub stored: usize,
+}
+
+impl std::fmt::Display for OpCounts {
+    /// The two lines `dump` prints under a function, each saying what it counts.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "  ops: {} top-level, as in coreai-core's printed program (one per line below; \
+             `coreai.output` and region bodies not counted), {} of them not constants (the ops \
+             `check` and `--placement` count)",
+            self.top_level, self.not_constants
+        )?;
+        writeln!(
+            f,
+            "  aicode ops: {} stored at any depth (composites' inline decompositions and constants \
+             included, output_v1/yield_v1 not; what coreai-core's operation_distribution sums)",
+            self.stored
+        )
+    }
+}
+
 /// What a Core AI graph declares, as `dump` lists it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AiFunction {
@@ -86,9 +121,8 @@ pub struct AiFunction {
     pub private: bool,
     /// The composite it implements (`scaled_dot_product_attention`), for a composite's graph.
     pub composite: Option<String>,
-    /// Ops nested in the graph at any depth, the `output_v1` / `yield_v1` terminators excepted:
-    /// the count coreai-core's `operation_distribution` sums.
-    pub ops: usize,
+    /// Its ops, counted on each basis.
+    pub ops: OpCounts,
     /// Tensor arguments.
     pub inputs: Vec<AiValue>,
     /// Handle arguments (state buffers).

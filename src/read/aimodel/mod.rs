@@ -7,6 +7,7 @@
 pub mod aicode;
 pub mod bytecode;
 pub mod ir_section;
+pub mod op_count;
 pub mod program;
 pub mod sha256;
 

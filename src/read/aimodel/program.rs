@@ -3,9 +3,8 @@
 //! the graph's top-level ops with their types, named in the MIL op vocabulary of
 //! `rules/coreai/ops.yaml`, and whose outputs are the values `output_v1` returns.
 //!
-//! Composite ops keep their decomposition region in the bytecode; it is counted (the op count of a
-//! function is coreai-core's: every op nested in the graph but the `output_v1` / `yield_v1`
-//! terminators) but not lowered. The text `dump` prints is rendered here, and every op's span
+//! Composite ops keep their decomposition region in the bytecode; it is counted among the stored
+//! `aicode` ops (`super::op_count`) but not lowered. The text `dump` prints is rendered here, and every op's span
 //! points at its line.
 
 use std::collections::HashMap;
@@ -15,6 +14,7 @@ use std::sync::OnceLock;
 use super::aicode::{AiAttr, AiType, Table};
 use super::bytecode::{BytecodeError, Reader, Result};
 use super::ir_section::{IrBlock, IrOp, ValueId};
+use super::op_count::OUTPUT;
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
 use crate::ir::coreai::{AiBytecode, AiFunction, AiValue};
 use crate::ir::{
@@ -30,8 +30,6 @@ const PROPERTIES: u8 = 8;
 const ASSET: &str = "aicode.serialization.asset";
 const GRAPH: &str = "aicode.dataflow.graph_v1";
 const INVOKE: &str = "aicode.dataflow.invoke_v1";
-const OUTPUT: &str = "aicode.dataflow.output_v1";
-const YIELD: &str = "aicode.dataflow.yield_v1";
 /// Fields of `graph_v1`'s properties: argAttrs, composite declaration (optional), externalize,
 /// functionType, isPrivate, name, noInline, paramDecls, resAttrs.
 const GRAPH_FIELDS: usize = 9;
@@ -349,15 +347,7 @@ impl Cx<'_> {
             .first()
             .and_then(|r| r.blocks.first())
             .unwrap_or(&empty);
-        let mut ops = 0usize;
-        for op in &body.ops {
-            op.walk(&mut |o| {
-                let n = self.name(o);
-                if n != OUTPUT && n != YIELD {
-                    ops += 1;
-                }
-            });
-        }
+        let ops = super::op_count::count(body, |o| self.name(o));
 
         let mut names: HashMap<ValueId, Name> = HashMap::new();
         let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -401,7 +391,7 @@ impl Cx<'_> {
 
         let _ = writeln!(
             text,
-            "\nfunction {name}{}{}: {ops} ops",
+            "\nfunction {name}{}{}:\n{ops}",
             if summary.private { " (private)" } else { "" },
             summary
                 .composite
@@ -740,7 +730,8 @@ mod tests {
     fn every_truncation_and_flipped_byte_is_an_error_inside_the_file_or_a_program() {
         let file = program("split-zero");
         let whole = read(&file).unwrap();
-        assert_eq!(whole.summaries[0].ops, 19);
+        assert_eq!(whole.summaries[0].ops.stored, 19);
+        assert_eq!(whole.summaries[0].ops.top_level, 7);
         // coreai-core prints `%1 = coreai.constant dense<[4, 0, 4]> : tensor<3xui32>`.
         let sizes = whole.functions[0]
             .ops()
