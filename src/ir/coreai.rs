@@ -77,6 +77,56 @@ pub struct AiValue {
     pub ty: ValueType,
 }
 
+/// The newest asset version iOS 27 / macOS 27 reads: coreai-core 1.0.0b3 writes for OS 27 only
+/// (`OSVersion.v27`), whose dialect version is 20260409 and compatibility version 27.0.
+pub const NEWEST_ASSET_VERSION_OS_27: i64 = 20260409;
+
+/// The asset version (`aicode.serialization.asset`'s `version`) and the OS it needs, as `dump`
+/// prints them.
+pub fn asset_version_text(version: i64) -> String {
+    if version <= NEWEST_ASSET_VERSION_OS_27 {
+        format!(
+            "asset version: {version} (needs iOS 27 / macOS 27: compatibility version 27.0, \
+             which reads asset versions up to {NEWEST_ASSET_VERSION_OS_27})"
+        )
+    } else {
+        format!(
+            "asset version: {version} (newer than {NEWEST_ASSET_VERSION_OS_27}, the newest iOS 27 / \
+             macOS 27 reads: it needs a later OS)"
+        )
+    }
+}
+
+/// The composite a private graph implements, from its `composite_decl`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Composite {
+    /// Its name (`scaled_dot_product_attention`).
+    pub name: String,
+    /// Its `op_attrs` as coreai-core prints them (`is_causal = false`), in stored order.
+    pub attrs: Vec<(String, String)>,
+}
+
+impl Composite {
+    /// `is_causal = false, version = 1, window_size = 0`.
+    pub fn attrs_text(&self) -> String {
+        let items: Vec<String> = self
+            .attrs
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        items.join(", ")
+    }
+}
+
+impl std::fmt::Display for Composite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.attrs.is_empty() {
+            true => write!(f, "{}", self.name),
+            false => write!(f, "{}: {}", self.name, self.attrs_text()),
+        }
+    }
+}
+
 /// A graph's ops, counted on the two bases a Core AI user meets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpCounts {
@@ -119,8 +169,8 @@ pub struct AiFunction {
     pub name: String,
     /// A private graph (a composite's body, called through `invoke`).
     pub private: bool,
-    /// The composite it implements (`scaled_dot_product_attention`), for a composite's graph.
-    pub composite: Option<String>,
+    /// The composite it implements, for a composite's graph.
+    pub composite: Option<Composite>,
     /// Its ops, counted on each basis.
     pub ops: OpCounts,
     /// Tensor arguments.
@@ -210,9 +260,6 @@ impl std::fmt::Display for AiAsset {
             )?;
         }
         writeln!(f, "strings: {}", b.strings.len())?;
-        if let Some(v) = self.asset_version {
-            writeln!(f, "asset version: {v}")?;
-        }
         Ok(())
     }
 }

@@ -321,3 +321,113 @@ fn dump_counts_the_ops_of_coreai_cores_printed_program() {
     // 14 graphs over the 8 programs (2 entry points and 2 composites in `decoder`).
     assert_eq!(functions, 14);
 }
+
+/// The programs of the corpus with coreai-core's printed form of each: (asset, printed text, dump).
+fn programs_with_dumps() -> Vec<(String, String, String)> {
+    let dir = common::corpus().join("coreai/programs");
+    let mut out = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".program.txt").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    for name in names {
+        let printed = std::fs::read_to_string(dir.join(format!("{name}.program.txt"))).unwrap();
+        let out_dump = bin()
+            .arg("dump")
+            .arg(dir.join(format!("{name}.aimodel")))
+            .output()
+            .unwrap();
+        assert!(out_dump.status.success(), "{name}: {out_dump:?}");
+        out.push((name, printed, String::from_utf8(out_dump.stdout).unwrap()));
+    }
+    out
+}
+
+/// The top-level op lines of each graph, in order: coreai-core's printed ones (without
+/// `coreai.output`) and `dump`'s.
+fn op_lines<'a>(printed: &'a str, dump: &'a str) -> Vec<(String, Vec<&'a str>, Vec<&'a str>)> {
+    let mut graphs: Vec<(String, Vec<&str>, Vec<&str>)> = Vec::new();
+    for line in printed.lines() {
+        if let Some(rest) = line.trim_start().strip_prefix("coreai.graph ") {
+            let name = rest.split('@').nth(1).unwrap().split('(').next().unwrap();
+            graphs.push((name.to_string(), Vec::new(), Vec::new()));
+            continue;
+        }
+        let body = line.strip_prefix("    ").unwrap_or("");
+        if (body.starts_with('%') || body.starts_with("coreai"))
+            && !body.starts_with("coreai.output ")
+        {
+            graphs.last_mut().unwrap().1.push(body);
+        }
+    }
+    for (name, _, dumped) in &mut graphs {
+        let section = dump
+            .split("\nfunction ")
+            .find(|s| s.split([' ', ':']).next() == Some(name.as_str()))
+            .unwrap();
+        *dumped = section
+            .lines()
+            .filter(|l| l.contains("  // aicode."))
+            .collect();
+    }
+    graphs
+}
+
+/// `dump` says which asset version the program has and which OS it needs, which resource each
+/// weight constant reads (the key coreai-core prints for the same op), each composite's attributes
+/// as coreai-core prints them, and names the operands of every op with named parameters.
+#[test]
+fn dump_shows_versions_resources_composite_attributes_and_parameter_names() {
+    let programs = programs_with_dumps();
+    let (mut resources, mut composites) = (0, 0);
+    for (name, printed, dump) in &programs {
+        assert!(
+            dump.lines().any(|l| l.starts_with("asset version: 20260")
+                && l.contains("needs iOS 27 / macOS 27: compatibility version 27.0")),
+            "{name}:\n{dump}"
+        );
+        for (graph, printed_ops, dumped_ops) in op_lines(printed, dump) {
+            assert_eq!(printed_ops.len(), dumped_ops.len(), "{name}/{graph}");
+            for (p, d) in printed_ops.iter().zip(&dumped_ops) {
+                if let Some(key) = p.split("dense_resource<").nth(1) {
+                    let key = key.split('>').next().unwrap();
+                    assert!(
+                        d.contains(&format!("= const(val = dense_resource<{key}>)")),
+                        "{name}/{graph}: coreai-core prints `{p}`, dump `{d}`"
+                    );
+                    resources += 1;
+                }
+                assert!(
+                    !d.contains("operand0 =") || d.contains("aicode.metal.metal4_kernel_v1"),
+                    "{name}/{graph}: an op with named parameters: {d}"
+                );
+            }
+        }
+        // `op_attrs = {is_causal = false, version = 1 : si64, …}` in the composite declaration.
+        for decl in printed.split("op_attrs = {").skip(1) {
+            let attrs = decl.split('}').next().unwrap().replace(" : si64", "");
+            let graph = printed[..printed.find(decl).unwrap()]
+                .rsplit("coreai.graph private noinline @")
+                .next()
+                .unwrap()
+                .split('(')
+                .next()
+                .unwrap();
+            let header = format!(
+                "function {graph} (private) (composite scaled_dot_product_attention: {attrs}):"
+            );
+            assert!(dump.contains(&header), "{name}: no `{header}` in\n{dump}");
+            let call = format!("@{graph} {{{attrs}}}");
+            assert!(dump.contains(&call), "{name}: no call `{call}` in\n{dump}");
+            assert!(attrs.contains("is_causal = false"), "{attrs}");
+            composites += 1;
+        }
+    }
+    // Weight resources: 6 in `decoder` (two entry points), 3 in `kv2048` and `logits1000`, 2 in
+    // `decoder-fp32`; SDPA composites: 2 + 1 + 1 + 1.
+    assert_eq!((resources, composites), (14, 5));
+}

@@ -43,7 +43,17 @@ pub enum AiAttr {
     /// `#aicode.serialization.string<"…">`.
     String(String),
     /// `#aicode.serialization.integer<(W bit …) V>`.
-    Integer(i64),
+    Integer {
+        /// Its width in bits (1 for a flag such as `is_causal`).
+        bits: u64,
+        /// Its value.
+        value: i64,
+    },
+    /// A dictionary (a composite's `op_attrs`): its entries' indices, each an opaque `key = [value]`.
+    Dictionary(Vec<u64>),
+    /// `#aicode.serialization.dense_resource<…>`: the index of the resource among the `aicode`
+    /// dialect's resources, in the order of the resource offset section.
+    Resource(u64),
     /// `#aicode.serialization.type<…>`: a type index.
     Type(u64),
     /// `#aicode.serialization.array<[…]>`.
@@ -93,6 +103,8 @@ const ATTR_INTEGER: u64 = 2;
 const ATTR_TYPE: u64 = 4;
 const ATTR_ARRAY: u64 = 5;
 const ATTR_DENSE: u64 = 6;
+const ATTR_DENSE_RESOURCE: u64 = 7;
+const ATTR_DICTIONARY: u64 = 45;
 const ATTR_OPAQUE: u64 = 9;
 const ATTR_SYMBOL_REF: u64 = 14;
 const ATTR_PARAM_CONSTANT: u64 = 16;
@@ -255,15 +267,17 @@ impl<'a> Table<'a> {
         Ok(match code {
             ATTR_STRING => AiAttr::String(self.string_index(&mut r)?),
             ATTR_INTEGER => {
-                let width = r.varint()?;
-                r.varint()?; // signedness
-                let value = if width <= 8 {
+                let bits = r.varint()?;
+                r.byte()?; // signedness, one raw byte (0 for `si64`)
+                let value = if bits <= 8 {
                     i64::from(r.byte()?)
                 } else {
                     r.signed_varint()?
                 };
-                AiAttr::Integer(value)
+                AiAttr::Integer { bits, value }
             }
+            ATTR_DICTIONARY => AiAttr::Dictionary(self.indices(&mut r, e)?),
+            ATTR_DENSE_RESOURCE => AiAttr::Resource(r.varint()?),
             ATTR_TYPE => AiAttr::Type(r.varint()?),
             ATTR_ARRAY => AiAttr::Array(self.indices(&mut r, e)?),
             ATTR_OPAQUE => {

@@ -16,7 +16,7 @@ use super::bytecode::{BytecodeError, Reader, Result};
 use super::ir_section::{IrBlock, IrOp, ValueId};
 use super::op_count::OUTPUT;
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
-use crate::ir::coreai::{AiBytecode, AiFunction, AiValue};
+use crate::ir::coreai::{AiBytecode, AiFunction, AiValue, Composite};
 use crate::ir::{
     Arg, Attributes, DType, Function, Literal, Name, Output, Param, Payload, Span, TensorData,
     ValueType,
@@ -78,7 +78,10 @@ pub fn op_stem(name: &str) -> &str {
 /// The MIL op type and operand parameter names of a stored op name.
 pub fn mil_op(name: &str) -> (String, &'static [String]) {
     let stem = op_stem(name);
-    match mappings().get(stem) {
+    let mapping = mappings()
+        .get(stem)
+        .or_else(|| mappings().get(stem.strip_prefix("primitive.")?));
+    match mapping {
         Some(m) => (m.op.clone(), &m.params),
         None => (stem.rsplit('.').next().unwrap_or(stem).to_string(), &[]),
     }
@@ -120,6 +123,12 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         table: &table,
         properties: &properties,
         composites: HashMap::new(),
+        resource_keys: b
+            .resources
+            .iter()
+            .filter(|r| r.group == "aicode")
+            .map(|r| r.key.clone())
+            .collect(),
     };
     let asset = match top.as_slice() {
         [op] if cx.name(op) == ASSET => op,
@@ -131,6 +140,9 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         }
     };
     let asset_version = cx.asset_version(asset);
+    if let Some(v) = asset_version {
+        let _ = writeln!(text, "{}", crate::ir::coreai::asset_version_text(v));
+    }
     let mut out = Lowered {
         functions: Vec::new(),
         summaries: Vec::new(),
@@ -210,7 +222,9 @@ struct Cx<'a> {
     table: &'a Table<'a>,
     properties: &'a [(usize, Vec<u64>)],
     /// Graph name → the composite it implements, for every composite graph of the asset.
-    composites: HashMap<String, String>,
+    composites: HashMap<String, Composite>,
+    /// The keys of the `aicode` dialect's resources, in the order `dense_resource` indexes them.
+    resource_keys: Vec<String>,
 }
 
 /// What one graph argument or result is called and whether it is a state.
@@ -249,7 +263,7 @@ impl Cx<'_> {
         let props = self.props(asset).ok()?;
         props.iter().find_map(|&p| match p & 1 {
             1 => match self.table.attr(p >> 1) {
-                Ok(AiAttr::Integer(v)) => Some(v),
+                Ok(AiAttr::Integer { value, .. }) => Some(value),
                 _ => None,
             },
             _ => None,
@@ -294,8 +308,38 @@ impl Cx<'_> {
         }
     }
 
+    /// The `op_attrs` of a composite declaration whose fields (`input_names`, `op_attrs`,
+    /// `output_names`, each an opaque) are `fields`.
+    fn composite_attrs(&self, fields: &[u64]) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for &field in fields {
+            let AiAttr::Opaque(key, values) = self.table.attr(field)? else {
+                continue;
+            };
+            if key != "op_attrs" {
+                continue;
+            }
+            for &dict in &values {
+                let AiAttr::Dictionary(entries) = self.table.attr(dict)? else {
+                    continue;
+                };
+                for entry in entries {
+                    let AiAttr::Opaque(name, value) = self.table.attr(entry)? else {
+                        continue;
+                    };
+                    let text = match value.first() {
+                        Some(&v) => attr_text(&self.table.attr(v)?),
+                        None => String::new(),
+                    };
+                    out.push((name, text));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// A graph's name and the composite it implements.
-    fn graph_identity(&self, graph: &IrOp) -> Result<(String, Option<String>)> {
+    fn graph_identity(&self, graph: &IrOp) -> Result<(String, Option<Composite>)> {
         let props = self.props(graph)?;
         if props.len() != GRAPH_FIELDS {
             return Err(BytecodeError {
@@ -309,7 +353,10 @@ impl Cx<'_> {
         let name = self.table.string(props[5])?;
         let composite = match props[1] {
             p if p & 1 == 1 => match self.table.attr(p >> 1)? {
-                AiAttr::Opaque(key, _) => Some(key),
+                AiAttr::Opaque(key, fields) => Some(Composite {
+                    name: key,
+                    attrs: self.composite_attrs(&fields)?,
+                }),
                 other => {
                     return self
                         .table
@@ -338,7 +385,8 @@ impl Cx<'_> {
     fn graph(&self, graph: &IrOp, text: &mut String) -> Result<(Function, AiFunction)> {
         let props = self.props(graph)?;
         let (name, composite) = self.graph_identity(graph)?;
-        let private = matches!(self.table.attr(props[4])?, AiAttr::Integer(v) if v != 0);
+        let private =
+            matches!(self.table.attr(props[4])?, AiAttr::Integer { value, .. } if value != 0);
         let arg_attrs = self.arg_attrs(props[0])?;
         let res_attrs = self.arg_attrs(props[8])?;
         let empty = IrBlock::default();
@@ -391,13 +439,14 @@ impl Cx<'_> {
 
         let _ = writeln!(
             text,
-            "\nfunction {name}{}{}:\n{ops}",
+            "\nfunction {name}{}{}:\n{}",
             if summary.private { " (private)" } else { "" },
             summary
                 .composite
                 .as_ref()
                 .map(|c| format!(" (composite {c})"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            summary.ops.to_string().trim_end()
         );
         let func_start = text.len();
         let mut syntax = FunctionSyntax {
@@ -450,8 +499,9 @@ impl Cx<'_> {
                 continue;
             }
             let callee = (stored == INVOKE).then(|| self.callee(op)).flatten();
-            let (op_type, params) = match callee.as_ref().and_then(|c| self.composites.get(c)) {
-                Some(composite) => composite_op(composite),
+            let composite = callee.as_ref().and_then(|c| self.composites.get(c));
+            let (op_type, params) = match composite {
+                Some(composite) => composite_op(&composite.name),
                 None => mil_op(stored),
             };
             let mut results = Vec::new();
@@ -530,12 +580,8 @@ impl Cx<'_> {
                 .collect();
             let types: Vec<String> = results.iter().map(|r| type_text(&r.ty)).collect();
             let mut args = args;
-            if let Some(Literal {
-                payload: Payload::Tensor(data),
-                ..
-            }) = attributes.get("val")
-            {
-                if let Some(v) = short_values(data) {
+            if op_type == "const" {
+                if let Some(v) = self.constant_text(op, attributes.get("val"))? {
                     args.push(format!("val = {v}"));
                 }
             }
@@ -543,13 +589,12 @@ impl Cx<'_> {
             if !types.is_empty() {
                 let _ = write!(line, " : {}", types.join(", "));
             }
-            match &callee {
-                Some(c) => {
-                    let _ = write!(line, "  // {stored} @{c}");
-                }
-                None => {
-                    let _ = write!(line, "  // {stored}");
-                }
+            let _ = write!(line, "  // {stored}");
+            if let Some(c) = &callee {
+                let _ = write!(line, " @{c}");
+            }
+            if let Some(c) = composite.filter(|c| !c.attrs.is_empty()) {
+                let _ = write!(line, " {{{}}}", c.attrs_text());
             }
             op_syntax.push((line, op_type, results, inputs_of_op, attributes));
         }
@@ -609,6 +654,35 @@ impl Cx<'_> {
         }
     }
 
+    /// A constant's value as `dump` prints it: the resource a `dense_resource` reads, or the
+    /// decoded elements (the first few of a long one, with their number).
+    fn constant_text(&self, op: &IrOp, value: Option<&Literal>) -> Result<Option<String>> {
+        if let Some(Literal {
+            payload: Payload::Tensor(data),
+            ..
+        }) = value
+        {
+            return Ok(values_text(data));
+        }
+        let props = self.props(op)?;
+        let [value] = props else {
+            return Ok(None);
+        };
+        let AiAttr::Resource(index) = self.table.attr(*value)? else {
+            return Ok(None);
+        };
+        match self.resource_keys.get(index as usize) {
+            Some(key) => Ok(Some(format!("dense_resource<{key}>"))),
+            None => Err(BytecodeError {
+                offset: op.offset,
+                message: format!(
+                    "a constant reads resource {index} of the {} `aicode` resources",
+                    self.resource_keys.len()
+                ),
+            }),
+        }
+    }
+
     /// A constant's value as a literal, when it is an inline `dense_elements` of a decoded dtype.
     fn constant(&self, op: &IrOp, ty: Option<&ValueType>) -> Result<Option<Literal>> {
         let Some(ValueType::Tensor(t)) = ty else {
@@ -634,6 +708,16 @@ impl Cx<'_> {
             ty: ValueType::Tensor(t.clone()),
             payload: Payload::Tensor(data),
         }))
+    }
+}
+
+/// A scalar attribute as coreai-core prints it: a 1-bit integer as `true`/`false`.
+fn attr_text(attr: &AiAttr) -> String {
+    match attr {
+        AiAttr::Integer { bits: 1, value } => (*value != 0).to_string(),
+        AiAttr::Integer { value, .. } => value.to_string(),
+        AiAttr::String(s) => format!("{s:?}"),
+        other => format!("{other:?}"),
     }
 }
 
@@ -687,15 +771,37 @@ fn decode_elements(dtype: DType, bytes: &[u8], splat: bool, count: usize) -> Opt
     })
 }
 
-/// A constant's elements as `dump` prints them, for up to 8.
-fn short_values(data: &TensorData) -> Option<String> {
+/// How many elements of a long constant `dump` shows.
+const SHOWN_ELEMENTS: usize = 8;
+
+/// A constant's elements as `dump` prints them: all of up to 8, else the first 8 and the count.
+fn values_text(data: &TensorData) -> Option<String> {
     let items: Vec<String> = match data {
-        TensorData::Ints(v) if v.len() <= 8 => v.iter().map(i64::to_string).collect(),
-        TensorData::Floats(v) if v.len() <= 8 => v.iter().map(|x| format!("{x}")).collect(),
-        TensorData::Bools(v) if v.len() <= 8 => v.iter().map(bool::to_string).collect(),
+        TensorData::Ints(v) => v
+            .iter()
+            .take(SHOWN_ELEMENTS + 1)
+            .map(i64::to_string)
+            .collect(),
+        TensorData::Floats(v) => v
+            .iter()
+            .take(SHOWN_ELEMENTS + 1)
+            .map(|x| format!("{x}"))
+            .collect(),
+        TensorData::Bools(v) => v
+            .iter()
+            .take(SHOWN_ELEMENTS + 1)
+            .map(bool::to_string)
+            .collect(),
         _ => return None,
     };
-    Some(format!("[{}]", items.join(", ")))
+    let total = data.len()?;
+    Some(match total > SHOWN_ELEMENTS {
+        false => format!("[{}]", items.join(", ")),
+        true => format!(
+            "[{}, …] ({total} elements)",
+            items[..SHOWN_ELEMENTS].join(", ")
+        ),
+    })
 }
 
 /// A value type as `dump` prints it: MIL's `tensor<fp16, [1, 8]>`, `state<…>`, `token`.
@@ -820,5 +926,32 @@ mod tests {
         assert_eq!(mil_op("aicode.broadcasting_add_v1").0, "add");
         assert_eq!(mil_op("aicode.dataflow.write_handle_v1").0, "write_state");
         assert_eq!(mil_op("aicode.primitive.lut_to_dense_v1").0, "lut_to_dense");
+        // coreai's operand order (apple/coreai-torch `tests/ops/test_ops_ir.py`).
+        for (stored, op, params) in [
+            (
+                "aicode.primitive.conv2d_v1",
+                "conv",
+                "x weight strides dilations groups",
+            ),
+            (
+                "aicode.conv2d_v1",
+                "conv",
+                "x weight strides dilations groups",
+            ),
+            ("aicode.primitive.pad_v1", "pad", "x pad constant_val"),
+            ("aicode.primitive.expand_dims_v1", "expand_dims", "x axes"),
+            (
+                "aicode.primitive.broadcast_in_dims_v1",
+                "broadcast_in_dims",
+                "x sizes axes",
+            ),
+        ] {
+            let (name, names) = mil_op(stored);
+            assert_eq!(
+                (name.as_str(), names.join(" ").as_str()),
+                (op, params),
+                "{stored}"
+            );
+        }
     }
 }
