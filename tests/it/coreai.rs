@@ -431,3 +431,52 @@ fn dump_shows_versions_resources_composite_attributes_and_parameter_names() {
     // `decoder-fp32`; SDPA composites: 2 + 1 + 1 + 1.
     assert_eq!((resources, composites), (14, 5));
 }
+
+/// `--placement` on Core AI assets says what its estimate is (Core ML's op table) and that no Core
+/// AI API can confirm it, naming no Core ML API; a run that also checks a Core ML package still
+/// points that package to MLComputePlan.
+#[test]
+fn placement_on_a_core_ai_asset_names_no_core_ml_api() {
+    let assets = [
+        common::corpus().join("coreai/programs/decoder.aimodel"),
+        common::corpus().join("coreai/programs/split.aimodel"),
+    ];
+    for format in ["human", "json"] {
+        let out = bin()
+            .args([
+                "check",
+                "--isolated",
+                "--placement",
+                "--output-format",
+                format,
+            ])
+            .args(&assets)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("no API that reports where ops run"),
+            "{format}: {text}"
+        );
+        assert!(text.contains("Core ML's op table"), "{format}: {text}");
+        assert!(!text.contains("MLComputePlan"), "{format}: {text}");
+    }
+    let package = common::corpus()
+        .join("packages")
+        .join("torch-help-fp32-lstm-ios17-clean.mlpackage");
+    let out = bin()
+        .args(["check", "--isolated", "--placement"])
+        .arg(&assets[1])
+        .arg(&package)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("Likely placement"))
+        .unwrap();
+    assert!(
+        header.contains("MLComputePlan") && header.contains("for a Core AI asset"),
+        "{header}"
+    );
+}
