@@ -262,7 +262,7 @@ fn dump_counts_the_ops_of_coreai_cores_printed_program() {
         .filter(|p| p.to_string_lossy().ends_with(".program.txt"))
         .collect();
     programs.sort();
-    assert!(programs.len() >= 10, "{programs:?}");
+    assert!(programs.len() >= 11, "{programs:?}");
     let mut functions = 0;
     for printed in &programs {
         let stem = printed
@@ -320,8 +320,9 @@ fn dump_counts_the_ops_of_coreai_cores_printed_program() {
             functions += 1;
         }
     }
-    // 16 graphs over the 10 programs (2 entry points and 2 composites in `decoder`).
-    assert_eq!(functions, 16);
+    // 18 graphs over the 11 programs (2 entry points and 2 composites in `decoder`, 2 entry
+    // points in `conv`).
+    assert_eq!(functions, 18);
 }
 
 /// The programs of the corpus with coreai-core's printed form of each: (asset, printed text, dump).
@@ -430,8 +431,8 @@ fn dump_shows_versions_resources_composite_attributes_and_parameter_names() {
         }
     }
     // Weight resources: 6 in `decoder` (two entry points), 3 in `kv2048` and `logits1000`, 2 in
-    // `decoder-fp32`, 1 in each `kv*-ios`; SDPA composites: 2 + 1 + 1 + 1.
-    assert_eq!((resources, composites), (16, 5));
+    // `decoder-fp32`, 1 in each `kv*-ios` and in `conv`; SDPA composites: 2 + 1 + 1 + 1.
+    assert_eq!((resources, composites), (17, 5));
 }
 
 /// `--placement` on Core AI assets says what its estimate is (Core ML's op table) and that no Core
@@ -481,4 +482,146 @@ fn placement_on_a_core_ai_asset_names_no_core_ml_api() {
         header.contains("MLComputePlan") && header.contains("for a Core AI asset"),
         "{header}"
     );
+}
+
+/// The operands of a printed op `%7 = coreai.conv2d %6, %3, %2, %2, %1 : (…)`, when they are a plain
+/// list of values (not `scatter_nd … with … at`, `invoke @f(…)`, a Metal kernel's clauses).
+fn printed_operands(op: &str) -> Option<Vec<&str>> {
+    let rest = op.split_once(" = ").map_or(op, |(_, r)| r);
+    let (_, args) = rest.split_once(' ')?;
+    let args = args
+        .split([':', '{'])
+        .next()?
+        .split(" mode = ")
+        .next()?
+        .trim();
+    let args: Vec<&str> = args.split(", ").collect();
+    args.iter()
+        .all(|a| a.starts_with('%') && !a.contains(' '))
+        .then_some(args)
+}
+
+/// The result names of a printed op (`%22:3` gives `%22#0`, `%22#1`, `%22#2`) or a dumped one.
+fn result_names(op: &str) -> Vec<String> {
+    let Some((lhs, _)) = op.split_once(" = ") else {
+        return Vec::new();
+    };
+    if let Some((name, n)) = lhs.split_once(':') {
+        let n: usize = n.parse().unwrap();
+        return (0..n).map(|i| format!("{name}#{i}")).collect();
+    }
+    lhs.split(", ").map(str::to_string).collect()
+}
+
+/// The values a dumped op reads, in its parameters' order (a tuple parameter's in order).
+fn dumped_operands(op: &str) -> Vec<String> {
+    let call = op.split_once(" = ").map_or(op, |(_, r)| r);
+    let inner = call.split_once('(').unwrap().1;
+    let inner = inner.rsplit_once(") : ").map_or(inner, |(a, _)| a);
+    let mut out = Vec::new();
+    let parts: Vec<&str> = inner.split(" = ").skip(1).collect();
+    for (i, part) in parts.iter().enumerate() {
+        // Each part but the last ends with the next parameter's name.
+        let value = match i + 1 < parts.len() {
+            true => part.rsplit_once(", ").map_or(*part, |(v, _)| v),
+            false => part,
+        };
+        if value.starts_with('[') || value.starts_with("dense_resource") {
+            continue;
+        }
+        let value = value.trim_start_matches('(').trim_end_matches(')');
+        out.extend(value.split(", ").map(str::to_string));
+    }
+    out
+}
+
+/// On every program of the corpus, each op `dump` prints reads the values coreai-core's printed op
+/// reads, in the same order: the parameter names follow coreai's operand order (`conv2d`, `pad`,
+/// `expand_dims`, `shrink_dims`, `broadcast_in_dims`, …).
+#[test]
+fn dump_reads_the_operands_coreai_core_prints_in_its_order() {
+    let mut compared: std::collections::BTreeSet<String> = Default::default();
+    let mut typed = 0;
+    for (name, printed, dump) in programs_with_dumps() {
+        for (graph, printed_ops, dumped_ops) in op_lines(&printed, &dump) {
+            let header = printed
+                .lines()
+                .find(|l| l.contains(&format!("@{graph}(")))
+                .unwrap();
+            let mut names: std::collections::HashMap<String, String> = Default::default();
+            for arg in header.split("%arg").skip(1) {
+                let index = arg.split(':').next().unwrap();
+                let input = arg.split("coreai.name = \"").nth(1).unwrap();
+                let input = input.split('"').next().unwrap();
+                names.insert(format!("%arg{index}"), input.to_string());
+            }
+            for (p, d) in printed_ops.iter().zip(&dumped_ops) {
+                let d = d.trim_start().split("  // ").next().unwrap();
+                for (pr, dr) in result_names(p).into_iter().zip(result_names(d)) {
+                    names.insert(pr, dr);
+                }
+                let Some(operands) = printed_operands(p) else {
+                    continue;
+                };
+                let want: Vec<String> = operands.iter().map(|o| names[*o].clone()).collect();
+                assert_eq!(
+                    dumped_operands(d),
+                    want,
+                    "{name}/{graph}: `{p}` against `{d}`"
+                );
+                let op = p
+                    .split("coreai.")
+                    .nth(1)
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap();
+                compared.insert(op.to_string());
+                // Each named parameter has the type its name says, in the printed operand types.
+                let Some(signature) = p.split(" : (").nth(1) else {
+                    continue; // `cast %x : tensor<…> to tensor<…>`: one operand
+                };
+                let types: Vec<&str> = signature.split([')']).next().unwrap().split(", ").collect();
+                let params: Vec<&str> = d
+                    .split_once('(')
+                    .unwrap()
+                    .1
+                    .split(" = ")
+                    .map(|s| s.rsplit([' ', '(']).next().unwrap())
+                    .collect();
+                for (param, ty) in params.iter().zip(&types) {
+                    let expected = match (op, *param) {
+                        ("conv2d", "weight") => "tensor<8x4x3x3xf16>",
+                        ("conv2d", "strides" | "dilations") => "tensor<2xui32>",
+                        ("conv2d", "groups") => "tensor<ui32>",
+                        ("pad", "pad") => "tensor<8xui32>",
+                        ("pad", "constant_val") => "tensor<f16>",
+                        ("broadcast_in_dims", "sizes") => "xui32>",
+                        ("broadcast_in_dims" | "expand_dims" | "shrink_dims", "axes") => "xsi32>",
+                        _ => continue,
+                    };
+                    assert!(
+                        ty.ends_with(expected),
+                        "{name}/{graph}: `{param}` is {ty}: {p}"
+                    );
+                    typed += 1;
+                }
+            }
+        }
+    }
+    for op in [
+        "conv2d",
+        "pad",
+        "expand_dims",
+        "shrink_dims",
+        "broadcast_in_dims",
+        "split",
+        "concat",
+        "write_handle",
+    ] {
+        assert!(compared.contains(op), "no `{op}` compared: {compared:?}");
+    }
+    // conv2d: weight, strides, dilations, groups; pad: pad, constant_val; expand_dims and
+    // shrink_dims: axes; the 11 broadcast_in_dims of the corpus: sizes, axes.
+    assert_eq!(typed, 4 + 2 + 2 + 2 * 11, "{compared:?}");
 }

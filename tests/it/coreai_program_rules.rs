@@ -36,7 +36,7 @@ fn clean_core_ai_bundles_get_no_finding_for_any_units() {
     let corpus = common::corpus().join("coreai");
     // fp32 (coreai-torch's default: `clean`), an fp32 decoder with fp32 KV states, an fp16 decoder,
     // an fp16 program with an fp32 softmax, a split, KV states of 1024 positions in Apple's rank-5
-    // iOS layout: each a valid bundle.
+    // iOS layout, a padded convolution and a dynamic-width expand/squeeze: each a valid bundle.
     let clean: Vec<_> = [
         "clean.aimodel",
         "programs/decoder-fp32.aimodel",
@@ -44,6 +44,7 @@ fn clean_core_ai_bundles_get_no_finding_for_any_units() {
         "programs/fp32-island.aimodel",
         "programs/split.aimodel",
         "programs/kv1024-ios.aimodel",
+        "programs/conv.aimodel",
     ]
     .iter()
     .map(|p| corpus.join(p))
