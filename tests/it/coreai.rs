@@ -625,3 +625,66 @@ fn dump_reads_the_operands_coreai_core_prints_in_its_order() {
     // shrink_dims: axes; the 11 broadcast_in_dims of the corpus: sizes, axes.
     assert_eq!(typed, 4 + 2 + 2 + 2 * 11, "{compared:?}");
 }
+
+/// SARIF on Core AI assets: each result is at the bundle's `main.mlirb`, names its function and op
+/// through logical locations, and gives the line of its op, state or output in `coreml-lint dump`'s
+/// text (`dumpLine` / `dumpColumn`, as the JSON's `dump_line`), as for a package.
+#[test]
+fn sarif_on_core_ai_assets_gives_the_dump_line_of_each_op() {
+    let dir = common::corpus().join("coreai/programs");
+    let mut at_ops = 0;
+    for asset in ["kv2048-ios", "logits1000", "metal-kernel", "split-zero"] {
+        let path = dir.join(format!("{asset}.aimodel"));
+        let out = bin()
+            .args(["check", "--isolated", "--output-format", "sarif"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let out = bin()
+            .args(["check", "--isolated", "--output-format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let dump =
+            String::from_utf8(bin().arg("dump").arg(&path).output().unwrap().stdout).unwrap();
+        let dump: Vec<&str> = dump.lines().collect();
+        let results = sarif["runs"][0]["results"].as_array().unwrap();
+        let diagnostics = json["diagnostics"].as_array().unwrap();
+        assert!(!results.is_empty(), "{asset}: no result");
+        assert_eq!(results.len(), diagnostics.len(), "{asset}");
+        for (r, d) in results.iter().zip(diagnostics) {
+            let location = &r["locations"][0];
+            let uri = location["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap();
+            assert!(
+                uri.ends_with(&format!("{asset}.aimodel/main.mlirb")),
+                "{uri}"
+            );
+            let line = r["properties"]["dumpLine"].as_u64().unwrap() as usize;
+            let column = r["properties"]["dumpColumn"].as_u64().unwrap() as usize;
+            assert_eq!(
+                (line, column),
+                (
+                    d["dump_line"].as_u64().unwrap() as usize,
+                    d["dump_column"].as_u64().unwrap() as usize
+                )
+            );
+            let named = d["op"].as_str().or(d["state"].as_str()).unwrap();
+            let text = dump[line - 1];
+            assert!(
+                text[column - 1..].starts_with(named),
+                "{asset}: `{named}` at {line}:{column}: {text}"
+            );
+            let logical = location["logicalLocations"][0]["fullyQualifiedName"]
+                .as_str()
+                .unwrap();
+            assert!(logical.ends_with(named) || d["op"].is_null(), "{logical}");
+            at_ops += usize::from(!d["op"].is_null());
+        }
+    }
+    // The logits output, the Metal kernel, the zero-sized split (the KV states are inputs).
+    assert!(at_ops >= 3, "{at_ops}");
+}
