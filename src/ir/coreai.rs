@@ -31,6 +31,8 @@ pub struct AiResource {
     pub size: u64,
     /// Required alignment of a blob's data; 0 for non-blob entries.
     pub alignment: u64,
+    /// Where its payload (a blob's data) starts in `main.mlirb`.
+    pub offset: u64,
 }
 
 /// A section of the MLIR bytecode container.

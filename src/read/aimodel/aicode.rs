@@ -84,19 +84,32 @@ const TYPE_HANDLE: u64 = 31;
 const TYPE_TOKEN: u64 = 32;
 const TYPE_SYMBOL: u64 = 33;
 
-/// Element type codes seen in coreai-core 1.0.0b3 output (torch casts to each dtype).
+/// Element type codes seen in coreai-core 1.0.0b3 output: torch casts to each dtype, and
+/// constants of the 64-bit and sub-byte types saved with coreai-core (`docs/coreai-bytecode.md`).
 const ELEMENT_TYPES: &[(u64, DType)] = &[
     (4, DType::Bool),
+    (5, DType::Fp64),
     (6, DType::Fp32),
     (7, DType::Fp16),
     (8, DType::Bf16),
+    (17, DType::Int64),
     (18, DType::Int32),
     (19, DType::Int16),
     (20, DType::Int8),
+    (21, DType::Int4),
+    (23, DType::UInt64),
     (24, DType::UInt32),
     (25, DType::UInt16),
     (26, DType::UInt8),
+    (27, DType::UInt4),
+    (28, DType::UInt2),
+    (29, DType::UInt1),
+    (36, DType::UInt6),
+    (37, DType::UInt3),
 ];
+
+/// Element types coreai-core writes that the IR has no element type for.
+const UNREPRESENTED_ELEMENT_TYPES: &[(u64, &str)] = &[(22, "sint2_v1")];
 
 const ATTR_STRING: u64 = 1;
 const ATTR_INTEGER: u64 = 2;
@@ -255,7 +268,14 @@ impl<'a> Table<'a> {
             TYPE_SYMBOL => AiType::Other("symbol"),
             _ => match ELEMENT_TYPES.iter().find(|(c, _)| *c == code) {
                 Some((_, dtype)) => AiType::Element(*dtype),
-                None => return Err(unknown("unknown aicode")),
+                None => match UNREPRESENTED_ELEMENT_TYPES.iter().find(|(c, _)| *c == code) {
+                    Some((_, name)) => {
+                        return Err(unknown(&format!(
+                            "`!aicode.{name}`, an element type with no IR element type:"
+                        )))
+                    }
+                    None => return Err(unknown("unknown aicode")),
+                },
             },
         })
     }

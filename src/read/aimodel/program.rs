@@ -16,7 +16,7 @@ use super::bytecode::{BytecodeError, Reader, Result};
 use super::ir_section::{IrBlock, IrOp, ValueId};
 use super::op_count::OUTPUT;
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
-use crate::ir::coreai::{AiBytecode, AiFunction, AiValue, Composite};
+use crate::ir::coreai::{AiBytecode, AiFunction, AiResource, AiValue, Composite};
 use crate::ir::{
     Arg, Attributes, DType, Function, Literal, Name, Output, Param, Payload, Span, TensorData,
     ValueType,
@@ -123,12 +123,8 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         table: &table,
         properties: &properties,
         composites: HashMap::new(),
-        resource_keys: b
-            .resources
-            .iter()
-            .filter(|r| r.group == "aicode")
-            .map(|r| r.key.clone())
-            .collect(),
+        file,
+        resources: b.resources.iter().filter(|r| r.group == "aicode").collect(),
     };
     let asset = match top.as_slice() {
         [op] if cx.name(op) == ASSET => op,
@@ -190,7 +186,7 @@ fn with_versions(mut e: BytecodeError, b: &AiBytecode, asset: Option<i64>) -> By
     let _ = write!(
         e.message,
         " (aicode dialect version {dialect}, asset version {asset}; this reader knows the \
-         encodings of coreai-core 1.0.0b3: dialect version 5, asset versions 20260204, 20260317 and 20260409)"
+         encodings of coreai-core 1.0.0b3: dialect version 5, asset versions 20250707, 20260204, 20260317 and 20260409)"
     );
     e
 }
@@ -223,8 +219,10 @@ struct Cx<'a> {
     properties: &'a [(usize, Vec<u64>)],
     /// Graph name → the composite it implements, for every composite graph of the asset.
     composites: HashMap<String, Composite>,
-    /// The keys of the `aicode` dialect's resources, in the order `dense_resource` indexes them.
-    resource_keys: Vec<String>,
+    /// The program file, whose resource blobs hold the large constants.
+    file: &'a [u8],
+    /// The `aicode` dialect's resources, in the order `dense_resource` indexes them.
+    resources: Vec<&'a AiResource>,
 }
 
 /// What one graph argument or result is called and whether it is a state.
@@ -654,33 +652,37 @@ impl Cx<'_> {
         }
     }
 
-    /// A constant's value as `dump` prints it: the resource a `dense_resource` reads, or the
-    /// decoded elements (the first few of a long one, with their number).
+    /// A constant's value as `dump` prints it: the resource a `dense_resource` reads (its values
+    /// are decoded into the IR, not printed), or the decoded elements (the first few of a long
+    /// one, with their number).
     fn constant_text(&self, op: &IrOp, value: Option<&Literal>) -> Result<Option<String>> {
-        if let Some(Literal {
-            payload: Payload::Tensor(data),
-            ..
-        }) = value
-        {
-            return Ok(values_text(data));
+        if let [attr] = self.props(op)? {
+            if let AiAttr::Resource(index) = self.table.attr(*attr)? {
+                let key = &self.resource(index, op)?.key;
+                return Ok(Some(format!("dense_resource<{key}>")));
+            }
         }
-        let props = self.props(op)?;
-        let [value] = props else {
-            return Ok(None);
-        };
-        let AiAttr::Resource(index) = self.table.attr(*value)? else {
-            return Ok(None);
-        };
-        match self.resource_keys.get(index as usize) {
-            Some(key) => Ok(Some(format!("dense_resource<{key}>"))),
-            None => Err(BytecodeError {
+        Ok(match value {
+            Some(Literal {
+                payload: Payload::Tensor(data),
+                ..
+            }) => values_text(data),
+            _ => None,
+        })
+    }
+
+    /// The `aicode` resource `index` a constant `op` reads.
+    fn resource(&self, index: u64, op: &IrOp) -> Result<&AiResource> {
+        self.resources
+            .get(index as usize)
+            .copied()
+            .ok_or_else(|| BytecodeError {
                 offset: op.offset,
                 message: format!(
                     "a constant reads resource {index} of the {} `aicode` resources",
-                    self.resource_keys.len()
+                    self.resources.len()
                 ),
-            }),
-        }
+            })
     }
 
     /// A constant's value as a literal, when it is an inline `dense_elements` of a decoded dtype.
@@ -695,13 +697,28 @@ impl Cx<'_> {
         let [value] = props else {
             return Ok(None);
         };
-        let AiAttr::Dense { splat, bytes } = self.table.attr(*value)? else {
-            return Ok(None);
-        };
         if count as usize > MAX_CONST_ELEMENTS {
             return Ok(None);
         }
-        let Some(data) = decode_elements(t.dtype, &bytes, splat, count as usize) else {
+        let data = match self.table.attr(*value)? {
+            AiAttr::Dense { splat, bytes } => {
+                decode_elements(t.dtype, &bytes, splat, count as usize)
+            }
+            // A blob holds the elements back to back, little-endian; sub-byte types are packed
+            // there (an order not measured), so only whole-byte types are read.
+            AiAttr::Resource(index) => {
+                let r = self.resource(index, op)?;
+                match storage(t.dtype) {
+                    Some(Storage::Bytes(width)) if r.size == count * width as u64 => self
+                        .file
+                        .get(r.offset as usize..(r.offset + r.size) as usize)
+                        .and_then(|bytes| decode_words(t.dtype, bytes, width)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(data) = data else {
             return Ok(None);
         };
         Ok(Some(Literal {
@@ -721,54 +738,144 @@ fn attr_text(attr: &AiAttr) -> String {
     }
 }
 
-/// Little-endian elements of `dtype`; a splat holds one element for all `count`.
-fn decode_elements(dtype: DType, bytes: &[u8], splat: bool, count: usize) -> Option<TensorData> {
-    let width = match dtype {
-        DType::Bool | DType::Int8 | DType::UInt8 => 1,
-        DType::Fp16 | DType::Int16 | DType::UInt16 => 2,
-        DType::Fp32 | DType::Int32 | DType::UInt32 => 4,
+/// How an inline `dense_elements` stores one element of `dtype`: its bytes, or for the sub-byte
+/// integers their bits (coreai-core writes `ui1` packed 8 to a byte, lowest bit first, and the
+/// other sub-byte types one to a byte, in its low bits).
+enum Storage {
+    Bytes(usize),
+    Bits { bits: u32, signed: bool },
+    PackedBits,
+}
+
+fn storage(dtype: DType) -> Option<Storage> {
+    Some(match dtype {
+        DType::Bool | DType::Int8 | DType::UInt8 => Storage::Bytes(1),
+        DType::Fp16 | DType::Bf16 | DType::Int16 | DType::UInt16 => Storage::Bytes(2),
+        DType::Fp32 | DType::Int32 | DType::UInt32 => Storage::Bytes(4),
+        DType::Fp64 | DType::Int64 | DType::UInt64 => Storage::Bytes(8),
+        DType::Int4 => Storage::Bits {
+            bits: 4,
+            signed: true,
+        },
+        DType::UInt2 => Storage::Bits {
+            bits: 2,
+            signed: false,
+        },
+        DType::UInt3 => Storage::Bits {
+            bits: 3,
+            signed: false,
+        },
+        DType::UInt4 => Storage::Bits {
+            bits: 4,
+            signed: false,
+        },
+        DType::UInt6 => Storage::Bits {
+            bits: 6,
+            signed: false,
+        },
+        DType::UInt1 => Storage::PackedBits,
         _ => return None,
-    };
+    })
+}
+
+/// The elements of an inline `dense_elements` of `dtype`, little-endian; a splat holds one
+/// element for all `count`.
+fn decode_elements(dtype: DType, bytes: &[u8], splat: bool, count: usize) -> Option<TensorData> {
     let stored = if splat { 1 } else { count };
-    if bytes.len() != stored * width {
-        return None;
-    }
+    let data = match storage(dtype)? {
+        Storage::Bytes(width) => {
+            if bytes.len() != stored * width {
+                return None;
+            }
+            decode_words(dtype, bytes, width)?
+        }
+        Storage::Bits { bits, signed } => {
+            if bytes.len() != stored {
+                return None;
+            }
+            let mask = (1u8 << bits) - 1;
+            let shift = 64 - bits;
+            TensorData::Ints(
+                bytes
+                    .iter()
+                    .map(|&b| match signed {
+                        true => ((i64::from(b & mask)) << shift) >> shift,
+                        false => i64::from(b & mask),
+                    })
+                    .collect(),
+            )
+        }
+        Storage::PackedBits => {
+            if bytes.len() != stored.div_ceil(8) {
+                return None;
+            }
+            TensorData::Ints(
+                (0..stored)
+                    .map(|i| i64::from((bytes[i / 8] >> (i % 8)) & 1))
+                    .collect(),
+            )
+        }
+    };
+    Some(if splat { splat_to(data, count) } else { data })
+}
+
+/// Elements `width` bytes wide, little-endian (a resource blob's, or an inline constant's).
+fn decode_words(dtype: DType, bytes: &[u8], width: usize) -> Option<TensorData> {
     let chunks = bytes.chunks_exact(width);
-    let data = match dtype {
+    let word = |c: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(w)
+    };
+    Some(match dtype {
         DType::Fp16 => TensorData::Floats(
             chunks
-                .map(|c| crate::ir::literal::f16_to_f64(u16::from_le_bytes([c[0], c[1]])))
+                .map(|c| crate::ir::literal::f16_to_f64(word(c) as u16))
+                .collect(),
+        ),
+        DType::Bf16 => TensorData::Floats(
+            chunks
+                .map(|c| f64::from(f32::from_bits((word(c) as u32) << 16)))
                 .collect(),
         ),
         DType::Fp32 => TensorData::Floats(
             chunks
-                .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                .map(|c| f64::from(f32::from_bits(word(c) as u32)))
                 .collect(),
         ),
+        DType::Fp64 => TensorData::Floats(chunks.map(|c| f64::from_bits(word(c))).collect()),
         DType::Bool => TensorData::Bools(chunks.map(|c| c[0] != 0).collect()),
-        _ => TensorData::Ints(
+        DType::UInt64 => TensorData::Ints(
             chunks
-                .map(|c| match dtype {
-                    DType::Int8 => i64::from(c[0] as i8),
-                    DType::UInt8 => i64::from(c[0]),
-                    DType::Int16 => i64::from(i16::from_le_bytes([c[0], c[1]])),
-                    DType::UInt16 => i64::from(u16::from_le_bytes([c[0], c[1]])),
-                    DType::Int32 => i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                    _ => i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                })
-                .collect(),
+                .map(|c| i64::try_from(word(c)).ok())
+                .collect::<Option<Vec<_>>>()?,
         ),
-    };
-    Some(if splat {
-        match data {
-            TensorData::Floats(v) => TensorData::Floats(vec![v[0]; count]),
-            TensorData::Ints(v) => TensorData::Ints(vec![v[0]; count]),
-            TensorData::Bools(v) => TensorData::Bools(vec![v[0]; count]),
-            other => other,
+        _ => {
+            let shift = 64 - 8 * width as u32;
+            let signed = matches!(
+                dtype,
+                DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64
+            );
+            TensorData::Ints(
+                chunks
+                    .map(|c| match signed {
+                        true => ((word(c) << shift) as i64) >> shift,
+                        false => word(c) as i64,
+                    })
+                    .collect(),
+            )
         }
-    } else {
-        data
     })
+}
+
+/// One element repeated `count` times.
+fn splat_to(data: TensorData, count: usize) -> TensorData {
+    match data {
+        TensorData::Floats(v) => TensorData::Floats(vec![v[0]; count]),
+        TensorData::Ints(v) => TensorData::Ints(vec![v[0]; count]),
+        TensorData::Bools(v) => TensorData::Bools(vec![v[0]; count]),
+        other => other,
+    }
 }
 
 /// How many elements of a long constant `dump` shows.
@@ -916,6 +1023,147 @@ mod tests {
         assert!(err.message.contains("type code 63"), "{err:?}");
         assert!(err.message.contains("dialect version 5"), "{err:?}");
         assert!(err.message.contains("asset version 20260204"), "{err:?}");
+    }
+
+    /// The decoded values of every constant of `name`, in program order, as numbers.
+    fn constant_values(name: &str) -> Vec<Vec<f64>> {
+        let lowered = read(&program(name)).unwrap();
+        let f = lowered.functions.iter().find(|f| f.name != "sdpa").unwrap();
+        f.ops()
+            .filter(|(_, op)| op.op_type == "const")
+            .map(|(_, op)| match op.attributes.get("val") {
+                Some(Literal {
+                    payload: Payload::Tensor(data),
+                    ..
+                }) => match data {
+                    TensorData::Floats(v) => v.clone(),
+                    TensorData::Ints(v) => v.iter().map(|&x| x as f64).collect(),
+                    TensorData::Bools(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("`{}` not decoded: {other:?}", op.display_name()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_element_type_coreai_core_writes_decodes_as_it_prints() {
+        let printed = std::fs::read_to_string(format!(
+            "{}/corpus/coreai/programs/dtypes.program.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        // `%3 = coreai.constant dense<[1, -2, 3, -8]> : tensor<4xsi4>` (a splat: `dense<-3>`).
+        let want: Vec<Vec<f64>> = printed
+            .lines()
+            .filter_map(|l| l.split("coreai.constant dense<").nth(1))
+            .map(|rest| {
+                let (values, ty) = rest.split_once("> : tensor<").unwrap();
+                let count: usize = ty.split('x').next().unwrap().parse().unwrap();
+                let items: Vec<f64> = values
+                    .trim_matches(['[', ']'])
+                    .split(", ")
+                    .map(|v| match v {
+                        "true" => 1.0,
+                        "false" => 0.0,
+                        n => n.parse().unwrap(),
+                    })
+                    .collect();
+                match items.len() {
+                    1 => vec![items[0]; count],
+                    _ => items,
+                }
+            })
+            .collect();
+        assert_eq!(want.len(), 11, "{printed}");
+        assert_eq!(constant_values("dtypes"), want);
+        let types: Vec<String> = read(&program("dtypes")).unwrap().functions[0]
+            .ops()
+            .filter_map(|(_, op)| match &op.outputs[0].ty {
+                ValueType::Tensor(t) => Some(format!("{:?}", t.dtype)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            types.join(" "),
+            "Fp64 Int64 UInt64 Int4 Int4 UInt1 UInt2 UInt3 UInt4 UInt6 Bool"
+        );
+    }
+
+    #[test]
+    fn weight_resources_decode_to_the_values_coreai_core_holds() {
+        // coreai-core's program text of `decoder.aimodel` holds each blob as hex: these are the
+        // first four and the last of its fp16 elements (`numpy.frombuffer(…, float16)`).
+        let want: [(&str, usize, [f64; 4], f64); 3] = [
+            (
+                "resource_16819552891009923155",
+                1024,
+                [
+                    0.056304931640625,
+                    -0.06463623046875,
+                    -0.08233642578125,
+                    -0.142822265625,
+                ],
+                -0.1522216796875,
+            ),
+            (
+                "resource_12079211690878646712",
+                16384,
+                [
+                    -0.0985107421875,
+                    0.2076416015625,
+                    -0.016448974609375,
+                    0.1134033203125,
+                ],
+                0.0211944580078125,
+            ),
+            (
+                "resource_8938937026063640510",
+                768,
+                [
+                    -0.0018720626831054688,
+                    0.1341552734375,
+                    -0.205810546875,
+                    -0.1839599609375,
+                ],
+                0.2169189453125,
+            ),
+        ];
+        let file = program("decoder");
+        let b = super::super::bytecode::parse(&file).unwrap();
+        let mut text = String::new();
+        let lowered = lower(&file, &b, &mut text).unwrap();
+        let decode = lowered
+            .functions
+            .iter()
+            .find(|f| f.name == "decode")
+            .unwrap();
+        for (key, count, first, last) in want {
+            let line = text
+                .split("\nfunction decode:")
+                .nth(1)
+                .unwrap()
+                .lines()
+                .find(|l| l.contains(&format!("dense_resource<{key}>")) && l.contains("const("))
+                .unwrap();
+            let name = line.trim().split(' ').next().unwrap();
+            let (_, op) = decode
+                .ops()
+                .find(|(_, op)| op.display_name() == name)
+                .unwrap();
+            let Some(Literal {
+                payload: Payload::Tensor(TensorData::Floats(v)),
+                ..
+            }) = op.attributes.get("val")
+            else {
+                panic!("{key} not decoded");
+            };
+            assert_eq!(
+                (v.len(), &v[..4], v[count - 1]),
+                (count, &first[..], last),
+                "{key}"
+            );
+        }
     }
 
     #[test]
