@@ -365,12 +365,12 @@ fn check(args: CheckArgs) -> u8 {
             Keep::Reports
         },
         // Only the human and HTML reports show a protobuf program's text (line numbers and
-        // snippets); JSON gives its `dump_line`s, which need the lines but not the text.
+        // snippets); JSON and SARIF give its `dump_line`s, which need the lines but not the text.
         rendering: if matches!(args.output_format, OutputFormat::Human | OutputFormat::Html)
             && !args.quiet
         {
             Rendering::Text
-        } else if args.output_format == OutputFormat::Json {
+        } else if matches!(args.output_format, OutputFormat::Json | OutputFormat::Sarif) {
             Rendering::Lines
         } else {
             Rendering::Skip

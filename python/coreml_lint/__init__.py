@@ -47,8 +47,8 @@ __all__ = [
     "rules",
 ]
 
-#: What ``check`` and ``fix`` accept: a path to a ``.mlpackage``, ``.mlmodelc``, ``.mlmodel`` or
-#: ``.mil`` (or a folder of them), or a coremltools ``MLModel``.
+#: What ``check`` and ``fix`` accept: a path to a ``.mlpackage``, ``.mlmodelc``, ``.mlmodel``,
+#: ``.mil`` or Core AI ``.aimodel`` (or a folder of them), or a coremltools ``MLModel``.
 Model = Union[str, "os.PathLike[str]", Any]
 
 
@@ -192,8 +192,9 @@ def check(
     (``_repr_html_``) and writes it with ``to_html()``.
 
     Args:
-        model: a path to a ``.mlpackage``, ``.mlmodelc``, ``.mlmodel`` or ``.mil``, a folder
-            (walked for models), or a coremltools ``MLModel`` (the package behind it is linted).
+        model: a path to a ``.mlpackage``, ``.mlmodelc``, ``.mlmodel``, ``.mil`` or Core AI
+            ``.aimodel``, a folder (walked for models), or a coremltools ``MLModel`` (the package
+            behind it is linted).
         select: rule ids or prefixes to run (``"state"``, ``["blob", "tensor-rank"]``); all by
             default, or what ``coreml-lint.yaml`` selects.
         ignore: rule ids or prefixes not to run.

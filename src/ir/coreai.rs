@@ -31,6 +31,8 @@ pub struct AiResource {
     pub size: u64,
     /// Required alignment of a blob's data; 0 for non-blob entries.
     pub alignment: u64,
+    /// Where its payload (a blob's data) starts in `main.mlirb`.
+    pub offset: u64,
 }
 
 /// A section of the MLIR bytecode container.
@@ -77,6 +79,91 @@ pub struct AiValue {
     pub ty: ValueType,
 }
 
+/// The newest asset version iOS 27 / macOS 27 reads: coreai-core 1.0.0b3 writes for OS 27 only
+/// (`OSVersion.v27`), whose dialect version is 20260409 and compatibility version 27.0.
+pub const NEWEST_ASSET_VERSION_OS_27: i64 = 20260409;
+
+/// The asset version (`aicode.serialization.asset`'s `version`) and the OS it needs, as `dump`
+/// prints them.
+pub fn asset_version_text(version: i64) -> String {
+    if version <= NEWEST_ASSET_VERSION_OS_27 {
+        format!(
+            "asset version: {version} (needs iOS 27 / macOS 27: compatibility version 27.0, \
+             which reads asset versions up to {NEWEST_ASSET_VERSION_OS_27})"
+        )
+    } else {
+        format!(
+            "asset version: {version} (newer than {NEWEST_ASSET_VERSION_OS_27}, the newest iOS 27 / \
+             macOS 27 reads: it needs a later OS)"
+        )
+    }
+}
+
+/// The composite a private graph implements, from its `composite_decl`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Composite {
+    /// Its name (`scaled_dot_product_attention`).
+    pub name: String,
+    /// Its `op_attrs` as coreai-core prints them (`is_causal = false`), in stored order.
+    pub attrs: Vec<(String, String)>,
+}
+
+impl Composite {
+    /// `is_causal = false, version = 1, window_size = 0`.
+    pub fn attrs_text(&self) -> String {
+        let items: Vec<String> = self
+            .attrs
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        items.join(", ")
+    }
+}
+
+impl std::fmt::Display for Composite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.attrs.is_empty() {
+            true => write!(f, "{}", self.name),
+            false => write!(f, "{}: {}", self.name, self.attrs_text()),
+        }
+    }
+}
+
+/// A graph's ops, counted on the two bases a Core AI user meets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpCounts {
+    /// The ops of the graph's body (top level), as coreai-core's printed program has them, without
+    /// the `coreai.output` terminator (`dump` lists what it returns as the outputs) and without
+    /// the ops inside region bodies (`scatter_nd`'s combiner): one per op line of `dump`.
+    pub top_level: usize,
+    /// Of those, the ops other than constants: what `check` (`{REGION.share}`) and `--placement`
+    /// count.
+    pub not_constants: usize,
+    /// Every `aicode` op stored in the graph at any depth (composite ops' inline decompositions and
+    /// their constants included), the `output_v1` / `yield_v1` terminators not: the ops
+    /// coreai-core's `operation_distribution` sums over the asset.
+    pub stored: usize,
+}
+
+impl std::fmt::Display for OpCounts {
+    /// The two lines `dump` prints under a function, each saying what it counts.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "  ops: {} top-level, as in coreai-core's printed program (one per line below; \
+             `coreai.output` and region bodies not counted), {} of them not constants (the ops \
+             `check` and `--placement` count)",
+            self.top_level, self.not_constants
+        )?;
+        writeln!(
+            f,
+            "  aicode ops: {} stored at any depth (composites' inline decompositions and constants \
+             included, output_v1/yield_v1 not; what coreai-core's operation_distribution sums)",
+            self.stored
+        )
+    }
+}
+
 /// What a Core AI graph declares, as `dump` lists it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AiFunction {
@@ -84,11 +171,10 @@ pub struct AiFunction {
     pub name: String,
     /// A private graph (a composite's body, called through `invoke`).
     pub private: bool,
-    /// The composite it implements (`scaled_dot_product_attention`), for a composite's graph.
-    pub composite: Option<String>,
-    /// Ops nested in the graph at any depth, the `output_v1` / `yield_v1` terminators excepted:
-    /// the count coreai-core's `operation_distribution` sums.
-    pub ops: usize,
+    /// The composite it implements, for a composite's graph.
+    pub composite: Option<Composite>,
+    /// Its ops, counted on each basis.
+    pub ops: OpCounts,
     /// Tensor arguments.
     pub inputs: Vec<AiValue>,
     /// Handle arguments (state buffers).
@@ -176,9 +262,6 @@ impl std::fmt::Display for AiAsset {
             )?;
         }
         writeln!(f, "strings: {}", b.strings.len())?;
-        if let Some(v) = self.asset_version {
-            writeln!(f, "asset version: {v}")?;
-        }
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::analysis::placement::{Likely, Macs, Reason};
 use crate::check::placement::{ane_excluded, place_run, PlacedFunction};
 use crate::check::{CheckRun, ModelOutcome};
-use crate::ir::SubModel;
+use crate::ir::{ModelKind, SubModel};
 
 /// One line a person reads about why an op got its estimate.
 pub fn detail(reason: &Reason) -> String {
@@ -76,6 +76,31 @@ fn model_name(p: &PlacedFunction<'_>) -> String {
         None => p.path.clone(),
     }
 }
+
+/// What the estimate is and what can confirm it, for the kinds of model `run` checked: Core ML
+/// reports placement through its compute plan; Core AI has no API that reports where ops run, so
+/// for a Core AI asset the estimate is Core ML's op table and nothing confirms it.
+fn estimate_note(run: &CheckRun) -> String {
+    let (mut core_ml, mut core_ai) = (false, false);
+    for m in &run.models {
+        if let ModelOutcome::Checked { model, .. } = &m.outcome {
+            match model.kind == ModelKind::AiModel {
+                true => core_ai = true,
+                false => core_ml = true,
+            }
+        }
+    }
+    let core_ai_note = "for a Core AI asset, an estimate from Core ML's op table: Core AI has no \
+                        API that reports where ops run, so nothing on the device confirms it";
+    match (core_ml, core_ai) {
+        (false, true) => format!("an ESTIMATE from the op table and the findings; {core_ai_note}"),
+        (true, true) => format!("{CORE_ML_NOTE}; {core_ai_note}"),
+        _ => CORE_ML_NOTE.to_string(),
+    }
+}
+
+const CORE_ML_NOTE: &str = "an ESTIMATE from the op table and the findings, not Core ML's \
+                            placement; confirm with MLComputePlan on the target device";
 
 /// The `placement` member of the JSON document (`schemas/placement.schema.json`).
 #[derive(Debug, Serialize, JsonSchema)]
@@ -224,7 +249,7 @@ pub fn document(run: &CheckRun) -> PlacementDoc {
             })
         })
         .collect();
-    let mut note = "an ESTIMATE from the op table and the findings, not Core ML's placement; confirm with MLComputePlan on the target device".to_string();
+    let mut note = estimate_note(run);
     if let Some(excluded) = excluded_text(run) {
         note.push_str("; ");
         note.push_str(&excluded);
@@ -245,7 +270,7 @@ pub fn json(run: &CheckRun) -> Value {
 /// names shown escaped for the terminal.
 pub fn render(run: &CheckRun) -> String {
     let placed = place_run(run);
-    let mut out = render_table(&placed);
+    let mut out = render_table(&placed, &estimate_note(run));
     if let Some(excluded) = excluded_text(run) {
         let _ = writeln!(out, "  {excluded}");
     }
@@ -344,18 +369,14 @@ fn row_cells(p: &PlacedFunction<'_>) -> [String; 9] {
     ]
 }
 
-fn render_table(placed: &[PlacedFunction<'_>]) -> String {
-    render_rows(&placed.iter().map(row_cells).collect::<Vec<_>>())
+fn render_table(placed: &[PlacedFunction<'_>], note: &str) -> String {
+    render_rows(&placed.iter().map(row_cells).collect::<Vec<_>>(), note)
 }
 
-/// Renders rows as a small table, labelled as an estimate.
-fn render_rows(cells: &[[String; 9]]) -> String {
+/// Renders rows as a small table, labelled with `note` (what the estimate is).
+fn render_rows(cells: &[[String; 9]], note: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Likely placement (an ESTIMATE from the op table and the findings, not Core ML's placement; \
-         confirm with MLComputePlan on the target device)"
-    );
+    let _ = writeln!(out, "Likely placement ({note})");
     if cells.is_empty() {
         let _ = writeln!(out, "  no estimated function");
         return out;
@@ -399,8 +420,10 @@ fn render_rows(cells: &[[String; 9]]) -> String {
     }
     let _ = writeln!(
         out,
-        "  boundaries: data edges between a likely-ANE and a likely-CPU op\n  ANE compute: the \
-         likely-ANE share of the multiply-accumulates of the ops whose cost is known"
+        "  ops: the function's ops other than constants (for a Core AI asset, the ops `dump` \
+         counts as not constants)\n  boundaries: data edges between a likely-ANE and a likely-CPU \
+         op\n  ANE compute: the likely-ANE share of the multiply-accumulates of the ops whose cost \
+         is known"
     );
     out
 }
@@ -412,7 +435,7 @@ mod tests {
     #[test]
     fn render_is_labelled_an_estimate() {
         let row = ["a.mlpackage", "main", "6", "3", "2", "1", "0", "2", "92 %"].map(String::from);
-        let s = render_rows(&[row]);
+        let s = render_rows(&[row], CORE_ML_NOTE);
         assert!(s.contains("ESTIMATE") && s.contains("MLComputePlan"), "{s}");
         let row = s.lines().find(|l| l.contains("a.mlpackage")).unwrap();
         let nums: Vec<&str> = row.split_whitespace().skip(2).collect();

@@ -4,7 +4,8 @@
 //! models (`.mlpackage`, bare `.mlmodel`) point at the `model.mlmodel` file: it is binary, so the
 //! region is the whole file in bytes, and `startLine` 1, since GitHub code scanning reads only
 //! line regions (ossf/scorecard#1458 did the same); every result names its sub-model, function and
-//! op through `logicalLocations`. Artifact URIs are relative to the folder the
+//! op through `logicalLocations`. So does a Core AI asset's `main.mlirb`. For both, the op's line
+//! and column in `coreml-lint dump`'s text are the result's `dumpLine` / `dumpColumn` properties. Artifact URIs are relative to the folder the
 //! tool ran in (`%SRCROOT%`). Nothing in the output depends on the time of the run.
 //!
 //! A run compared with a baseline marks every result `baselineState: new`, and adds the baselined
@@ -278,6 +279,12 @@ fn result(
         Vec::new()
     };
     let mut props = vec![("model", json!(relative_uri(&f.path, base).0))];
+    // A program read from a binary file (a package's protobuf, a Core AI asset's bytecode): the
+    // op's line and column in what `coreml-lint dump` prints, as the JSON's `dump_line`.
+    if let Some((line, column)) = super::location::place(model, f).dump {
+        props.push(("dumpLine", json!(line)));
+        props.push(("dumpColumn", json!(column)));
+    }
     if let Some(sub) = &f.sub_model {
         props.push((
             "subModel",

@@ -35,13 +35,16 @@ fn rules_of(found: &[Value]) -> Vec<String> {
 fn clean_core_ai_bundles_get_no_finding_for_any_units() {
     let corpus = common::corpus().join("coreai");
     // fp32 (coreai-torch's default: `clean`), an fp32 decoder with fp32 KV states, an fp16 decoder,
-    // an fp16 program with an fp32 softmax, a split: each a valid bundle.
+    // an fp16 program with an fp32 softmax, a split, KV states of 1024 positions in Apple's rank-5
+    // iOS layout, a padded convolution and a dynamic-width expand/squeeze: each a valid bundle.
     let clean: Vec<_> = [
         "clean.aimodel",
         "programs/decoder-fp32.aimodel",
         "programs/decoder.aimodel",
         "programs/fp32-island.aimodel",
         "programs/split.aimodel",
+        "programs/kv1024-ios.aimodel",
+        "programs/conv.aimodel",
     ]
     .iter()
     .map(|p| corpus.join(p))
@@ -66,6 +69,7 @@ fn every_core_ai_hazard_is_still_reported() {
         ("no-producer.aimodel", "coreai-no-producer"),
         ("symlink.aimodel", "coreai-symlink"),
         ("programs/kv2048.aimodel", "coreai-kv-state-length"),
+        ("programs/kv2048-ios.aimodel", "coreai-kv-state-length"),
         ("programs/logits1000.aimodel", "coreai-logits-alignment"),
         ("programs/metal-kernel.aimodel", "coreai-metal-kernel"),
         ("programs/split-zero.aimodel", "zero-sized-dim"),
@@ -74,6 +78,35 @@ fn every_core_ai_hazard_is_still_reported() {
         let rules = rules_of(&found);
         assert!(rules.iter().all(|r| r == rule), "{asset}: {rules:?}");
         assert!(!rules.is_empty(), "{asset}: no `{rule}`");
+    }
+}
+
+/// The KV-length hazard is a GPU decode's (apple/coreai-models#124): reported, in both KV layouts,
+/// for every unit setting that allows the GPU (on Core AI, every one but cpu-only), on each state.
+#[test]
+fn kv_state_length_is_a_gpu_hazard_in_both_layouts() {
+    let dir = common::corpus().join("coreai/programs");
+    for (asset, shape) in [
+        ("kv2048.aimodel", "[1, 2, 2048, 8]"),
+        ("kv2048-ios.aimodel", "[2, 1, 16, 1, 2048]"),
+    ] {
+        for units in ["all", "cpu-and-ne", "cpu-and-gpu"] {
+            let (_, found) = check(&[dir.join(asset)], &["--compute-units", units]);
+            let states: Vec<&str> = found
+                .iter()
+                .filter(|d| d["rule"] == "coreai-kv-state-length")
+                .map(|d| d["message"].as_str().unwrap())
+                .collect();
+            assert_eq!(states.len(), 2, "{asset} {units}: {found:#?}");
+            for (m, name) in states.iter().zip(["k_cache", "v_cache"]) {
+                assert!(
+                    m.starts_with(&format!("state `{name}` {shape} of `decode`")),
+                    "{m}"
+                );
+            }
+        }
+        let (_, found) = check(&[dir.join(asset)], &["--compute-units", "cpu-only"]);
+        assert!(found.is_empty(), "{asset} cpu-only: {found:#?}");
     }
 }
 

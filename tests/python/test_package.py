@@ -217,6 +217,45 @@ def test_a_diagnostic_is_the_json_record_field_for_field(rel: str) -> None:
         assert d.op in line and line[d.column - 1 :].startswith("write_state(")
 
 
+# --- Core AI assets ---------------------------------------------------------------------------
+
+AIMODELS = sorted(CORPUS.glob("coreai/*.aimodel")) + sorted(CORPUS.glob("coreai/programs/*.aimodel"))
+
+
+@pytest.mark.parametrize("model", AIMODELS, ids=lambda p: p.name)
+def test_check_on_a_core_ai_asset_equals_the_cli_json(model: Path) -> None:
+    rel = str(model.relative_to(ROOT))
+    _, doc = cli_json("--isolated", rel)
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        got = coreml_lint.check(rel, config=False)
+    finally:
+        os.chdir(cwd)
+    assert [d.to_dict() for d in got] == doc["diagnostics"]
+
+
+def test_a_core_ai_diagnostic_is_at_its_line_in_the_dump() -> None:
+    rel = "corpus/coreai/programs/metal-kernel.aimodel"
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        (d,) = coreml_lint.check(rel, config=False)
+    finally:
+        os.chdir(cwd)
+    assert (d.rule, d.function, d.op) == ("coreai-metal-kernel", "main", "%4")
+    # The bytecode is binary: no line in it; the op's line is the one `coreml-lint dump` prints.
+    assert d.file.endswith("metal-kernel.aimodel/main.mlirb") and d.line is None and d.column is None
+    dump = cli("dump", rel).stdout.splitlines()
+    assert dump[d.dump_line - 1][d.dump_column - 1 :].startswith("%4 = metal4_kernel(")
+    # The decoders' KV states: one diagnostic per state for the GPU, none for cpu-only.
+    kv = CORPUS / "coreai/programs/kv2048-ios.aimodel"
+    states = [(d.rule, d.state) for d in coreml_lint.check(kv, config=False)]
+    assert states == [("coreai-kv-state-length", "k_cache"), ("coreai-kv-state-length", "v_cache")]
+    assert coreml_lint.check(kv, config=False, compute_units="cpu-only") == []
+    assert coreml_lint.check(CORPUS / "coreai/programs/kv1024-ios.aimodel", config=False) == []
+
+
 def test_select_and_ignore() -> None:
     model = CORPUS / "packages/state-blend-rmw.mlpackage"
     everything = {d.rule for d in coreml_lint.check(model)}

@@ -43,7 +43,17 @@ pub enum AiAttr {
     /// `#aicode.serialization.string<"…">`.
     String(String),
     /// `#aicode.serialization.integer<(W bit …) V>`.
-    Integer(i64),
+    Integer {
+        /// Its width in bits (1 for a flag such as `is_causal`).
+        bits: u64,
+        /// Its value.
+        value: i64,
+    },
+    /// A dictionary (a composite's `op_attrs`): its entries' indices, each an opaque `key = [value]`.
+    Dictionary(Vec<u64>),
+    /// `#aicode.serialization.dense_resource<…>`: the index of the resource among the `aicode`
+    /// dialect's resources, in the order of the resource offset section.
+    Resource(u64),
     /// `#aicode.serialization.type<…>`: a type index.
     Type(u64),
     /// `#aicode.serialization.array<[…]>`.
@@ -74,25 +84,40 @@ const TYPE_HANDLE: u64 = 31;
 const TYPE_TOKEN: u64 = 32;
 const TYPE_SYMBOL: u64 = 33;
 
-/// Element type codes seen in coreai-core 1.0.0b3 output (torch casts to each dtype).
+/// Element type codes seen in coreai-core 1.0.0b3 output: torch casts to each dtype, and
+/// constants of the 64-bit and sub-byte types saved with coreai-core (`docs/coreai-bytecode.md`).
 const ELEMENT_TYPES: &[(u64, DType)] = &[
     (4, DType::Bool),
+    (5, DType::Fp64),
     (6, DType::Fp32),
     (7, DType::Fp16),
     (8, DType::Bf16),
+    (17, DType::Int64),
     (18, DType::Int32),
     (19, DType::Int16),
     (20, DType::Int8),
+    (21, DType::Int4),
+    (23, DType::UInt64),
     (24, DType::UInt32),
     (25, DType::UInt16),
     (26, DType::UInt8),
+    (27, DType::UInt4),
+    (28, DType::UInt2),
+    (29, DType::UInt1),
+    (36, DType::UInt6),
+    (37, DType::UInt3),
 ];
+
+/// Element types coreai-core writes that the IR has no element type for.
+const UNREPRESENTED_ELEMENT_TYPES: &[(u64, &str)] = &[(22, "sint2_v1")];
 
 const ATTR_STRING: u64 = 1;
 const ATTR_INTEGER: u64 = 2;
 const ATTR_TYPE: u64 = 4;
 const ATTR_ARRAY: u64 = 5;
 const ATTR_DENSE: u64 = 6;
+const ATTR_DENSE_RESOURCE: u64 = 7;
+const ATTR_DICTIONARY: u64 = 45;
 const ATTR_OPAQUE: u64 = 9;
 const ATTR_SYMBOL_REF: u64 = 14;
 const ATTR_PARAM_CONSTANT: u64 = 16;
@@ -243,7 +268,14 @@ impl<'a> Table<'a> {
             TYPE_SYMBOL => AiType::Other("symbol"),
             _ => match ELEMENT_TYPES.iter().find(|(c, _)| *c == code) {
                 Some((_, dtype)) => AiType::Element(*dtype),
-                None => return Err(unknown("unknown aicode")),
+                None => match UNREPRESENTED_ELEMENT_TYPES.iter().find(|(c, _)| *c == code) {
+                    Some((_, name)) => {
+                        return Err(unknown(&format!(
+                            "`!aicode.{name}`, an element type with no IR element type:"
+                        )))
+                    }
+                    None => return Err(unknown("unknown aicode")),
+                },
             },
         })
     }
@@ -255,15 +287,17 @@ impl<'a> Table<'a> {
         Ok(match code {
             ATTR_STRING => AiAttr::String(self.string_index(&mut r)?),
             ATTR_INTEGER => {
-                let width = r.varint()?;
-                r.varint()?; // signedness
-                let value = if width <= 8 {
+                let bits = r.varint()?;
+                r.byte()?; // signedness, one raw byte (0 for `si64`)
+                let value = if bits <= 8 {
                     i64::from(r.byte()?)
                 } else {
                     r.signed_varint()?
                 };
-                AiAttr::Integer(value)
+                AiAttr::Integer { bits, value }
             }
+            ATTR_DICTIONARY => AiAttr::Dictionary(self.indices(&mut r, e)?),
+            ATTR_DENSE_RESOURCE => AiAttr::Resource(r.varint()?),
             ATTR_TYPE => AiAttr::Type(r.varint()?),
             ATTR_ARRAY => AiAttr::Array(self.indices(&mut r, e)?),
             ATTR_OPAQUE => {

@@ -330,7 +330,7 @@ fn parse_resources(
             let kind = r.byte()?;
             let entry_at = data_base + body.pos;
             let entry = body.bytes(len, "resource")?;
-            let (size, alignment) = if kind == 0 {
+            let (size, alignment, offset) = if kind == 0 {
                 let mut e = Reader::new(entry, entry_at);
                 let alignment = e.varint()?;
                 let size = e.varint()?;
@@ -340,15 +340,16 @@ fn parse_resources(
                         "blob of {size} bytes does not fill its {len}-byte entry"
                     ));
                 }
-                (size, alignment)
+                (size, alignment, (entry_at + e.pos) as u64)
             } else {
-                (len, 0)
+                (len, 0, entry_at as u64)
             };
             out.push(AiResource {
                 group: group.clone(),
                 key,
                 size,
                 alignment,
+                offset,
             });
         }
     }

@@ -6,7 +6,9 @@
 
 pub mod aicode;
 pub mod bytecode;
+pub mod elements;
 pub mod ir_section;
+pub mod op_count;
 pub mod program;
 pub mod sha256;
 

@@ -3,9 +3,8 @@
 //! the graph's top-level ops with their types, named in the MIL op vocabulary of
 //! `rules/coreai/ops.yaml`, and whose outputs are the values `output_v1` returns.
 //!
-//! Composite ops keep their decomposition region in the bytecode; it is counted (the op count of a
-//! function is coreai-core's: every op nested in the graph but the `output_v1` / `yield_v1`
-//! terminators) but not lowered. The text `dump` prints is rendered here, and every op's span
+//! Composite ops keep their decomposition region in the bytecode; it is counted among the stored
+//! `aicode` ops (`super::op_count`) but not lowered. The text `dump` prints is rendered here, and every op's span
 //! points at its line.
 
 use std::collections::HashMap;
@@ -14,12 +13,13 @@ use std::sync::OnceLock;
 
 use super::aicode::{AiAttr, AiType, Table};
 use super::bytecode::{BytecodeError, Reader, Result};
+use super::elements::{decode_elements, decode_words, storage, values_text, Storage};
 use super::ir_section::{IrBlock, IrOp, ValueId};
+use super::op_count::OUTPUT;
 use crate::ir::build::{build_function, BlockSyntax, FunctionSyntax, InputSyntax, OpSyntax};
-use crate::ir::coreai::{AiBytecode, AiFunction, AiValue};
+use crate::ir::coreai::{AiBytecode, AiFunction, AiResource, AiValue, Composite};
 use crate::ir::{
-    Arg, Attributes, DType, Function, Literal, Name, Output, Param, Payload, Span, TensorData,
-    ValueType,
+    Arg, Attributes, Function, Literal, Name, Output, Param, Payload, Span, ValueType,
 };
 
 const ATTR_TYPE_OFFSET: u8 = 3;
@@ -30,8 +30,6 @@ const PROPERTIES: u8 = 8;
 const ASSET: &str = "aicode.serialization.asset";
 const GRAPH: &str = "aicode.dataflow.graph_v1";
 const INVOKE: &str = "aicode.dataflow.invoke_v1";
-const OUTPUT: &str = "aicode.dataflow.output_v1";
-const YIELD: &str = "aicode.dataflow.yield_v1";
 /// Fields of `graph_v1`'s properties: argAttrs, composite declaration (optional), externalize,
 /// functionType, isPrivate, name, noInline, paramDecls, resAttrs.
 const GRAPH_FIELDS: usize = 9;
@@ -80,7 +78,10 @@ pub fn op_stem(name: &str) -> &str {
 /// The MIL op type and operand parameter names of a stored op name.
 pub fn mil_op(name: &str) -> (String, &'static [String]) {
     let stem = op_stem(name);
-    match mappings().get(stem) {
+    let mapping = mappings()
+        .get(stem)
+        .or_else(|| mappings().get(stem.strip_prefix("primitive.")?));
+    match mapping {
         Some(m) => (m.op.clone(), &m.params),
         None => (stem.rsplit('.').next().unwrap_or(stem).to_string(), &[]),
     }
@@ -122,6 +123,8 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         table: &table,
         properties: &properties,
         composites: HashMap::new(),
+        file,
+        resources: b.resources.iter().filter(|r| r.group == "aicode").collect(),
     };
     let asset = match top.as_slice() {
         [op] if cx.name(op) == ASSET => op,
@@ -133,6 +136,9 @@ pub fn lower(file: &[u8], b: &AiBytecode, text: &mut String) -> Result<Lowered> 
         }
     };
     let asset_version = cx.asset_version(asset);
+    if let Some(v) = asset_version {
+        let _ = writeln!(text, "{}", crate::ir::coreai::asset_version_text(v));
+    }
     let mut out = Lowered {
         functions: Vec::new(),
         summaries: Vec::new(),
@@ -180,7 +186,7 @@ fn with_versions(mut e: BytecodeError, b: &AiBytecode, asset: Option<i64>) -> By
     let _ = write!(
         e.message,
         " (aicode dialect version {dialect}, asset version {asset}; this reader knows the \
-         encodings of coreai-core 1.0.0b3: dialect version 5, asset versions 20260204, 20260317 and 20260409)"
+         encodings of coreai-core 1.0.0b3: dialect version 5, asset versions 20250707, 20260204, 20260317 and 20260409)"
     );
     e
 }
@@ -212,7 +218,11 @@ struct Cx<'a> {
     table: &'a Table<'a>,
     properties: &'a [(usize, Vec<u64>)],
     /// Graph name → the composite it implements, for every composite graph of the asset.
-    composites: HashMap<String, String>,
+    composites: HashMap<String, Composite>,
+    /// The program file, whose resource blobs hold the large constants.
+    file: &'a [u8],
+    /// The `aicode` dialect's resources, in the order `dense_resource` indexes them.
+    resources: Vec<&'a AiResource>,
 }
 
 /// What one graph argument or result is called and whether it is a state.
@@ -251,7 +261,7 @@ impl Cx<'_> {
         let props = self.props(asset).ok()?;
         props.iter().find_map(|&p| match p & 1 {
             1 => match self.table.attr(p >> 1) {
-                Ok(AiAttr::Integer(v)) => Some(v),
+                Ok(AiAttr::Integer { value, .. }) => Some(value),
                 _ => None,
             },
             _ => None,
@@ -296,8 +306,38 @@ impl Cx<'_> {
         }
     }
 
+    /// The `op_attrs` of a composite declaration whose fields (`input_names`, `op_attrs`,
+    /// `output_names`, each an opaque) are `fields`.
+    fn composite_attrs(&self, fields: &[u64]) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for &field in fields {
+            let AiAttr::Opaque(key, values) = self.table.attr(field)? else {
+                continue;
+            };
+            if key != "op_attrs" {
+                continue;
+            }
+            for &dict in &values {
+                let AiAttr::Dictionary(entries) = self.table.attr(dict)? else {
+                    continue;
+                };
+                for entry in entries {
+                    let AiAttr::Opaque(name, value) = self.table.attr(entry)? else {
+                        continue;
+                    };
+                    let text = match value.first() {
+                        Some(&v) => attr_text(&self.table.attr(v)?),
+                        None => String::new(),
+                    };
+                    out.push((name, text));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// A graph's name and the composite it implements.
-    fn graph_identity(&self, graph: &IrOp) -> Result<(String, Option<String>)> {
+    fn graph_identity(&self, graph: &IrOp) -> Result<(String, Option<Composite>)> {
         let props = self.props(graph)?;
         if props.len() != GRAPH_FIELDS {
             return Err(BytecodeError {
@@ -311,7 +351,10 @@ impl Cx<'_> {
         let name = self.table.string(props[5])?;
         let composite = match props[1] {
             p if p & 1 == 1 => match self.table.attr(p >> 1)? {
-                AiAttr::Opaque(key, _) => Some(key),
+                AiAttr::Opaque(key, fields) => Some(Composite {
+                    name: key,
+                    attrs: self.composite_attrs(&fields)?,
+                }),
                 other => {
                     return self
                         .table
@@ -340,7 +383,8 @@ impl Cx<'_> {
     fn graph(&self, graph: &IrOp, text: &mut String) -> Result<(Function, AiFunction)> {
         let props = self.props(graph)?;
         let (name, composite) = self.graph_identity(graph)?;
-        let private = matches!(self.table.attr(props[4])?, AiAttr::Integer(v) if v != 0);
+        let private =
+            matches!(self.table.attr(props[4])?, AiAttr::Integer { value, .. } if value != 0);
         let arg_attrs = self.arg_attrs(props[0])?;
         let res_attrs = self.arg_attrs(props[8])?;
         let empty = IrBlock::default();
@@ -349,15 +393,7 @@ impl Cx<'_> {
             .first()
             .and_then(|r| r.blocks.first())
             .unwrap_or(&empty);
-        let mut ops = 0usize;
-        for op in &body.ops {
-            op.walk(&mut |o| {
-                let n = self.name(o);
-                if n != OUTPUT && n != YIELD {
-                    ops += 1;
-                }
-            });
-        }
+        let ops = super::op_count::count(body, |o| self.name(o));
 
         let mut names: HashMap<ValueId, Name> = HashMap::new();
         let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -401,13 +437,14 @@ impl Cx<'_> {
 
         let _ = writeln!(
             text,
-            "\nfunction {name}{}{}: {ops} ops",
+            "\nfunction {name}{}{}:\n{}",
             if summary.private { " (private)" } else { "" },
             summary
                 .composite
                 .as_ref()
                 .map(|c| format!(" (composite {c})"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            summary.ops.to_string().trim_end()
         );
         let func_start = text.len();
         let mut syntax = FunctionSyntax {
@@ -460,8 +497,9 @@ impl Cx<'_> {
                 continue;
             }
             let callee = (stored == INVOKE).then(|| self.callee(op)).flatten();
-            let (op_type, params) = match callee.as_ref().and_then(|c| self.composites.get(c)) {
-                Some(composite) => composite_op(composite),
+            let composite = callee.as_ref().and_then(|c| self.composites.get(c));
+            let (op_type, params) = match composite {
+                Some(composite) => composite_op(&composite.name),
                 None => mil_op(stored),
             };
             let mut results = Vec::new();
@@ -540,12 +578,8 @@ impl Cx<'_> {
                 .collect();
             let types: Vec<String> = results.iter().map(|r| type_text(&r.ty)).collect();
             let mut args = args;
-            if let Some(Literal {
-                payload: Payload::Tensor(data),
-                ..
-            }) = attributes.get("val")
-            {
-                if let Some(v) = short_values(data) {
+            if op_type == "const" {
+                if let Some(v) = self.constant_text(op, attributes.get("val"))? {
                     args.push(format!("val = {v}"));
                 }
             }
@@ -553,13 +587,12 @@ impl Cx<'_> {
             if !types.is_empty() {
                 let _ = write!(line, " : {}", types.join(", "));
             }
-            match &callee {
-                Some(c) => {
-                    let _ = write!(line, "  // {stored} @{c}");
-                }
-                None => {
-                    let _ = write!(line, "  // {stored}");
-                }
+            let _ = write!(line, "  // {stored}");
+            if let Some(c) = &callee {
+                let _ = write!(line, " @{c}");
+            }
+            if let Some(c) = composite.filter(|c| !c.attrs.is_empty()) {
+                let _ = write!(line, " {{{}}}", c.attrs_text());
             }
             op_syntax.push((line, op_type, results, inputs_of_op, attributes));
         }
@@ -619,6 +652,39 @@ impl Cx<'_> {
         }
     }
 
+    /// A constant's value as `dump` prints it: the resource a `dense_resource` reads (its values
+    /// are decoded into the IR, not printed), or the decoded elements (the first few of a long
+    /// one, with their number).
+    fn constant_text(&self, op: &IrOp, value: Option<&Literal>) -> Result<Option<String>> {
+        if let [attr] = self.props(op)? {
+            if let AiAttr::Resource(index) = self.table.attr(*attr)? {
+                let key = &self.resource(index, op)?.key;
+                return Ok(Some(format!("dense_resource<{key}>")));
+            }
+        }
+        Ok(match value {
+            Some(Literal {
+                payload: Payload::Tensor(data),
+                ..
+            }) => values_text(data),
+            _ => None,
+        })
+    }
+
+    /// The `aicode` resource `index` a constant `op` reads.
+    fn resource(&self, index: u64, op: &IrOp) -> Result<&AiResource> {
+        self.resources
+            .get(index as usize)
+            .copied()
+            .ok_or_else(|| BytecodeError {
+                offset: op.offset,
+                message: format!(
+                    "a constant reads resource {index} of the {} `aicode` resources",
+                    self.resources.len()
+                ),
+            })
+    }
+
     /// A constant's value as a literal, when it is an inline `dense_elements` of a decoded dtype.
     fn constant(&self, op: &IrOp, ty: Option<&ValueType>) -> Result<Option<Literal>> {
         let Some(ValueType::Tensor(t)) = ty else {
@@ -631,13 +697,28 @@ impl Cx<'_> {
         let [value] = props else {
             return Ok(None);
         };
-        let AiAttr::Dense { splat, bytes } = self.table.attr(*value)? else {
-            return Ok(None);
-        };
         if count as usize > MAX_CONST_ELEMENTS {
             return Ok(None);
         }
-        let Some(data) = decode_elements(t.dtype, &bytes, splat, count as usize) else {
+        let data = match self.table.attr(*value)? {
+            AiAttr::Dense { splat, bytes } => {
+                decode_elements(t.dtype, &bytes, splat, count as usize)
+            }
+            // A blob holds the elements back to back, little-endian; sub-byte types are packed
+            // there (an order not measured), so only whole-byte types are read.
+            AiAttr::Resource(index) => {
+                let r = self.resource(index, op)?;
+                match storage(t.dtype) {
+                    Some(Storage::Bytes(width)) if r.size == count * width as u64 => self
+                        .file
+                        .get(r.offset as usize..(r.offset + r.size) as usize)
+                        .and_then(|bytes| decode_words(t.dtype, bytes, width)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(data) = data else {
             return Ok(None);
         };
         Ok(Some(Literal {
@@ -647,65 +728,14 @@ impl Cx<'_> {
     }
 }
 
-/// Little-endian elements of `dtype`; a splat holds one element for all `count`.
-fn decode_elements(dtype: DType, bytes: &[u8], splat: bool, count: usize) -> Option<TensorData> {
-    let width = match dtype {
-        DType::Bool | DType::Int8 | DType::UInt8 => 1,
-        DType::Fp16 | DType::Int16 | DType::UInt16 => 2,
-        DType::Fp32 | DType::Int32 | DType::UInt32 => 4,
-        _ => return None,
-    };
-    let stored = if splat { 1 } else { count };
-    if bytes.len() != stored * width {
-        return None;
+/// A scalar attribute as coreai-core prints it: a 1-bit integer as `true`/`false`.
+fn attr_text(attr: &AiAttr) -> String {
+    match attr {
+        AiAttr::Integer { bits: 1, value } => (*value != 0).to_string(),
+        AiAttr::Integer { value, .. } => value.to_string(),
+        AiAttr::String(s) => format!("{s:?}"),
+        other => format!("{other:?}"),
     }
-    let chunks = bytes.chunks_exact(width);
-    let data = match dtype {
-        DType::Fp16 => TensorData::Floats(
-            chunks
-                .map(|c| crate::ir::literal::f16_to_f64(u16::from_le_bytes([c[0], c[1]])))
-                .collect(),
-        ),
-        DType::Fp32 => TensorData::Floats(
-            chunks
-                .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-                .collect(),
-        ),
-        DType::Bool => TensorData::Bools(chunks.map(|c| c[0] != 0).collect()),
-        _ => TensorData::Ints(
-            chunks
-                .map(|c| match dtype {
-                    DType::Int8 => i64::from(c[0] as i8),
-                    DType::UInt8 => i64::from(c[0]),
-                    DType::Int16 => i64::from(i16::from_le_bytes([c[0], c[1]])),
-                    DType::UInt16 => i64::from(u16::from_le_bytes([c[0], c[1]])),
-                    DType::Int32 => i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                    _ => i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                })
-                .collect(),
-        ),
-    };
-    Some(if splat {
-        match data {
-            TensorData::Floats(v) => TensorData::Floats(vec![v[0]; count]),
-            TensorData::Ints(v) => TensorData::Ints(vec![v[0]; count]),
-            TensorData::Bools(v) => TensorData::Bools(vec![v[0]; count]),
-            other => other,
-        }
-    } else {
-        data
-    })
-}
-
-/// A constant's elements as `dump` prints them, for up to 8.
-fn short_values(data: &TensorData) -> Option<String> {
-    let items: Vec<String> = match data {
-        TensorData::Ints(v) if v.len() <= 8 => v.iter().map(i64::to_string).collect(),
-        TensorData::Floats(v) if v.len() <= 8 => v.iter().map(|x| format!("{x}")).collect(),
-        TensorData::Bools(v) if v.len() <= 8 => v.iter().map(bool::to_string).collect(),
-        _ => return None,
-    };
-    Some(format!("[{}]", items.join(", ")))
 }
 
 /// A value type as `dump` prints it: MIL's `tensor<fp16, [1, 8]>`, `state<…>`, `token`.
@@ -721,6 +751,7 @@ pub fn type_text(ty: &ValueType) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::TensorData;
 
     fn program(name: &str) -> Vec<u8> {
         std::fs::read(format!(
@@ -740,7 +771,8 @@ mod tests {
     fn every_truncation_and_flipped_byte_is_an_error_inside_the_file_or_a_program() {
         let file = program("split-zero");
         let whole = read(&file).unwrap();
-        assert_eq!(whole.summaries[0].ops, 19);
+        assert_eq!(whole.summaries[0].ops.stored, 19);
+        assert_eq!(whole.summaries[0].ops.top_level, 7);
         // coreai-core prints `%1 = coreai.constant dense<[4, 0, 4]> : tensor<3xui32>`.
         let sizes = whole.functions[0]
             .ops()
@@ -821,6 +853,147 @@ mod tests {
         assert!(err.message.contains("asset version 20260204"), "{err:?}");
     }
 
+    /// The decoded values of every constant of `name`, in program order, as numbers.
+    fn constant_values(name: &str) -> Vec<Vec<f64>> {
+        let lowered = read(&program(name)).unwrap();
+        let f = lowered.functions.iter().find(|f| f.name != "sdpa").unwrap();
+        f.ops()
+            .filter(|(_, op)| op.op_type == "const")
+            .map(|(_, op)| match op.attributes.get("val") {
+                Some(Literal {
+                    payload: Payload::Tensor(data),
+                    ..
+                }) => match data {
+                    TensorData::Floats(v) => v.clone(),
+                    TensorData::Ints(v) => v.iter().map(|&x| x as f64).collect(),
+                    TensorData::Bools(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("`{}` not decoded: {other:?}", op.display_name()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_element_type_coreai_core_writes_decodes_as_it_prints() {
+        let printed = std::fs::read_to_string(format!(
+            "{}/corpus/coreai/programs/dtypes.program.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        // `%3 = coreai.constant dense<[1, -2, 3, -8]> : tensor<4xsi4>` (a splat: `dense<-3>`).
+        let want: Vec<Vec<f64>> = printed
+            .lines()
+            .filter_map(|l| l.split("coreai.constant dense<").nth(1))
+            .map(|rest| {
+                let (values, ty) = rest.split_once("> : tensor<").unwrap();
+                let count: usize = ty.split('x').next().unwrap().parse().unwrap();
+                let items: Vec<f64> = values
+                    .trim_matches(['[', ']'])
+                    .split(", ")
+                    .map(|v| match v {
+                        "true" => 1.0,
+                        "false" => 0.0,
+                        n => n.parse().unwrap(),
+                    })
+                    .collect();
+                match items.len() {
+                    1 => vec![items[0]; count],
+                    _ => items,
+                }
+            })
+            .collect();
+        assert_eq!(want.len(), 11, "{printed}");
+        assert_eq!(constant_values("dtypes"), want);
+        let types: Vec<String> = read(&program("dtypes")).unwrap().functions[0]
+            .ops()
+            .filter_map(|(_, op)| match &op.outputs[0].ty {
+                ValueType::Tensor(t) => Some(format!("{:?}", t.dtype)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            types.join(" "),
+            "Fp64 Int64 UInt64 Int4 Int4 UInt1 UInt2 UInt3 UInt4 UInt6 Bool"
+        );
+    }
+
+    #[test]
+    fn weight_resources_decode_to_the_values_coreai_core_holds() {
+        // coreai-core's program text of `decoder.aimodel` holds each blob as hex: these are the
+        // first four and the last of its fp16 elements (`numpy.frombuffer(…, float16)`).
+        let want: [(&str, usize, [f64; 4], f64); 3] = [
+            (
+                "resource_16819552891009923155",
+                1024,
+                [
+                    0.056304931640625,
+                    -0.06463623046875,
+                    -0.08233642578125,
+                    -0.142822265625,
+                ],
+                -0.1522216796875,
+            ),
+            (
+                "resource_12079211690878646712",
+                16384,
+                [
+                    -0.0985107421875,
+                    0.2076416015625,
+                    -0.016448974609375,
+                    0.1134033203125,
+                ],
+                0.0211944580078125,
+            ),
+            (
+                "resource_8938937026063640510",
+                768,
+                [
+                    -0.0018720626831054688,
+                    0.1341552734375,
+                    -0.205810546875,
+                    -0.1839599609375,
+                ],
+                0.2169189453125,
+            ),
+        ];
+        let file = program("decoder");
+        let b = super::super::bytecode::parse(&file).unwrap();
+        let mut text = String::new();
+        let lowered = lower(&file, &b, &mut text).unwrap();
+        let decode = lowered
+            .functions
+            .iter()
+            .find(|f| f.name == "decode")
+            .unwrap();
+        for (key, count, first, last) in want {
+            let line = text
+                .split("\nfunction decode:")
+                .nth(1)
+                .unwrap()
+                .lines()
+                .find(|l| l.contains(&format!("dense_resource<{key}>")) && l.contains("const("))
+                .unwrap();
+            let name = line.trim().split(' ').next().unwrap();
+            let (_, op) = decode
+                .ops()
+                .find(|(_, op)| op.display_name() == name)
+                .unwrap();
+            let Some(Literal {
+                payload: Payload::Tensor(TensorData::Floats(v)),
+                ..
+            }) = op.attributes.get("val")
+            else {
+                panic!("{key} not decoded");
+            };
+            assert_eq!(
+                (v.len(), &v[..4], v[count - 1]),
+                (count, &first[..], last),
+                "{key}"
+            );
+        }
+    }
+
     #[test]
     fn op_table_reads_and_names_mil_ops() {
         assert!(mappings().len() > 40);
@@ -829,5 +1002,32 @@ mod tests {
         assert_eq!(mil_op("aicode.broadcasting_add_v1").0, "add");
         assert_eq!(mil_op("aicode.dataflow.write_handle_v1").0, "write_state");
         assert_eq!(mil_op("aicode.primitive.lut_to_dense_v1").0, "lut_to_dense");
+        // coreai's operand order (apple/coreai-torch `tests/ops/test_ops_ir.py`).
+        for (stored, op, params) in [
+            (
+                "aicode.primitive.conv2d_v1",
+                "conv",
+                "x weight strides dilations groups",
+            ),
+            (
+                "aicode.conv2d_v1",
+                "conv",
+                "x weight strides dilations groups",
+            ),
+            ("aicode.primitive.pad_v1", "pad", "x pad constant_val"),
+            ("aicode.primitive.expand_dims_v1", "expand_dims", "x axes"),
+            (
+                "aicode.primitive.broadcast_in_dims_v1",
+                "broadcast_in_dims",
+                "x sizes axes",
+            ),
+        ] {
+            let (name, names) = mil_op(stored);
+            assert_eq!(
+                (name.as_str(), names.join(" ").as_str()),
+                (op, params),
+                "{stored}"
+            );
+        }
     }
 }
