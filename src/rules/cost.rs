@@ -3,9 +3,9 @@
 //! Every node of every function is tested by most rules and nearly every test fails, so what a
 //! failing node costs is what the rules cost. A rule object's keys and an `all:` list are one
 //! conjunction; its members are reordered at load by the [`Cost`] of testing them: the structure
-//! of the node first, then lookups of the analysis and the deployment target, then constant values
-//! and walks of the graph (kept in the order the author wrote them: a rule tests a neighbour before
-//! a value that would be read from a weight file), then `peers:`, then captures. Matchers have no
+//! of the node first, then lookups of the analysis, then constant values and walks of the graph
+//! (kept in the order the author wrote them: a rule tests a neighbour before a value that would be
+//! read from a weight file), then `peers:` and the deployment target, then captures. Matchers have no
 //! effect but the captures they bind, so the order changes no answer; a member never moves past
 //! another that can bind a capture of the same name (the later binding wins), so it changes no
 //! capture either.
@@ -21,12 +21,13 @@ pub enum Cost {
     /// The node itself: op type, the form and type of its values, the model.
     Structure,
     /// Lookups: run-time dependence, state writes, dims at a constant axis, the function, the
-    /// name (a regular expression), the deployment target (sets of families are built).
+    /// name (a regular expression).
     Lookup,
     /// Constant values (decoded, or read from a weight file), implied shapes, `reasons:` texts,
     /// walks to other nodes.
     Values,
-    /// Every op of the function (`peers:`).
+    /// Every op of the function (`peers:`); the deployment target (it binds the families it
+    /// applies to).
     Function,
     /// Binds and never fails: tested last.
     Capture,
@@ -102,9 +103,12 @@ pub fn cost(m: &Matcher) -> Cost {
             .state_type
             .as_ref()
             .map_or(Cost::Lookup, |v| value_cost(v).max(Cost::Lookup)),
+        // The target's answer is the same at every node of a function, but a match binds the
+        // families it applies to (`TARGET`), which allocates: tested once the node's own tests
+        // hold.
+        Matcher::Target(_) => Cost::Function,
         Matcher::Function(_)
         | Matcher::Name(_)
-        | Matcher::Target(_)
         | Matcher::AxisDim { .. }
         | Matcher::BlockedAxes { .. } => Cost::Lookup,
         Matcher::ImpliedShape { .. } => Cost::Values,
@@ -226,7 +230,7 @@ mod tests {
     }
 
     #[test]
-    fn structure_is_tested_before_the_target_and_constant_values() {
+    fn structure_and_constant_values_are_tested_before_the_target() {
         let ordered = cheapest_first(vec![
             Matcher::Target(Box::default()),
             output(Some("V"), true),
@@ -239,8 +243,8 @@ mod tests {
                 "output Some(\"Y\")",
                 "relu",
                 "output None",
-                "target",
-                "output Some(\"V\")"
+                "output Some(\"V\")",
+                "target"
             ]
         );
     }
