@@ -42,7 +42,8 @@ pub use state_writes::{
 };
 pub use value_range::{Interval, RangeMap};
 
-/// Everything the analysis passes know about one function.
+/// Everything the analysis passes know about one function. Value ranges are computed the first
+/// time a rule or a message asks for one ([`FunctionAnalysis::ranges`]).
 #[derive(Clone, Debug, Default)]
 pub struct FunctionAnalysis {
     /// Constant values by value name.
@@ -51,8 +52,25 @@ pub struct FunctionAnalysis {
     pub deps: DependenceMap,
     /// States and their write chains.
     pub states: StateWrites,
-    /// Integer value ranges by value name.
-    pub ranges: RangeMap,
+    /// Integer value ranges by value name, once asked for.
+    ranges: std::sync::OnceLock<RangeMap>,
+    /// The bounds the model description puts on the function's inputs, for the ranges.
+    dims: value_range::InputDims,
+}
+
+impl FunctionAnalysis {
+    /// Integer value ranges by value name of `f` (the function analysed), computed the first
+    /// time.
+    pub fn ranges(&self, f: &Function) -> &RangeMap {
+        self.ranges
+            .get_or_init(|| value_range::analyze_with(f, &self.consts, &self.dims))
+    }
+
+    /// Whether the value ranges were asked for (tests).
+    #[cfg(test)]
+    pub(crate) fn ranges_computed(&self) -> bool {
+        self.ranges.get().is_some()
+    }
 }
 
 /// The analysis of every function of `model`, in order (functions in parallel). The rules and the
@@ -62,25 +80,26 @@ pub fn analyze_model(model: &Model) -> Vec<FunctionAnalysis> {
         .program
         .functions
         .par_iter()
-        .map(|f| analyze_with(f, &value_range::InputDims::of(model, f)))
+        .map(|f| analyze_with(f, value_range::InputDims::of(model, f)))
         .collect()
 }
 
 /// Runs every pass over `f` once (with no model description: flexible input dims unbounded).
 pub fn analyze(f: &Function) -> FunctionAnalysis {
-    analyze_with(f, &value_range::InputDims::default())
+    analyze_with(f, value_range::InputDims::default())
 }
 
-/// Runs every pass over `f` once; `dims` bounds the flexible dims of its inputs.
-fn analyze_with(f: &Function, dims: &value_range::InputDims) -> FunctionAnalysis {
+/// Runs the passes over `f`; `dims` bounds the flexible dims of its inputs, for the value
+/// ranges computed when asked for.
+fn analyze_with(f: &Function, dims: value_range::InputDims) -> FunctionAnalysis {
     let consts = consteval::evaluate(f);
     let deps = dependence::analyze(f);
     let states = state_writes::analyze(f, &consts, &deps);
-    let ranges = value_range::analyze_with(f, &consts, dims);
     FunctionAnalysis {
         consts,
         deps,
         states,
-        ranges,
+        ranges: std::sync::OnceLock::new(),
+        dims,
     }
 }

@@ -50,7 +50,7 @@ pub(crate) fn range_of(
     name: &str,
     constant: Option<&ConstValue>,
 ) -> Option<crate::analysis::Interval> {
-    cx.analysis.ranges.get(name).or_else(|| {
+    cx.analysis.ranges(cx.f).get(name).or_else(|| {
         let ints = constant?.data.ints()?;
         Some(crate::analysis::Interval::new(
             *ints.iter().min()?,

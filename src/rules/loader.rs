@@ -877,7 +877,7 @@ impl RuleSet {
                 .collect()
         };
         // Redirects and shared fragments first: the folder's rules use them.
-        files.sort_by_key(|p| {
+        files.sort_by_cached_key(|p| {
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
             (stem != "redirects" && stem != "utils", p.clone())
         });

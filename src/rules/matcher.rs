@@ -1034,7 +1034,7 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if let Some(want) = &v.range {
         let r = match r {
-            ValRef::Named(n, _) => cx.analysis.ranges.get(n),
+            ValRef::Named(n, _) => cx.analysis.ranges(cx.f).get(n),
             ValRef::Lit(l) => crate::analysis::value_range::literal_range(l),
         };
         if !r.is_some_and(|r| want.test(r)) {

@@ -1447,3 +1447,29 @@ message: "`{OP}`"
     .expect_err("refused");
     assert!(err.contains("names no bound"), "{err}");
 }
+
+/// Value ranges are an analysis on demand: a run whose rules test no range leaves them
+/// uncomputed, and one that does (`int16-narrowing` on a cast of run-time ids) computes them.
+#[test]
+fn value_ranges_are_computed_only_when_a_rule_asks() {
+    let mil = r#"program(1.3)
+{
+    func main<ios18>(tensor<int32, [1, 4]> ids) {
+            string to = const()[name = string("to"), val = string("int16")];
+            tensor<int16, [1, 4]> narrow = cast(x = ids, dtype = to)[name = string("narrow")];
+            tensor<int32, [1, 4]> y = add(x = ids, y = ids)[name = string("y")];
+    } -> (narrow, y);
+}
+"#;
+    let model = snippet_model("ranges.mil", mil).expect("parses");
+    let f = &model.program.functions[0];
+    let ranged = |id: &str| {
+        let rules = only(&builtin(), id);
+        let facts = crate::analysis::analyze(f);
+        let node_rules: Vec<&loader::Rule> = rules.rules().iter().collect();
+        match_function(&model, f, &facts, &node_rules);
+        facts.ranges_computed()
+    };
+    assert!(!ranged("conv-kernel-width"), "no range asked for");
+    assert!(ranged("int16-narrowing"), "the cast's input range asked for");
+}
