@@ -12,9 +12,7 @@ use rustc_hash::FxHashMap;
 use super::entity_rule::{EntityTest, Pred};
 use super::loader::{RuleSet, Target};
 use super::schema::Status;
-use crate::analysis::entity::{
-    EntityDemand, EntityKind, Partial, PropView, Slot, MAX_PROPERTIES,
-};
+use crate::analysis::entity::{EntityDemand, EntityKind, Partial, PropView, Slot, MAX_PROPERTIES};
 
 /// The tests of the run's entity rules, by the kind they select.
 pub struct RuleDemand<'r> {
@@ -142,14 +140,15 @@ impl SlotTest<'_> {
                 present: 1 << slot,
                 ..Required::default()
             },
-            SlotTest::All(ts) => ts
-                .iter()
-                .map(SlotTest::required)
-                .fold(Required::default(), |a, b| Required {
-                    present: a.present | b.present,
-                    is_true: a.is_true | b.is_true,
-                    is_false: a.is_false | b.is_false,
-                }),
+            SlotTest::All(ts) => {
+                ts.iter()
+                    .map(SlotTest::required)
+                    .fold(Required::default(), |a, b| Required {
+                        present: a.present | b.present,
+                        is_true: a.is_true | b.is_true,
+                        is_false: a.is_false | b.is_false,
+                    })
+            }
             SlotTest::Any(ts) => ts
                 .iter()
                 .map(SlotTest::required)

@@ -1471,5 +1471,8 @@ fn value_ranges_are_computed_only_when_a_rule_asks() {
         facts.ranges_computed()
     };
     assert!(!ranged("conv-kernel-width"), "no range asked for");
-    assert!(ranged("int16-narrowing"), "the cast's input range asked for");
+    assert!(
+        ranged("int16-narrowing"),
+        "the cast's input range asked for"
+    );
 }

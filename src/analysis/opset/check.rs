@@ -111,9 +111,8 @@ mod slot {
     pub const LITERAL_PARAM: Slot = MIL_LITERAL.slot("param");
 
     // `start` sets the op type in the same slot whatever the kind.
-    const _: () = assert!(
-        MIL_PARAMETER.slot("op-type") == OP_TYPE && MIL_LITERAL.slot("op-type") == OP_TYPE
-    );
+    const _: () =
+        assert!(MIL_PARAMETER.slot("op-type") == OP_TYPE && MIL_LITERAL.slot("op-type") == OP_TYPE);
     pub const ELEMENTS: Slot = MIL_LITERAL.slot("elements");
     pub const SHAPE_ELEMENTS: Slot = MIL_LITERAL.slot("shape-elements");
 }
