@@ -510,10 +510,54 @@ impl Compiler {
             self.merge("producer", &mut vars, pv);
             m.producer = Some(Box::new(pm));
         }
+        if let Some(all) = &v.all {
+            for (i, spec) in all.iter().enumerate() {
+                let (one, one_vars) =
+                    self.nested("all", |c| c.nested(&i.to_string(), |c| c.value_spec(spec)));
+                self.merge("all", &mut vars, one_vars);
+                m.all.push(one);
+            }
+        }
+        if let Some(any) = &v.any {
+            if any.is_empty() {
+                self.error("any", "lists no value object");
+            }
+            let branches = any
+                .iter()
+                .enumerate()
+                .map(|(i, spec)| {
+                    self.nested("any", |c| {
+                        c.nested(&i.to_string(), |c| c.uncaptured(spec, "any"))
+                    })
+                })
+                .collect();
+            m.any = Some(branches);
+        }
+        if let Some(not) = &v.not {
+            m.not = Some(Box::new(self.nested("not", |c| c.uncaptured(not, "not"))));
+        }
         if let Some(c) = &v.capture {
             m.capture = self.capture("capture", c, VarKind::Value, &mut vars);
         }
         (m, vars)
+    }
+
+    /// A value object of `any:` / `not:`, which may not capture: a branch that does not hold
+    /// binds nothing, so a capture there could be unbound in the message.
+    fn uncaptured(&mut self, spec: &ValueSpec, key: &str) -> ValueM {
+        let (m, vars) = self.value_spec(spec);
+        if let Some(name) = vars.keys().next() {
+            let at = if spec.capture.is_some() {
+                "capture"
+            } else {
+                ""
+            };
+            self.error(
+                at,
+                format!("`${name}` is captured inside `{key}:`: capture the value beside `{key}:` instead"),
+            );
+        }
+        m
     }
 
     fn function(&mut self, props: &Props) -> FunctionM {

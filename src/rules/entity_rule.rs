@@ -2,11 +2,11 @@
 //! against the entity kind's registered properties, then tested on every entity of that kind.
 //!
 //! A property predicate depends on the property's type: a boolean takes `true`/`false`; a number
-//! takes a number or `{ min, max, above, below, equals, multiple-of, not-multiple-of }`, where the bounds
-//! may name another number property of the same entity (`end: { above: file-length }`); a text
-//! takes a word, a list of words (any of them), or `{ same-as: <text property> }`; any property
-//! takes `{ present: true|false }` (whether the entity has it). `all`, `any`
-//! and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
+//! takes a number or `{ min, max, above, below, equals, multiple-of, not-multiple-of }`, each of
+//! which may name another number property of the same entity (`end: { above: file-length }`); a
+//! text takes a word, a list of words (any of them), `{ regex: <pattern> }` or `{ same-as: <text
+//! property> }`; any property takes `{ present: true|false }` (whether the entity has it). `all`,
+//! `any` and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
 
 use serde_json::Value;
 
@@ -44,11 +44,25 @@ pub(crate) enum Pred {
     Number(Vec<(Cmp, Operand)>),
     /// Any of these words.
     Words(Vec<String>),
+    /// A text the pattern finds a match in.
+    Regex(Pattern),
     /// Equal to another property of the entity.
     SameAs(&'static str),
     /// The entity has the property (`true`) or lacks it (`false`).
     Present(bool),
 }
+
+/// A compiled `regex:`, compared by its source.
+#[derive(Clone, Debug)]
+pub(crate) struct Pattern(regex::Regex);
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl Eq for Pattern {}
 
 /// A compiled entity rule object.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +121,7 @@ impl Pred {
                 .iter()
                 .all(|(cmp, o)| o.value(&other).is_some_and(|b| cmp.holds(n, b))),
             (Pred::Words(words), PropView::Text(t)) => words.iter().any(|w| w == t),
+            (Pred::Regex(p), PropView::Text(t)) => p.0.is_match(t),
             (Pred::SameAs(name), v) => other(name) == Some(v),
             _ => false,
         }
@@ -314,6 +329,24 @@ impl EntityCompiler {
                     _ => wrong(self, "`present:` stands alone and takes `true` or `false`"),
                 };
             }
+            if let Some(pattern) = map.get("regex") {
+                if map.len() != 1 || def.ty != PropType::Text {
+                    return wrong(self, "`regex:` stands alone, on a text property");
+                }
+                let Some(text) = pattern.as_str() else {
+                    return wrong(self, "`regex:` takes a regular expression in quotes");
+                };
+                return match regex::Regex::new(text) {
+                    Ok(r) => Some(Pred::Regex(Pattern(r))),
+                    Err(e) => {
+                        self.error(
+                            "regex",
+                            format!("`{text}` is not a regular expression: {e}"),
+                        );
+                        None
+                    }
+                };
+            }
             if let Some(other) = map.get("same-as") {
                 if map.len() != 1 {
                     return wrong(self, "`same-as:` stands alone");
@@ -350,7 +383,10 @@ impl EntityCompiler {
                     _ => wrong(self, "write a word or a list of words"),
                 }
             }
-            (PropType::Text, _) => wrong(self, "write a word, a list of words or `{ same-as: … }`"),
+            (PropType::Text, _) => wrong(
+                self,
+                "write a word, a list of words, `{ regex: … }` or `{ same-as: … }`",
+            ),
             (PropType::Int, Value::Number(_)) => {
                 let n = self.number(value)?;
                 Some(Pred::Number(vec![(Cmp::Equals, Operand::Const(n))]))

@@ -246,6 +246,10 @@ pub struct ValueM {
     pub function_output: Option<bool>,
     pub inline: Option<bool>,
     pub producer: Option<Box<Matcher>>,
+    /// `all:`, `any:` and `not:` of value objects.
+    pub all: Vec<ValueM>,
+    pub any: Option<Vec<ValueM>>,
+    pub not: Option<Box<ValueM>>,
     pub capture: Option<String>,
 }
 
@@ -1169,6 +1173,20 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
         let ValRef::Named(n, _) = r else { return false };
         let Some(def) = cx.f.def(n) else { return false };
         if !p.matches(cx, def.node, b) {
+            return false;
+        }
+    }
+    if !v.all.iter().all(|m| value_matches(cx, m, r, b)) {
+        return false;
+    }
+    // The compiler refuses captures inside `any:` and `not:`: their branches bind nothing.
+    if let Some(any) = &v.any {
+        if !any.iter().any(|m| value_matches(cx, m, r, b)) {
+            return false;
+        }
+    }
+    if let Some(not) = &v.not {
+        if value_matches(cx, not, r, b) {
             return false;
         }
     }

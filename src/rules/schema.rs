@@ -658,6 +658,15 @@ pub struct ValueSpec {
     /// The op (or input) producing the value matches.
     #[serde(default)]
     pub producer: Option<Box<SerRule>>,
+    /// Every one of these value objects holds.
+    #[serde(default)]
+    pub all: Option<Vec<ValueSpec>>,
+    /// Some one of these value objects holds (captures go beside `any:`, not in it).
+    #[serde(default)]
+    pub any: Option<Vec<ValueSpec>>,
+    /// This value object does not hold (it captures nothing).
+    #[serde(default)]
+    pub not: Option<Box<ValueSpec>>,
     /// Binds the value to a capture (`$X`).
     #[serde(default)]
     pub capture: Option<String>,

@@ -226,3 +226,57 @@ fn a_wrong_count_fails_check_with_exit_2_and_a_located_error() {
     assert!(stderr.contains("a count is a whole number"), "{stderr}");
     assert!(!stderr.contains("untagged enum"), "{stderr}");
 }
+
+#[test]
+fn composites_combine_value_objects_inside_output_and_param() {
+    assert_eq!(
+        ops("{ output: { any: [{ dim: { 0: 64 } }, { rank: 3 }] } }"),
+        ["tall", "cube"]
+    );
+    assert_eq!(
+        ops("{ output: { rank: 2, not: { dim: { 0: { equals: dim.1 } } } } }"),
+        ["tall"]
+    );
+    assert_eq!(
+        ops("{ param: { x: { all: [{ rank: 2 }, { last-dim: 3 }], capture: $X } } }"),
+        ["square", "cube"]
+    );
+    // A capture inside `all:` binds; inside `any:` / `not:` it is refused where it is written.
+    let r = rule("{ op: relu, output: { all: [{ capture: $Y }] } }");
+    assert_eq!(r.rules().len(), 1);
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  op: relu\n  output:\n    any:\n      - { rank: 2, capture: $Y }\n      - { rank: 3 }\nmessage: m\n";
+    let (msg, labels) = refused(body);
+    assert!(
+        msg.contains("`$Y` is captured inside `any:`: capture the value beside `any:` instead"),
+        "{msg}"
+    );
+    assert_eq!(labels.len(), 1, "{labels:?}");
+}
+
+#[test]
+fn entity_text_takes_a_regex() {
+    let model = snippet_model("t.mil", SHAPES).expect("parses");
+    let mut entities = model_entities(&model);
+    let feature = |ty: &str| {
+        coreml_lint::analysis::entity::Entity::new("description-feature")
+            .with("role", "output")
+            .with("program-type", ty)
+    };
+    entities.entities = vec![
+        feature("tensor<fp16, [1, ?]>"),
+        feature("tensor<fp32, [1, 8]>"),
+    ];
+    let r = rule("{ kind: description-feature, program-type: { regex: \"^tensor<fp16, \" } }");
+    assert_eq!(match_model(&model, &r, &entities).len(), 1);
+    let r = rule("{ kind: description-feature, not: { program-type: { regex: \"\\\\?\" } } }");
+    assert_eq!(match_model(&model, &r, &entities).len(), 1);
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  kind: description-feature\n  role: { regex: \"kv_(\" }\nmessage: m\n";
+    let (msg, _) = refused(body);
+    assert!(msg.contains("`kv_(` is not a regular expression"), "{msg}");
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  kind: description-feature\n  rank: { regex: \"1\" }\nmessage: m\n";
+    let (msg, _) = refused(body);
+    assert!(
+        msg.contains("`regex:` stands alone, on a text property"),
+        "{msg}"
+    );
+}
