@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use regex::Regex;
 
+use super::compare::Cmp;
 use super::compile_error::{CompileError, ErrorPath};
 use super::cost::cheapest_first;
 use super::matcher::{
-    Cmp, Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, Operand, OsBound, PeersM, Range,
-    RangeM, Reason, Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValueNum,
-    ValuePredM, Version, VersionRange,
+    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, Operand, OsBound, PeersM, Range, RangeM,
+    Reason, Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValueNum, ValuePredM,
+    Version, VersionRange,
 };
 use super::schema::{
     CountBound, CountSpec, DimSpec, FunctionSpec, ModelSpec, NumRange, OneOrMany, OpProps,

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::matcher::Cmp;
+use super::compare::Cmp;
 
 use super::compile_error::{CompileError, ErrorPath};
 use super::schema::SerRule;
@@ -498,10 +498,13 @@ pub(crate) fn check_placeholders(
                 .cloned()
                 .chain(ENTITY_LOCATION_VARS.iter().map(|s| s.to_string()))
                 .collect();
-            errors.push(format!(
+            let e = format!(
                 "`{{{name}}}` is not bound by the rule's match (bound: {})",
                 bound.join(", ")
-            ));
+            );
+            if !errors.contains(&e) {
+                errors.push(e);
+            }
             continue;
         }
         if acc.is_empty() {

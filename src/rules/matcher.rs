@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, VecDeque};
 use regex::Regex;
 
 use super::bindings::{Binding, Bindings, ValueInfo};
+use super::compare::Cmp;
 use super::context::Ctx;
 use super::target::{DeployTarget, Family};
 use super::vars::TARGET_VAR;
@@ -24,49 +25,6 @@ use crate::os_level::{opset_level, opset_number};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Count {
     pub conds: Vec<(Cmp, Operand)>,
-}
-
-/// How a number compares with an operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cmp {
-    Min,
-    Max,
-    Above,
-    Below,
-    Equals,
-    MultipleOf,
-    NotMultipleOf,
-}
-
-impl Cmp {
-    /// Each comparison with the key rules write it as.
-    pub const KEYS: [(&'static str, Cmp); 7] = [
-        ("min", Cmp::Min),
-        ("max", Cmp::Max),
-        ("above", Cmp::Above),
-        ("below", Cmp::Below),
-        ("equals", Cmp::Equals),
-        ("multiple-of", Cmp::MultipleOf),
-        ("not-multiple-of", Cmp::NotMultipleOf),
-    ];
-
-    /// Whether `n` compares so with `other`.
-    pub fn holds<N: Copy + PartialOrd + std::ops::Rem<Output = N> + From<i8>>(
-        self,
-        n: N,
-        other: N,
-    ) -> bool {
-        let zero = N::from(0);
-        match self {
-            Cmp::Min => n >= other,
-            Cmp::Max => n <= other,
-            Cmp::Above => n > other,
-            Cmp::Below => n < other,
-            Cmp::Equals => n == other,
-            Cmp::MultipleOf => other != zero && n % other == zero,
-            Cmp::NotMultipleOf => other != zero && n % other != zero,
-        }
-    }
 }
 
 /// What a number is compared with.

@@ -280,3 +280,19 @@ fn entity_text_takes_a_regex() {
         "{msg}"
     );
 }
+
+#[test]
+fn an_unbound_capture_is_said_once_per_template() {
+    let body = "id: r\ntitle: t\nseverity: info\nmatch:\n  op: relu\nmessage: \"`{Y}` is {Y.shape}\"\nhelp: \"see {Y}\"\n";
+    let (msg, labels) = refused(body);
+    let said = |key: &str| {
+        labels
+            .iter()
+            .filter(|(t, at)| t.contains("`{Y}` is not bound") && *at == body.find(key).unwrap())
+            .count()
+    };
+    assert_eq!((said("message"), said("help")), (1, 1), "{msg} {labels:?}");
+    let body = "id: r\ntitle: t\nseverity: info\nmatch: { kind: description-feature }\nmessage: \"{F.name} {F.type}\"\n";
+    let (msg, labels) = refused(body);
+    assert_eq!(labels.len(), 1, "{msg} {labels:?}");
+}
