@@ -120,7 +120,9 @@ fn model_entities_of(
     analyses: Option<&[FunctionAnalysis]>,
     wanted: &Wanted<'_>,
 ) -> ModelEntities {
-    use crate::analysis::{bundle, coreai, description, opset, os_requirement, state_writes};
+    use crate::analysis::{
+        bundle, coreai, description, description_features, opset, os_requirement, state_writes,
+    };
     let demand: &dyn EntityDemand = match wanted {
         Wanted::Every => &EveryEntity,
         Wanted::Selected(d) => d,
@@ -141,6 +143,9 @@ fn model_entities_of(
     }
     if wants(description::ENTITY_KINDS) {
         entities.extend(description_entities(model));
+    }
+    if wants(description_features::ENTITY_KINDS) {
+        entities.extend(description_features::description_feature_entities(model));
     }
     if wants(state_writes::ENTITY_KINDS) {
         entities.extend(state_writes::model_state_entities(model));

@@ -107,6 +107,9 @@ pub(crate) fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
                     }
                 }
             }
+        } else if let Some(at) = best.and_then(|(off, len)| flow_key(text, off + len, seg)) {
+            // A key of a flow mapping on the line of its parent (`output: { dim: … }`).
+            found = Some((start, at, seg.len(), parent_indent));
         } else {
             let first = if best.is_none() { 0 } else { start };
             for (i, &(off, line)) in lines.iter().enumerate().skip(first) {
@@ -145,6 +148,23 @@ pub(crate) fn locate(text: &str, path: &[String]) -> Option<(usize, usize)> {
         parent_indent = ind;
     }
     best
+}
+
+/// The offset of key `key` of a flow mapping (`{ key: …`, `, key: …`) between `from` and the end
+/// of its line.
+fn flow_key(text: &str, from: usize, key: &str) -> Option<usize> {
+    let line = text.get(from..)?.split('\n').next()?;
+    let mut search = 0;
+    while let Some(i) = line.get(search..)?.find(key) {
+        let at = search + i;
+        let before = line[..at].trim_end_matches([' ', '"', '\'']);
+        let after = line[at + key.len()..].trim_start_matches(['"', '\'']);
+        if (before.ends_with('{') || before.ends_with(',')) && after.trim_start().starts_with(':') {
+            return Some(from + at);
+        }
+        search = at + key.len();
+    }
+    None
 }
 
 #[cfg(test)]

@@ -348,6 +348,7 @@ fn compare_feature(role: &str, fd: &FeatureDesc, t: &TensorType, output: bool) -
             dtype,
             shape,
             flexible,
+            ..
         } => Some((dtype, shape, flexible.as_ref(), output)),
         FeatureKind::State { dtype, shape } => Some((dtype, shape, None, false)),
         _ => None,
@@ -533,6 +534,7 @@ mod tests {
                 dtype: Some(dtype),
                 shape: shape.to_vec(),
                 flexible: None,
+                default: None,
             },
             optional: false,
         }
@@ -586,6 +588,7 @@ mod tests {
                 dtype: Some(DType::Fp16),
                 shape: vec![1, 8, 64],
                 flexible: Some(Flexibility::Ranges(vec![(1, 1), (1, 64), (64, 64)])),
+                default: None,
             },
             optional: false,
         }

@@ -11,6 +11,7 @@ pub(crate) mod consteval;
 pub mod coreai;
 pub(crate) mod dependence;
 pub mod description;
+pub mod description_features;
 pub mod entity;
 pub mod fix_plan;
 pub mod gather_cast;

@@ -18,6 +18,7 @@ pub fn entity_kinds() -> impl Iterator<Item = &'static EntityKind> + Clone {
         .chain(super::opset::ENTITY_KINDS)
         .chain(super::os_requirement::ENTITY_KINDS)
         .chain(super::description::ENTITY_KINDS)
+        .chain(super::description_features::ENTITY_KINDS)
         .chain(super::state_writes::ENTITY_KINDS)
         .chain(super::blobs::ENTITY_KINDS)
         .chain(super::coreai::ENTITY_KINDS)

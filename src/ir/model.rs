@@ -50,6 +50,8 @@ pub enum FeatureKind {
         shape: Vec<i64>,
         /// Enumerated shapes or ranges are declared.
         flexible: Option<Flexibility>,
+        /// The value an omitted optional input takes (`defaultOptionalValue`), as text.
+        default: Option<String>,
     },
     /// A state wrapping an array.
     State {

@@ -909,6 +909,16 @@ pub(crate) fn lower_description(d: Option<&proto::ModelDescription>) -> ModelDes
     }
 }
 
+/// An optional input's default value, as text (`0`, `0.5`).
+fn default_text(v: &proto::array_feature_type::DefaultOptionalValue) -> String {
+    use proto::array_feature_type::DefaultOptionalValue as D;
+    match v {
+        D::IntDefaultValue(n) => n.to_string(),
+        D::FloatDefaultValue(x) => x.to_string(),
+        D::DoubleDefaultValue(x) => x.to_string(),
+    }
+}
+
 /// `ArrayFeatureType.ArrayDataType` → DType (`None` for invalid or unknown numbers).
 fn array_dtype(code: i32) -> Option<DType> {
     use proto::ArrayDataType as A;
@@ -940,6 +950,7 @@ fn lower_feature(f: &proto::FeatureDescription) -> FeatureDesc {
                         .collect(),
                 ),
             }),
+            default: a.default_optional_value.as_ref().map(default_text),
         },
         Some(Type::StateType(s)) => match &s.r#type {
             Some(proto::state_feature_type::Type::ArrayType(a)) => FeatureKind::State {

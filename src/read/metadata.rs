@@ -159,6 +159,7 @@ fn feature(entry: &Value) -> Option<FeatureDesc> {
             dtype,
             shape,
             flexible: flexibility(obj),
+            default: None,
         },
         "State" => FeatureKind::State { dtype, shape },
         "Int64" => FeatureKind::Int64,
@@ -273,7 +274,8 @@ mod tests {
                 kind: FeatureKind::Array {
                     dtype: Some(DType::Fp16),
                     shape: vec![1, 10],
-                    flexible: None
+                    flexible: None,
+                    default: None,
                 },
                 optional: false,
             }]
@@ -327,6 +329,7 @@ mod tests {
                 dtype: Some(DType::Fp32),
                 shape: vec![1, 1],
                 flexible: Some(Flexibility::Ranges(vec![(1, 1), (1, 32000)])),
+                default: None,
             }
         );
     }

@@ -7,16 +7,18 @@ use std::sync::Arc;
 
 use regex::Regex;
 
+use super::compare::Cmp;
 use super::compile_error::{CompileError, ErrorPath};
 use super::cost::cheapest_first;
 use super::matcher::{
-    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, OsBound, PeersM, Range, RangeM, Reason,
-    Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValuePredM, Version, VersionRange,
+    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, Operand, OsBound, PeersM, Range, RangeM,
+    Reason, Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValueNum, ValuePredM,
+    Version, VersionRange,
 };
 use super::schema::{
-    CountSpec, DimSpec, FunctionSpec, ModelSpec, NumRange, OneOrMany, OpProps, OpsetSpec,
-    PeerProps, PeersSpec, Props, ReasonsSpec, RuntimeSpec, Scalars, SerRule, StateWriteSpec,
-    StopBySpec, TargetSpec, Utils, ValueSpec,
+    CountBound, CountSpec, DimSpec, FunctionSpec, ModelSpec, NumRange, OneOrMany, OpProps,
+    OpsetSpec, PeerProps, PeersSpec, Props, ReasonsSpec, RuntimeSpec, Scalars, SerRule,
+    StateWriteSpec, StopBySpec, TargetSpec, Utils, ValueSpec,
 };
 use super::template::Template;
 use super::vars::{VarKind, Vars, GROUP_VAR, REGION_VAR, TARGET_VAR};
@@ -246,25 +248,76 @@ impl Compiler {
         }
     }
 
+    /// A count whose bounds are numbers.
     fn count(&mut self, key: &str, c: &CountSpec) -> Count {
-        match c {
-            CountSpec::Exact(n) => Count {
-                min: Some(*n),
-                max: Some(*n),
-                ..Count::default()
-            },
-            CountSpec::Range(r) => {
-                if r.multiple_of == Some(0) || r.not_multiple_of == Some(0) {
-                    self.error(key, "`multiple-of` / `not-multiple-of` must not be 0");
+        self.count_in(key, c, false)
+    }
+
+    /// A count of a value: a bound may also name another number of the value (`dim.1`).
+    fn value_count(&mut self, key: &str, c: &CountSpec) -> Count {
+        self.count_in(key, c, true)
+    }
+
+    fn count_in(&mut self, key: &str, c: &CountSpec, in_value: bool) -> Count {
+        let r = match c {
+            CountSpec::Exact(n) => return Count::exactly(*n),
+            CountSpec::Range(r) => r,
+        };
+        let bounds = [
+            ("min", Cmp::Min, &r.min),
+            ("max", Cmp::Max, &r.max),
+            ("above", Cmp::Above, &r.above),
+            ("below", Cmp::Below, &r.below),
+            ("equals", Cmp::Equals, &r.equals),
+            ("multiple-of", Cmp::MultipleOf, &r.multiple_of),
+            ("not-multiple-of", Cmp::NotMultipleOf, &r.not_multiple_of),
+        ];
+        let mut conds = Vec::new();
+        for (name, cmp, bound) in bounds {
+            let Some(bound) = bound else { continue };
+            let operand = match bound {
+                CountBound::Num(0) if matches!(cmp, Cmp::MultipleOf | Cmp::NotMultipleOf) => {
+                    self.nested(key, |c| c.error(name, format!("`{name}` must not be 0")));
+                    continue;
                 }
-                Count {
-                    min: r.min,
-                    max: r.max,
-                    multiple_of: r.multiple_of,
-                    not_multiple_of: r.not_multiple_of,
-                }
-            }
+                CountBound::Num(n) => Operand::Num(*n),
+                CountBound::Name(p) => match ValueNum::parse(p) {
+                    Some(v) if in_value => Operand::Value(v),
+                    Some(_) => {
+                        self.nested(key, |c| {
+                            c.error(
+                                name,
+                                format!(
+                                    "`{p}` is a number of a value: here `{name}` takes a number \
+                                     (a value's counts, under `input:`, `output:`, `param:`, \
+                                     `attr:`, compare with its other numbers)"
+                                ),
+                            )
+                        });
+                        continue;
+                    }
+                    None => {
+                        let what = if in_value {
+                            format!(
+                                "a number or another number of the value: {}",
+                                ValueNum::NAMES
+                            )
+                        } else {
+                            "a number".to_string()
+                        };
+                        self.nested(key, |c| {
+                            c.error(
+                                name,
+                                format!("`{p}` is not a count bound: `{name}` takes {what}"),
+                            )
+                        });
+                        continue;
+                    }
+                },
+            };
+            conds.push((cmp, operand));
         }
+        Count { conds }
     }
 
     fn versions(&mut self, v: &super::schema::VersionRangeSpec) -> VersionRange {
@@ -374,11 +427,11 @@ impl Compiler {
         let mut vars = Vars::new();
         let mut m = ValueM {
             dtype: v.dtype.as_ref().map(|d| self.dtypes("dtype", d)),
-            rank: v.rank.as_ref().map(|c| self.count("rank", c)),
+            rank: v.rank.as_ref().map(|c| self.value_count("rank", c)),
             dynamic: v.dynamic,
-            max_dim: v.max_dim.as_ref().map(|c| self.count("max-dim", c)),
-            last_dim: v.last_dim.as_ref().map(|c| self.count("last-dim", c)),
-            elements: v.elements.as_ref().map(|c| self.count("elements", c)),
+            max_dim: v.max_dim.as_ref().map(|c| self.value_count("max-dim", c)),
+            last_dim: v.last_dim.as_ref().map(|c| self.value_count("last-dim", c)),
+            elements: v.elements.as_ref().map(|c| self.value_count("elements", c)),
             state: v.state,
             constant: v.constant,
             function_output: v.function_output,
@@ -391,7 +444,7 @@ impl Compiler {
                 .map(|(axis, c)| {
                     (
                         *axis,
-                        self.nested("dim", |cc| cc.count(&axis.to_string(), c)),
+                        self.nested("dim", |cc| cc.value_count(&axis.to_string(), c)),
                     )
                 })
                 .collect();
@@ -458,10 +511,54 @@ impl Compiler {
             self.merge("producer", &mut vars, pv);
             m.producer = Some(Box::new(pm));
         }
+        if let Some(all) = &v.all {
+            for (i, spec) in all.iter().enumerate() {
+                let (one, one_vars) =
+                    self.nested("all", |c| c.nested(&i.to_string(), |c| c.value_spec(spec)));
+                self.merge("all", &mut vars, one_vars);
+                m.all.push(one);
+            }
+        }
+        if let Some(any) = &v.any {
+            if any.is_empty() {
+                self.error("any", "lists no value object");
+            }
+            let branches = any
+                .iter()
+                .enumerate()
+                .map(|(i, spec)| {
+                    self.nested("any", |c| {
+                        c.nested(&i.to_string(), |c| c.uncaptured(spec, "any"))
+                    })
+                })
+                .collect();
+            m.any = Some(branches);
+        }
+        if let Some(not) = &v.not {
+            m.not = Some(Box::new(self.nested("not", |c| c.uncaptured(not, "not"))));
+        }
         if let Some(c) = &v.capture {
             m.capture = self.capture("capture", c, VarKind::Value, &mut vars);
         }
         (m, vars)
+    }
+
+    /// A value object of `any:` / `not:`, which may not capture: a branch that does not hold
+    /// binds nothing, so a capture there could be unbound in the message.
+    fn uncaptured(&mut self, spec: &ValueSpec, key: &str) -> ValueM {
+        let (m, vars) = self.value_spec(spec);
+        if let Some(name) = vars.keys().next() {
+            let at = if spec.capture.is_some() {
+                "capture"
+            } else {
+                ""
+            };
+            self.error(
+                at,
+                format!("`${name}` is captured inside `{key}:`: capture the value beside `{key}:` instead"),
+            );
+        }
+        m
     }
 
     fn function(&mut self, props: &Props) -> FunctionM {

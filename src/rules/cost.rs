@@ -142,7 +142,12 @@ fn value_cost(v: &ValueM) -> Cost {
     if let Some(p) = &v.producer {
         c = c.max(cost(p)).max(Cost::Lookup);
     }
-    c
+    let composites = v
+        .all
+        .iter()
+        .chain(v.any.iter().flatten())
+        .chain(v.not.as_deref());
+    composites.map(value_cost).fold(c, Cost::max)
 }
 
 /// The names of the captures `m` can bind (a superset is safe: it only keeps more of the order).
@@ -153,12 +158,13 @@ fn captures(m: &Matcher) -> BTreeSet<String> {
 }
 
 fn collect_captures(m: &Matcher, out: &mut BTreeSet<String>) {
-    let value = |v: &ValueM, out: &mut BTreeSet<String>| {
+    fn value(v: &ValueM, out: &mut BTreeSet<String>) {
         out.extend(v.capture.iter().cloned());
         if let Some(p) = &v.producer {
             collect_captures(p, out);
         }
-    };
+        v.all.iter().for_each(|m| value(m, out));
+    }
     match m {
         Matcher::Input(v) | Matcher::Output(v) | Matcher::Attr(_, v) | Matcher::Param(_, v) => {
             value(v, out)

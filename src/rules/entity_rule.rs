@@ -2,13 +2,15 @@
 //! against the entity kind's registered properties, then tested on every entity of that kind.
 //!
 //! A property predicate depends on the property's type: a boolean takes `true`/`false`; a number
-//! takes a number or `{ min, max, above, below, multiple-of, not-multiple-of }`, where the bounds
-//! may name another number property of the same entity (`end: { above: file-length }`); a text
-//! takes a word, a list of words (any of them), or `{ same-as: <text property> }`; any property
-//! takes `{ present: true|false }` (whether the entity has it). `all`, `any`
-//! and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
+//! takes a number or `{ min, max, above, below, equals, multiple-of, not-multiple-of }`, each of
+//! which may name another number property of the same entity (`end: { above: file-length }`); a
+//! text takes a word, a list of words (any of them), `{ regex: <pattern> }` or `{ same-as: <text
+//! property> }`; any property takes `{ present: true|false }` (whether the entity has it). `all`,
+//! `any` and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
 
 use serde_json::Value;
+
+use super::compare::Cmp;
 
 use super::compile_error::{CompileError, ErrorPath};
 use super::schema::SerRule;
@@ -38,21 +40,29 @@ impl Operand {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Pred {
     Bool(bool),
-    Number {
-        min: Option<Operand>,
-        max: Option<Operand>,
-        above: Option<Operand>,
-        below: Option<Operand>,
-        multiple_of: Option<i128>,
-        not_multiple_of: Option<i128>,
-    },
+    /// Comparisons that must all hold.
+    Number(Vec<(Cmp, Operand)>),
     /// Any of these words.
     Words(Vec<String>),
+    /// A text the pattern finds a match in.
+    Regex(Pattern),
     /// Equal to another property of the entity.
     SameAs(&'static str),
     /// The entity has the property (`true`) or lacks it (`false`).
     Present(bool),
 }
+
+/// A compiled `regex:`, compared by its source.
+#[derive(Clone, Debug)]
+pub(crate) struct Pattern(regex::Regex);
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl Eq for Pattern {}
 
 /// A compiled entity rule object.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,24 +91,17 @@ impl EntityTest {
 impl Pred {
     /// The other properties the predicate compares with.
     pub(crate) fn operands(&self) -> impl Iterator<Item = &'static str> + '_ {
-        let bounds: [Option<&Operand>; 4] = match self {
-            Pred::Number {
-                min,
-                max,
-                above,
-                below,
-                ..
-            } => [min.as_ref(), max.as_ref(), above.as_ref(), below.as_ref()],
-            _ => [None; 4],
+        let bounds = match self {
+            Pred::Number(conds) => conds.as_slice(),
+            _ => &[],
         };
         let same_as = match self {
             Pred::SameAs(p) => Some(*p),
             _ => None,
         };
         bounds
-            .into_iter()
-            .flatten()
-            .filter_map(|o| match o {
+            .iter()
+            .filter_map(|(_, o)| match o {
                 Operand::Prop(p) => Some(*p),
                 Operand::Const(_) => None,
             })
@@ -114,29 +117,11 @@ impl Pred {
     ) -> bool {
         match (self, v) {
             (Pred::Bool(want), PropView::Bool(b)) => *want == b,
-            (
-                Pred::Number {
-                    min,
-                    max,
-                    above,
-                    below,
-                    multiple_of,
-                    not_multiple_of,
-                },
-                PropView::Int(n),
-            ) => {
-                let cmp = |o: &Option<Operand>, ok: fn(i128, i128) -> bool| match o {
-                    None => true,
-                    Some(o) => o.value(&other).is_some_and(|b| ok(n, b)),
-                };
-                cmp(min, |n, b| n >= b)
-                    && cmp(max, |n, b| n <= b)
-                    && cmp(above, |n, b| n > b)
-                    && cmp(below, |n, b| n < b)
-                    && multiple_of.is_none_or(|m| n % m == 0)
-                    && not_multiple_of.is_none_or(|m| n % m != 0)
-            }
+            (Pred::Number(conds), PropView::Int(n)) => conds
+                .iter()
+                .all(|(cmp, o)| o.value(&other).is_some_and(|b| cmp.holds(n, b))),
             (Pred::Words(words), PropView::Text(t)) => words.iter().any(|w| w == t),
+            (Pred::Regex(p), PropView::Text(t)) => p.0.is_match(t),
             (Pred::SameAs(name), v) => other(name) == Some(v),
             _ => false,
         }
@@ -344,6 +329,24 @@ impl EntityCompiler {
                     _ => wrong(self, "`present:` stands alone and takes `true` or `false`"),
                 };
             }
+            if let Some(pattern) = map.get("regex") {
+                if map.len() != 1 || def.ty != PropType::Text {
+                    return wrong(self, "`regex:` stands alone, on a text property");
+                }
+                let Some(text) = pattern.as_str() else {
+                    return wrong(self, "`regex:` takes a regular expression in quotes");
+                };
+                return match regex::Regex::new(text) {
+                    Ok(r) => Some(Pred::Regex(Pattern(r))),
+                    Err(e) => {
+                        self.error(
+                            "regex",
+                            format!("`{text}` is not a regular expression: {e}"),
+                        );
+                        None
+                    }
+                };
+            }
             if let Some(other) = map.get("same-as") {
                 if map.len() != 1 {
                     return wrong(self, "`same-as:` stands alone");
@@ -380,22 +383,19 @@ impl EntityCompiler {
                     _ => wrong(self, "write a word or a list of words"),
                 }
             }
-            (PropType::Text, _) => wrong(self, "write a word, a list of words or `{ same-as: … }`"),
+            (PropType::Text, _) => wrong(
+                self,
+                "write a word, a list of words, `{ regex: … }` or `{ same-as: … }`",
+            ),
             (PropType::Int, Value::Number(_)) => {
                 let n = self.number(value)?;
-                Some(Pred::Number {
-                    min: Some(Operand::Const(n)),
-                    max: Some(Operand::Const(n)),
-                    above: None,
-                    below: None,
-                    multiple_of: None,
-                    not_multiple_of: None,
-                })
+                Some(Pred::Number(vec![(Cmp::Equals, Operand::Const(n))]))
             }
             (PropType::Int, Value::Object(map)) => self.number_range(map),
             (PropType::Int, _) => wrong(
                 self,
-                "write a number or `{ min, max, above, below, multiple-of, not-multiple-of }`",
+                "write a number or `{ min, max, above, below, equals, multiple-of, not-multiple-of }` \
+                 (each a number or another number property)",
             ),
         }
     }
@@ -416,6 +416,7 @@ impl EntityCompiler {
             "max",
             "above",
             "below",
+            "equals",
             "multiple-of",
             "not-multiple-of",
             "same-as",
@@ -449,28 +450,18 @@ impl EntityCompiler {
                 _ => c.number(v).map(Operand::Const),
             })
         };
-        let min = operand(self, "min");
-        let max = operand(self, "max");
-        let above = operand(self, "above");
-        let below = operand(self, "below");
-        let divisor = |c: &mut EntityCompiler, key: &str| -> Option<i128> {
-            let n = c.nested(key, |c| c.number(map.get(key)?))?;
-            if n == 0 {
-                c.error(key, "must not be 0");
-                return None;
+        let mut conds = Vec::new();
+        for (key, cmp) in Cmp::KEYS {
+            let Some(o) = operand(self, key) else {
+                continue;
+            };
+            if o == Operand::Const(0) && matches!(cmp, Cmp::MultipleOf | Cmp::NotMultipleOf) {
+                self.error(key, "must not be 0");
+                continue;
             }
-            Some(n)
-        };
-        let multiple_of = divisor(self, "multiple-of");
-        let not_multiple_of = divisor(self, "not-multiple-of");
-        ok.then_some(Pred::Number {
-            min,
-            max,
-            above,
-            below,
-            multiple_of,
-            not_multiple_of,
-        })
+            conds.push((cmp, o));
+        }
+        ok.then_some(Pred::Number(conds))
     }
 }
 
@@ -507,10 +498,13 @@ pub(crate) fn check_placeholders(
                 .cloned()
                 .chain(ENTITY_LOCATION_VARS.iter().map(|s| s.to_string()))
                 .collect();
-            errors.push(format!(
+            let e = format!(
                 "`{{{name}}}` is not bound by the rule's match (bound: {})",
                 bound.join(", ")
-            ));
+            );
+            if !errors.contains(&e) {
+                errors.push(e);
+            }
             continue;
         }
         if acc.is_empty() {

@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, VecDeque};
 use regex::Regex;
 
 use super::bindings::{Binding, Bindings, ValueInfo};
+use super::compare::Cmp;
 use super::context::Ctx;
 use super::target::{DeployTarget, Family};
 use super::vars::TARGET_VAR;
@@ -19,26 +20,93 @@ use crate::analysis::{ConstValue, Dependence, WriteKind, WriteOp};
 use crate::ir::{Arg, DType, Function, Literal, Node, NodeId, ValueType};
 use crate::os_level::{opset_level, opset_number};
 
-/// Inclusive bounds and divisibility on an integer.
+/// Comparisons a whole number must all pass (`{ min, max, above, below, equals, multiple-of,
+/// not-multiple-of }`), each against a number or another number of the same value.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Count {
-    pub min: Option<i64>,
-    pub max: Option<i64>,
-    pub multiple_of: Option<i64>,
-    pub not_multiple_of: Option<i64>,
+    pub conds: Vec<(Cmp, Operand)>,
+}
+
+/// What a number is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// A number written in the rule.
+    Num(i64),
+    /// Another number of the value tested (`rank`, `dim.1`, …).
+    Value(ValueNum),
+}
+
+/// A number of a value a count may name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueNum {
+    Rank,
+    MaxDim,
+    LastDim,
+    Elements,
+    /// The dimension at this axis (negative counts from the end).
+    Dim(i64),
+}
+
+impl ValueNum {
+    /// The names a count may use: `rank`, `max-dim`, `last-dim`, `elements`, `dim.<axis>`.
+    pub const NAMES: &'static str = "`rank`, `max-dim`, `last-dim`, `elements` or `dim.<axis>`";
+
+    /// The number called `name`.
+    pub fn parse(name: &str) -> Option<ValueNum> {
+        Some(match name {
+            "rank" => ValueNum::Rank,
+            "max-dim" => ValueNum::MaxDim,
+            "last-dim" => ValueNum::LastDim,
+            "elements" => ValueNum::Elements,
+            _ => ValueNum::Dim(name.strip_prefix("dim.")?.parse().ok()?),
+        })
+    }
+
+    /// Its value in `ty`, when known.
+    pub fn of(self, ty: Option<&ValueType>) -> Option<i64> {
+        let t = ty?.tensor()?;
+        let dims = t.shape.as_ref();
+        let n = match self {
+            ValueNum::Rank => t.rank()? as u64,
+            ValueNum::MaxDim => dims?.iter().filter_map(|x| x.known()).max()?,
+            ValueNum::LastDim => dims?.last()?.known()?,
+            ValueNum::Elements => t.element_count()?,
+            ValueNum::Dim(axis) => {
+                let dims = dims?;
+                let i = if axis < 0 {
+                    (dims.len() as i64).checked_add(axis)?
+                } else {
+                    axis
+                };
+                dims.get(usize::try_from(i).ok()?)?.known()?
+            }
+        };
+        i64::try_from(n).ok()
+    }
 }
 
 impl Count {
-    /// True when `n` satisfies every bound.
+    /// Exactly `n`.
+    pub fn exactly(n: i64) -> Count {
+        Count {
+            conds: vec![(Cmp::Equals, Operand::Num(n))],
+        }
+    }
+
+    /// True when `n` passes every comparison (one naming another number never does here).
     pub fn test(&self, n: i64) -> bool {
-        self.min.is_none_or(|m| n >= m)
-            && self.max.is_none_or(|m| n <= m)
-            && self
-                .multiple_of
-                .is_none_or(|m| m != 0 && n.rem_euclid(m) == 0)
-            && self
-                .not_multiple_of
-                .is_none_or(|m| m != 0 && n.rem_euclid(m) != 0)
+        self.test_with(n, |_| None)
+    }
+
+    /// True when `n` passes every comparison; `other` gives the numbers of the value tested.
+    pub fn test_with(&self, n: i64, other: impl Fn(ValueNum) -> Option<i64>) -> bool {
+        self.conds.iter().all(|(cmp, o)| {
+            let b = match o {
+                Operand::Num(b) => Some(*b),
+                Operand::Value(v) => other(*v),
+            };
+            b.is_some_and(|b| cmp.holds(n, b))
+        })
     }
 }
 
@@ -136,6 +204,10 @@ pub struct ValueM {
     pub function_output: Option<bool>,
     pub inline: Option<bool>,
     pub producer: Option<Box<Matcher>>,
+    /// `all:`, `any:` and `not:` of value objects.
+    pub all: Vec<ValueM>,
+    pub any: Option<Vec<ValueM>>,
+    pub not: Option<Box<ValueM>>,
     pub capture: Option<String>,
 }
 
@@ -1062,6 +1134,20 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
             return false;
         }
     }
+    if !v.all.iter().all(|m| value_matches(cx, m, r, b)) {
+        return false;
+    }
+    // The compiler refuses captures inside `any:` and `not:`: their branches bind nothing.
+    if let Some(any) = &v.any {
+        if !any.iter().any(|m| value_matches(cx, m, r, b)) {
+            return false;
+        }
+    }
+    if let Some(not) = &v.not {
+        if value_matches(cx, not, r, b) {
+            return false;
+        }
+    }
     if let Some(name) = &v.capture {
         let mut info = value_info(cx, r);
         if info.constant.is_none() && (v.constant.is_some() || v.value.is_some()) {
@@ -1083,6 +1169,7 @@ fn ty_of<'a>(cx: &Ctx<'a>, r: ValRef<'a>) -> Option<&'a ValueType> {
 /// The conditions of `v` on the value's type (dtype, rank, shape, dims, element count, state).
 fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
     let tensor = ty.and_then(ValueType::tensor);
+    let other = |n: ValueNum| n.of(ty);
     if let Some(pats) = &v.dtype {
         match tensor {
             Some(t) if pats.iter().any(|p| p.test(t.dtype)) => {}
@@ -1092,7 +1179,7 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
     if let Some(c) = &v.rank {
         if !tensor
             .and_then(|t| t.rank())
-            .is_some_and(|r| c.test(r as i64))
+            .is_some_and(|r| c.test_with(r as i64, other))
         {
             return false;
         }
@@ -1119,13 +1206,13 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
     }
     if let Some(c) = &v.max_dim {
         let max = dims.and_then(|d| d.iter().filter_map(|x| x.known()).max());
-        if !max.is_some_and(|m| c.test(m as i64)) {
+        if !max.is_some_and(|m| c.test_with(m as i64, other)) {
             return false;
         }
     }
     if let Some(c) = &v.last_dim {
         let last = dims.and_then(|d| d.last()).and_then(|d| d.known());
-        if !last.is_some_and(|m| c.test(m as i64)) {
+        if !last.is_some_and(|m| c.test_with(m as i64, other)) {
             return false;
         }
     }
@@ -1143,7 +1230,7 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
                 .and_then(|i| usize::try_from(i).ok())
                 .and_then(|i| dims.get(i))
                 .and_then(|d| d.known());
-            if !d.is_some_and(|d| c.test(d as i64)) {
+            if !d.is_some_and(|d| c.test_with(d as i64, other)) {
                 return false;
             }
         }
@@ -1151,7 +1238,7 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
     if let Some(c) = &v.elements {
         if !tensor
             .and_then(|t| t.element_count())
-            .is_some_and(|n| c.test(n as i64))
+            .is_some_and(|n| c.test_with(n as i64, other))
         {
             return false;
         }

@@ -6,6 +6,7 @@
 
 pub mod applies;
 pub(crate) mod bindings;
+pub(crate) mod compare;
 pub(crate) mod compile;
 pub(crate) mod compile_error;
 pub(crate) mod context;

@@ -473,32 +473,88 @@ pub struct OpsetRange {
     pub max: Option<String>,
 }
 
-/// A count: an exact number, or bounds and divisibility.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+/// A count: an exact number, or comparisons, all of which must hold.
+#[derive(Clone, Debug, JsonSchema)]
 #[serde(untagged)]
 pub enum CountSpec {
     /// Exactly this number.
     Exact(i64),
-    /// Bounds and divisibility, all of which must hold.
+    /// Comparisons, all of which must hold.
     Range(CountRange),
 }
 
-/// `{ min, max, multiple-of, not-multiple-of }`.
+/// What a count may be, for errors.
+pub const COUNT_FORMS: &str = "a count is a whole number, or `{ min, max, above, below, equals, \
+     multiple-of, not-multiple-of }` (`min`/`max` included, `above`/`below` strict), each a number \
+     or, in a value, another number of it: `rank`, `max-dim`, `last-dim`, `elements`, `dim.<axis>`";
+
+impl<'de> Deserialize<'de> for CountSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<CountSpec, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(n) => Ok(CountSpec::Exact(n)),
+                None => Err(D::Error::custom(format!(
+                    "`{n}` is not a whole number: {COUNT_FORMS}"
+                ))),
+            },
+            serde_json::Value::Object(_) => CountRange::deserialize(v)
+                .map(CountSpec::Range)
+                .map_err(|e| {
+                    let e = e.to_string();
+                    let unknown = e
+                        .strip_prefix("unknown field `")
+                        .and_then(|r| r.split('`').next());
+                    match unknown {
+                        Some(key) => D::Error::custom(format!(
+                            "`{key}` is not a comparison of a count: {COUNT_FORMS}"
+                        )),
+                        None => D::Error::custom(format!("{e}: {COUNT_FORMS}")),
+                    }
+                }),
+            other => Err(D::Error::custom(format!(
+                "`{other}` is not a count: {COUNT_FORMS}"
+            ))),
+        }
+    }
+}
+
+/// `{ min, max, above, below, equals, multiple-of, not-multiple-of }`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CountRange {
     #[serde(default)]
     /// Smallest accepted number (included).
-    pub min: Option<i64>,
+    pub min: Option<CountBound>,
     #[serde(default)]
     /// Largest accepted number (included).
-    pub max: Option<i64>,
+    pub max: Option<CountBound>,
+    #[serde(default)]
+    /// The number must be greater.
+    pub above: Option<CountBound>,
+    #[serde(default)]
+    /// The number must be smaller.
+    pub below: Option<CountBound>,
+    #[serde(default)]
+    /// The number must be equal.
+    pub equals: Option<CountBound>,
     #[serde(default)]
     /// The number must be a multiple of this.
-    pub multiple_of: Option<i64>,
+    pub multiple_of: Option<CountBound>,
     #[serde(default)]
     /// The number must not be a multiple of this.
-    pub not_multiple_of: Option<i64>,
+    pub not_multiple_of: Option<CountBound>,
+}
+
+/// What a count compares with: a number, or (in a value) another number of the value.
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum CountBound {
+    /// A number.
+    Num(i64),
+    /// `rank`, `max-dim`, `last-dim`, `elements` or `dim.<axis>` of the same value.
+    Name(String),
 }
 
 /// A number range for constant element values.
@@ -602,6 +658,15 @@ pub struct ValueSpec {
     /// The op (or input) producing the value matches.
     #[serde(default)]
     pub producer: Option<Box<SerRule>>,
+    /// Every one of these value objects holds.
+    #[serde(default)]
+    pub all: Option<Vec<ValueSpec>>,
+    /// Some one of these value objects holds (captures go beside `any:`, not in it).
+    #[serde(default)]
+    pub any: Option<Vec<ValueSpec>>,
+    /// This value object does not hold (it captures nothing).
+    #[serde(default)]
+    pub not: Option<Box<ValueSpec>>,
     /// Binds the value to a capture (`$X`).
     #[serde(default)]
     pub capture: Option<String>,

@@ -302,10 +302,14 @@ impl Template {
             } else if let Some(k) = vars.get(name) {
                 *k
             } else {
-                errors.push(format!(
+                let e = format!(
                     "`{{{name}}}` is not bound by the rule's match (bound: {})",
                     bound_list(vars)
-                ));
+                );
+                // `{Y}` and `{Y.shape}` are one mistake.
+                if !errors.contains(&e) {
+                    errors.push(e);
+                }
                 continue;
             };
             if !accessors(kind).iter().any(|(a, _)| a == acc) {

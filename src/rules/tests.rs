@@ -375,7 +375,7 @@ fn misspelt_properties_name_their_entity_and_the_closest_property() {
             "output:
     rank: many",
             "rank",
-            "did not match any variant",
+            "`\"many\"` is not a count: a count is a whole number, or `{ min, max, above, below, equals, multiple-of, not-multiple-of }`",
         ),
     ] {
         let body = format!(

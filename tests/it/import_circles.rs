@@ -498,7 +498,14 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
     (
         "rules",
         &[
-            &["compile_error", "info", "region", "units", "vars"],
+            &[
+                "compare",
+                "compile_error",
+                "info",
+                "region",
+                "units",
+                "vars",
+            ],
             &["fixes", "schema", "target"],
             &["applies", "bindings", "context", "entity_rule"],
             &["template"],

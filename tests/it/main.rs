@@ -50,5 +50,6 @@ mod realworld_rules;
 mod report_machine;
 mod rule_keys;
 mod rule_language_docs;
+mod rule_reach;
 mod rule_snapshots;
 mod wire_table;

@@ -399,6 +399,14 @@ const BEFORE: &[(Root, &str, &str, &str, usize, usize)] = &[
     ),
     (
         Root::Corpus,
+        "packages/affine-dequantize-square-axis.mlpackage",
+        "main",
+        "io-last-axis-alignment",
+        2,
+        2,
+    ),
+    (
+        Root::Corpus,
         "packages/pow-const-base-two-base3-clean.mlpackage",
         "main",
         "io-last-axis-alignment",

@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::common;
-use coreml_lint::rules::testing::run_rule_tests;
+use coreml_lint::lint::model_entities;
+use coreml_lint::rules::testing::run_rule_tests_with;
 use coreml_lint::rules::RuleSet;
 
 fn rule_schema() -> Value {
@@ -223,21 +224,26 @@ fn keys_no_builtin_rule_uses_are_few_and_shown_by_a_tested_doc_example() {
 fn the_rule_examples_of_the_docs_pass_their_tests() {
     let examples = doc_rule_examples();
     assert!(examples.len() >= 2, "{} examples", examples.len());
-    let dir = tempfile::tempdir().unwrap();
+    // The examples sit in a `rules/` folder beside a link to the corpus, so that their `model:`
+    // cases name fixtures as the built-in rules do (`../corpus/packages/…`).
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("rules");
+    std::fs::create_dir(&dir).unwrap();
+    std::os::unix::fs::symlink(common::corpus(), root.path().join("corpus")).unwrap();
     for (i, e) in examples.iter().enumerate() {
-        std::fs::write(dir.path().join(format!("example-{i}.yaml")), e).unwrap();
+        std::fs::write(dir.join(format!("example-{i}.yaml")), e).unwrap();
     }
     // A rule file is named after its id.
-    for entry in std::fs::read_dir(dir.path()).unwrap() {
+    for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         let doc: Value = serde_yaml_bw::from_str(&text).expect("YAML");
         let id = doc["id"].as_str().expect("id").to_string();
-        std::fs::rename(&path, dir.path().join(format!("{id}.yaml"))).unwrap();
+        std::fs::rename(&path, dir.join(format!("{id}.yaml"))).unwrap();
     }
-    let set = RuleSet::load_dirs_only(&[dir.path().to_path_buf()]).expect("the examples load");
+    let set = RuleSet::load_dirs_only(std::slice::from_ref(&dir)).expect("the examples load");
     assert_eq!(set.rules().len(), examples.len());
-    let report = run_rule_tests(&set);
+    let report = run_rule_tests_with(&set, &model_entities);
     assert!(report.passed(), "{report}");
     for r in set.rules() {
         let cases = report.cases.iter().filter(|c| c.rule == r.id).count();
