@@ -132,12 +132,12 @@ impl std::fmt::Display for Composite {
 /// A graph's ops, counted on the two bases a Core AI user meets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpCounts {
-    /// The ops of the graph's body (top level), as coreai-core's printed program has them, without
-    /// the `coreai.output` terminator (`dump` lists what it returns as the outputs) and without
-    /// the ops inside region bodies (`scatter_nd`'s combiner): one per op line of `dump`.
+    /// The ops of the graph's body (top level), as coreai-core's printed program has them: the
+    /// `coreai.output` terminator included (`dump` lists what it returns as the outputs), the ops
+    /// inside region bodies (`scatter_nd`'s combiner) not.
     pub top_level: usize,
-    /// Of those, the ops other than constants: what `check` (`{REGION.share}`) and `--placement`
-    /// count.
+    /// Of those, the ops other than constants and the output: what `check` (`{REGION.share}`)
+    /// and `--placement` count.
     pub not_constants: usize,
     /// Every `aicode` op stored in the graph at any depth (composite ops' inline decompositions and
     /// their constants included), the `output_v1` / `yield_v1` terminators not: the ops
@@ -150,9 +150,9 @@ impl std::fmt::Display for OpCounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "  ops: {} top-level, as in coreai-core's printed program (one per line below; \
-             `coreai.output` and region bodies not counted), {} of them not constants (the ops \
-             `check` and `--placement` count)",
+            "  ops: {} top-level, as coreai-core's printed program has them (`coreai.output` \
+             counted, region bodies not; one line each below, the output as the outputs), {} of \
+             them neither constants nor the output (the ops `check` and `--placement` count)",
             self.top_level, self.not_constants
         )?;
         writeln!(

@@ -20,11 +20,9 @@ pub fn count<'a>(
     let mut counts = OpCounts::default();
     for op in &body.ops {
         let stored = name(op);
-        if stored != OUTPUT {
-            counts.top_level += 1;
-            if stored != CONSTANT {
-                counts.not_constants += 1;
-            }
+        counts.top_level += 1;
+        if stored != OUTPUT && stored != CONSTANT {
+            counts.not_constants += 1;
         }
         op.walk(&mut |o| {
             let n = name(o);

@@ -772,7 +772,7 @@ mod tests {
         let file = program("split-zero");
         let whole = read(&file).unwrap();
         assert_eq!(whole.summaries[0].ops.stored, 19);
-        assert_eq!(whole.summaries[0].ops.top_level, 7);
+        assert_eq!(whole.summaries[0].ops.top_level, 8);
         // coreai-core prints `%1 = coreai.constant dense<[4, 0, 4]> : tensor<3xui32>`.
         let sizes = whole.functions[0]
             .ops()
