@@ -889,7 +889,11 @@ fn peers_match(cx: &Ctx<'_>, p: &PeersM, node: NodeId, b: &mut Bindings) -> bool
         // Only ops of the types the peers' rule object can match are tested.
         let types = p.rule.potential_ops();
         cx.f.ops()
-            .filter(|(_, op)| types.as_ref().is_none_or(|t| t.contains(op.op_type.as_str())))
+            .filter(|(_, op)| {
+                types
+                    .as_ref()
+                    .is_none_or(|t| t.contains(op.op_type.as_str()))
+            })
             .map(|(id, _)| id)
             .filter(|&id| p.rule.matches(cx, id, &mut Bindings::new()))
             .collect()
