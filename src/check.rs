@@ -25,6 +25,7 @@ use crate::rules::{ComputeUnits, DeployTarget};
 use crate::rules::{LoadError, RuleInfo, RuleSet};
 
 pub mod placement;
+mod quote;
 
 /// Which config file a check reads.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -69,6 +70,9 @@ pub enum Rendering {
     /// Rendered for line numbers only: findings carry spans and their model where the rendered
     /// lines start, but not the text (JSON's `dump_line`; a large model's text is megabytes).
     Lines,
+    /// [`Rendering::Lines`], then once a model is linted its findings' snippet lines rendered
+    /// again (the human report: line numbers and source snippets without the whole text).
+    Quoted,
 }
 
 /// Why a check could not start: the config or the rules did not load.
@@ -364,6 +368,9 @@ impl Checker {
         let checked = |mut model: Box<Model>| {
             let mut findings = self.settings.apply(self.linter.lint(&model));
             findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            if self.rendering == Rendering::Quoted {
+                quote::quote_snippet_lines(&mut model, &findings);
+            }
             if keep == Keep::Reports {
                 release_graphs(&mut model);
             }
@@ -372,6 +379,7 @@ impl Checker {
         let read = ReadOptions {
             render: self.rendering != Rendering::Skip,
             keep_text: self.rendering == Rendering::Text,
+            note_unsafe: self.rendering == Rendering::Quoted,
         };
         match read_model_with(d, read) {
             Ok(ReadOutcome::Model(model)) => vec![checked(model)],
@@ -689,6 +697,33 @@ mod tests {
             indexed > 10,
             "the corpus's packages are indexed, not rendered"
         );
+    }
+
+    #[test]
+    fn human_output_from_the_quoted_lines_is_human_output_from_the_text() {
+        let (text, mut quoted) = (corpus_run(Rendering::Text), corpus_run(Rendering::Quoted));
+        quoted.elapsed = text.elapsed;
+        let opts = crate::report::human::HumanOptions {
+            width: Some(100),
+            ..Default::default()
+        };
+        let human = crate::report::human::render(&text, opts);
+        assert!(human.contains("coreml-lint dump"), "packages are quoted");
+        assert_eq!(human, crate::report::human::render(&quoted, opts));
+        let mut quoting = 0;
+        for m in &quoted.models {
+            if let ModelOutcome::Checked { model, findings } = &m.outcome {
+                if let Some(lines) = &model.source.lines {
+                    assert!(model.source.text.is_empty(), "{}", model.path.display());
+                    if findings.iter().any(|f| f.span.is_some()) {
+                        quoting += 1;
+                        assert!(!lines.quoted.is_empty(), "{}", model.path.display());
+                        assert!(lines.quoted.len() < lines.index.count());
+                    }
+                }
+            }
+        }
+        assert!(quoting > 5, "the corpus's packages quote lines: {quoting}");
     }
 
     /// A folder with a user rule `no-relu` (renamed from `old-relu`) and a model with a relu.

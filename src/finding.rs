@@ -1,6 +1,7 @@
 //! A finding: what every rule produces and every reporter renders.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -133,6 +134,33 @@ impl Finding {
             &self.message,
         )
     }
+}
+
+/// Labels further than this many lines from the primary one are left out of the snippet the
+/// human report quotes (the message names them).
+const SNIPPET_NEAR_LINES: usize = 20;
+/// The most labels (the primary included) a snippet shows.
+pub(crate) const SNIPPET_MAX_LABELS: usize = 5;
+
+/// What the human report quotes of a finding whose spans (the primary first) are on the 0-based
+/// lines `span_lines`: which spans it shows, and the lines from the first shown to the last.
+/// `None` without a primary span. The report's snippet and the lines rendered for it (a protobuf
+/// program's text is not kept) both follow it.
+pub fn snippet_lines(span_lines: &[usize]) -> Option<(Vec<bool>, RangeInclusive<usize>)> {
+    let &primary = span_lines.first()?;
+    let mut n = 0;
+    let shown: Vec<bool> = span_lines
+        .iter()
+        .map(|l| {
+            let show = l.abs_diff(primary) <= SNIPPET_NEAR_LINES && n < SNIPPET_MAX_LABELS;
+            n += usize::from(show);
+            show
+        })
+        .collect();
+    let lines = span_lines.iter().zip(&shown).filter(|(_, s)| **s);
+    let first = lines.clone().map(|(l, _)| *l).min().unwrap_or(primary);
+    let last = lines.map(|(l, _)| *l).max().unwrap_or(primary);
+    Some((shown, first..=last))
 }
 
 #[cfg(test)]

@@ -24,4 +24,5 @@ pub mod read;
 pub mod report;
 pub mod rules;
 pub mod suggest;
+pub mod unsafe_chars;
 pub(crate) mod yaml;

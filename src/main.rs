@@ -365,11 +365,12 @@ fn check(args: CheckArgs) -> u8 {
             Keep::Reports
         },
         // Only the human and HTML reports show a protobuf program's text (line numbers and
-        // snippets); JSON and SARIF give its `dump_line`s, which need the lines but not the text.
-        rendering: if matches!(args.output_format, OutputFormat::Human | OutputFormat::Html)
-            && !args.quiet
-        {
+        // snippets): the human one only the lines it quotes; JSON and SARIF give its
+        // `dump_line`s, which need the lines but not the text.
+        rendering: if args.output_format == OutputFormat::Html && !args.quiet {
             Rendering::Text
+        } else if args.output_format == OutputFormat::Human && !args.quiet {
+            Rendering::Quoted
         } else if matches!(args.output_format, OutputFormat::Json | OutputFormat::Sarif) {
             Rendering::Lines
         } else {

@@ -9,6 +9,7 @@ pub mod literal;
 pub mod model;
 pub mod name;
 pub mod render;
+pub mod rendered_lines;
 pub mod span;
 pub mod types;
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::graph::Program;
-use super::span::LineIndex;
+use super::rendered_lines::RenderedLines;
 use super::types::DType;
 
 /// The container a model was read from.
@@ -35,8 +35,8 @@ pub struct SourceText {
     /// False when `text` was rendered from a protobuf.
     pub is_file: bool,
     /// The lines of a rendered text that was not kept (`text` is then empty): enough for line
-    /// numbers, not for excerpts.
-    pub lines: Option<Arc<LineIndex>>,
+    /// numbers, and for the excerpts of the lines it quotes.
+    pub lines: Option<Arc<RenderedLines>>,
 }
 
 /// Type of a described feature (input, output or state).

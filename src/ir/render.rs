@@ -1,6 +1,7 @@
 //! Prints a [`Program`] as text MIL in the compiler's layout (FORMAT.md §8); also the source that
 //! `.mlpackage` diagnostics point into.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use rayon::prelude::*;
@@ -8,11 +9,13 @@ use rayon::prelude::*;
 use super::graph::{Arg, BlockId, Function, Node, NodeId, Op};
 use super::literal::{Literal, Payload, TensorData};
 use super::name::Name;
+use super::rendered_lines::RenderedLines;
 use super::span::{LineIndex, Span};
 use super::types::{DType, Dim, TensorType, ValueType};
 use super::Program;
 use crate::limits::MAX_NESTING;
 use crate::mil_number::write_hex_float;
+use crate::unsafe_chars::lines_need_escape;
 
 /// Text opset name for a proto opset name (`CoreML8` → `ios18`); text names pass through.
 pub(crate) fn text_opset(opset: &str) -> &str {
@@ -39,6 +42,57 @@ pub fn index_program(program: &mut Program) -> LineIndex {
     LineIndex::from_breaks(rendered.line_starts, rendered.len)
 }
 
+/// [`index_program`], also noting whether the text holds a character a terminal is shown escaped:
+/// for a report that quotes a few lines ([`quote_lines`]) but says whether any line needed it.
+pub fn index_program_for_quotes(program: &mut Program) -> RenderedLines {
+    let rendered = render(program, Keep::LineStartsNotingUnsafe);
+    RenderedLines {
+        index: LineIndex::from_breaks(rendered.line_starts, rendered.len),
+        needs_escape: rendered.needs_escape,
+        quoted: BTreeMap::new(),
+    }
+}
+
+/// The lines `wanted` (0-based) of `program`'s text MIL, exactly as [`render_program`] writes them
+/// (without their line breaks), by number. `lines` indexes that text and the program's spans are
+/// those [`index_program`] recorded: an op whose lines are not wanted is skipped unrendered, and a
+/// function with no wanted line is not visited.
+pub fn quote_lines(
+    program: &Program,
+    lines: &LineIndex,
+    wanted: &BTreeSet<usize>,
+) -> BTreeMap<usize, String> {
+    let bare_scalars = bare_scalars(&program.version);
+    let mut quoted = BTreeMap::new();
+    let mut header = Renderer::new(bare_scalars, Keep::Text);
+    header.quote = Some(Quote::new(0, wanted, lines));
+    header.header(program);
+    header.take_quoted_lines();
+    quoted.append(&mut header.quote.take().map(|q| q.kept).unwrap_or_default());
+    let last = lines.count().saturating_sub(1);
+    let starts: Vec<usize> = program
+        .functions
+        .iter()
+        .map(|f| lines.line_of(f.span.start))
+        .collect();
+    for (i, f) in program.functions.iter().enumerate() {
+        let first = starts[i];
+        let end = starts.get(i + 1).copied().unwrap_or(last);
+        if wanted.range(first..end).next().is_none() {
+            continue;
+        }
+        let mut fr = Renderer::new(bare_scalars, Keep::Text);
+        fr.quote = Some(Quote::new(first, wanted, lines));
+        fr.function(f);
+        fr.take_quoted_lines();
+        quoted.append(&mut fr.quote.take().map(|q| q.kept).unwrap_or_default());
+    }
+    if wanted.contains(&last) {
+        quoted.insert(last, "}".to_string());
+    }
+    quoted
+}
+
 /// How much text a render that keeps only line starts holds before it counts and drops it (every
 /// statement in unit tests, so that they cover the drops inside nested blocks).
 #[cfg(not(test))]
@@ -51,24 +105,27 @@ const FLUSH_AT: usize = 1;
 enum Keep {
     Text,
     LineStarts,
+    /// [`Keep::LineStarts`], and whether the text needs escaping on a terminal.
+    LineStartsNotingUnsafe,
+}
+
+impl Keep {
+    fn line_starts(self) -> bool {
+        self != Keep::Text
+    }
 }
 
 struct Rendered {
     text: String,
     line_starts: Vec<usize>,
     len: usize,
+    needs_escape: bool,
 }
 
 fn render(program: &mut Program, keep: Keep) -> Rendered {
     let bare_scalars = bare_scalars(&program.version);
     let mut header = Renderer::new(bare_scalars, Keep::Text);
-    let _ = writeln!(header.out, "program({})", program.version);
-    if !program.attributes.is_empty() {
-        header.out.push('[');
-        header.attrs(program.attributes.iter().map(|(k, v)| (k.as_str(), v)));
-        header.out.push_str("]\n");
-    }
-    header.out.push_str("{\n");
+    header.header(program);
     // About a line of 150 bytes per op. The first function's text starts with the header and has
     // room for the whole program, so that the others are appended to it without a second copy.
     let estimate = |f: &Function| f.op_count().saturating_mul(150);
@@ -99,6 +156,7 @@ fn render(program: &mut Program, keep: Keep) -> Rendered {
     let mut out = String::new();
     let mut line_starts = Vec::new();
     let mut len = 0;
+    let needs_escape = parts.iter().any(|p| p.unsafe_seen);
     let mut functions = program.functions.iter_mut();
     for (i, part) in parts.into_iter().enumerate() {
         let base = len;
@@ -120,6 +178,7 @@ fn render(program: &mut Program, keep: Keep) -> Rendered {
         text: out,
         line_starts,
         len,
+        needs_escape,
     }
 }
 
@@ -167,6 +226,46 @@ struct Renderer {
     /// Where each line after the first starts, relative to this renderer's text (only when
     /// keeping line starts).
     line_starts: Vec<usize>,
+    /// Whether the text flushed so far needs escaping (only for [`Keep::LineStartsNotingUnsafe`]).
+    unsafe_seen: bool,
+    /// When quoting: the lines to keep, and those kept.
+    quote: Option<Quote>,
+}
+
+/// The state of a render that keeps only some lines ([`quote_lines`]).
+struct Quote {
+    /// The 0-based number of the line that starts at the beginning of the renderer's text.
+    line: usize,
+    /// Where the last of the statements skipped since `line` was counted ends.
+    skipped_to: Option<usize>,
+    wanted: BTreeSet<usize>,
+    /// Where the first wanted line from `line` on starts in the whole text (`usize::MAX`: none).
+    next_wanted_start: usize,
+    /// Where the lines of the whole text start (spans are offsets into it).
+    lines: LineIndex,
+    kept: BTreeMap<usize, String>,
+}
+
+impl Quote {
+    fn new(line: usize, wanted: &BTreeSet<usize>, lines: &LineIndex) -> Quote {
+        let mut q = Quote {
+            line,
+            skipped_to: None,
+            wanted: wanted.clone(),
+            next_wanted_start: 0,
+            lines: lines.clone(),
+            kept: BTreeMap::new(),
+        };
+        q.find_next_wanted();
+        q
+    }
+
+    fn find_next_wanted(&mut self) {
+        self.next_wanted_start = match self.wanted.range(self.line..).next() {
+            Some(&line) => self.lines.start_of(line),
+            None => usize::MAX,
+        };
+    }
 }
 
 impl Renderer {
@@ -178,7 +277,20 @@ impl Renderer {
             keep,
             flushed: 0,
             line_starts: Vec::new(),
+            unsafe_seen: false,
+            quote: None,
         }
+    }
+
+    /// `program(version)`, its attributes, `{`.
+    fn header(&mut self, program: &Program) {
+        let _ = writeln!(self.out, "program({})", program.version);
+        if !program.attributes.is_empty() {
+            self.out.push('[');
+            self.attrs(program.attributes.iter().map(|(k, v)| (k.as_str(), v)));
+            self.out.push_str("]\n");
+        }
+        self.out.push_str("{\n");
     }
 
     /// Where the next byte goes in this renderer's text.
@@ -188,7 +300,11 @@ impl Renderer {
 
     /// When only line starts are kept: records those of the text written so far and drops it.
     fn flush(&mut self) {
-        if self.keep == Keep::LineStarts {
+        if self.keep.line_starts() {
+            // Every flush follows a line break, so a `\r\n` is never split.
+            if self.keep == Keep::LineStartsNotingUnsafe && !self.unsafe_seen {
+                self.unsafe_seen = lines_need_escape(&self.out);
+            }
             let base = self.flushed + 1;
             self.line_starts
                 .extend(memchr::memchr_iter(b'\n', self.out.as_bytes()).map(|i| base + i));
@@ -237,6 +353,9 @@ impl Renderer {
             return;
         };
         for &id in &b.ops {
+            if self.skip_unquoted(f, id) {
+                continue;
+            }
             self.indent(depth);
             self.statement(f, id, depth);
             self.out.push('\n');
@@ -248,6 +367,48 @@ impl Renderer {
         self.out.push_str("} -> (");
         self.list(&b.outputs);
         self.out.push(')');
+    }
+
+    /// When quoting: moves the complete lines written so far out of the text, keeping the wanted
+    /// ones.
+    fn take_quoted_lines(&mut self) {
+        let Some(q) = &mut self.quote else { return };
+        if let Some(end) = q.skipped_to.take() {
+            // The skipped statements' lines, through the line break after the last one.
+            q.line = q.lines.line_of(end) + 1;
+        }
+        let mut done = 0;
+        while let Some(i) = memchr::memchr(b'\n', &self.out.as_bytes()[done..]) {
+            if q.wanted.contains(&q.line) {
+                q.kept.insert(q.line, self.out[done..done + i].to_string());
+                q.line += 1;
+                q.find_next_wanted();
+            } else {
+                q.line += 1;
+            }
+            done += i + 1;
+        }
+        self.out.drain(..done);
+    }
+
+    /// When quoting: whether the statement `id` (which starts a line) ends before the next wanted
+    /// line; it is then skipped, its lines counted from its span when the next line is written.
+    fn skip_unquoted(&mut self, f: &Function, id: NodeId) -> bool {
+        if self.quote.is_none() {
+            return false;
+        }
+        if !self.out.is_empty() {
+            self.take_quoted_lines();
+        }
+        let (Some(q), Some(op)) = (&mut self.quote, f.op(id)) else {
+            return false;
+        };
+        // A statement's span ends after its `;`, on its last line.
+        if op.span.end() >= q.next_wanted_start {
+            return false;
+        }
+        q.skipped_to = Some(op.span.end());
+        true
     }
 
     fn list(&mut self, names: &[Name]) {
@@ -740,5 +901,51 @@ mod line_index_tests {
                 "offset {offset}"
             );
         }
+    }
+
+    /// Every line of the program's text, quoted alone, in pairs far apart, and all together,
+    /// is the line of the whole text.
+    fn assert_quotes_match_the_text(mut program: Program) {
+        let text = render_program(&mut program.clone());
+        let indexed = index_program_for_quotes(&mut program);
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(indexed.index.count(), lines.len());
+        let check = |wanted: BTreeSet<usize>| {
+            let quoted = quote_lines(&program, &indexed.index, &wanted);
+            let expected: BTreeMap<usize, String> =
+                wanted.iter().map(|&l| (l, lines[l].to_string())).collect();
+            assert_eq!(quoted, expected, "lines {wanted:?}");
+        };
+        for line in 0..lines.len() {
+            check(BTreeSet::from([line]));
+            check(BTreeSet::from([line, (line * 7 + 3) % lines.len()]));
+        }
+        check((0..lines.len()).collect());
+    }
+
+    fn nested() -> Program {
+        crate::read::miltext::parse_program(NESTED, std::path::Path::new("m.mil")).expect("parses")
+    }
+
+    #[test]
+    fn quoted_lines_are_the_lines_of_the_text() {
+        assert_quotes_match_the_text(nested());
+    }
+
+    #[test]
+    fn quoted_lines_follow_a_name_with_a_line_break_and_note_the_control() {
+        let mut program = nested();
+        let f = &mut program.functions[0];
+        let ids: Vec<_> = f.graph.node_indices().collect();
+        for id in ids {
+            if let Node::Op(op) = &mut f.graph[id] {
+                if op.outputs.first().is_some_and(|o| &*o.name == "a") {
+                    op.outputs[0].name = Name::from("a\nsecond line\u{202e}");
+                }
+            }
+        }
+        assert!(index_program_for_quotes(&mut program.clone()).needs_escape);
+        assert!(!index_program_for_quotes(&mut nested()).needs_escape);
+        assert_quotes_match_the_text(program);
     }
 }

@@ -66,6 +66,11 @@ impl LineIndex {
         }
     }
 
+    /// Length of the text in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Number of lines (a text ending with `\n` has an empty last line).
     pub(crate) fn count(&self) -> usize {
         self.starts.len()

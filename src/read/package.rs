@@ -7,6 +7,7 @@ use super::coremldata::{self, CompiledHeader};
 use super::outcome::{ReadOutcome, Stage};
 use super::{lfs, limits, lower, manifest, metadata, miltext, ReadError};
 use crate::discover::Discovered;
+use crate::ir::rendered_lines::RenderedLines;
 use crate::ir::{
     render, BundleFault, BundleFaultKind, Model, ModelDesc, ModelKind, SourceText, SubModel,
 };
@@ -21,6 +22,9 @@ pub struct ReadOptions {
     pub render: bool,
     /// With `render`: keep the rendered text (else only where its lines start, for line numbers).
     pub keep_text: bool,
+    /// With `render` and not `keep_text`: note whether the text holds a character a terminal is
+    /// shown escaped, for a report that will quote some of its lines (`render::quote_lines`).
+    pub note_unsafe: bool,
 }
 
 impl Default for ReadOptions {
@@ -28,6 +32,7 @@ impl Default for ReadOptions {
         ReadOptions {
             render: true,
             keep_text: true,
+            note_unsafe: false,
         }
     }
 }
@@ -127,13 +132,19 @@ fn read_protobuf(
     let bytes = read_program_file(file)?;
     let program_model = |lowered: lower::LoweredProgram, sub_model: Option<SubModel>| {
         let mut program = lowered.program;
-        let (text, lines) = match (options.render, options.keep_text) {
-            (true, true) => (render::render_program(&mut program), None),
-            (true, false) => (
+        let (text, lines) = match (options.render, options.keep_text, options.note_unsafe) {
+            (true, true, _) => (render::render_program(&mut program), None),
+            (true, false, false) => (
                 String::new(),
-                Some(Arc::new(render::index_program(&mut program))),
+                Some(Arc::new(RenderedLines::new(render::index_program(
+                    &mut program,
+                )))),
             ),
-            (false, _) => (String::new(), None),
+            (true, false, true) => (
+                String::new(),
+                Some(Arc::new(render::index_program_for_quotes(&mut program))),
+            ),
+            (false, _, _) => (String::new(), None),
         };
         let name = match &sub_model {
             Some(sub) => format!("{} (rendered, {sub})", root_path.display()),

@@ -2,7 +2,6 @@
 //! rendered text of a `.mlpackage`), then a summary line.
 
 use std::fmt::{self, Write};
-use std::sync::Arc;
 
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
@@ -208,7 +207,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                     let indexed = findings
                         .iter()
                         .any(|f| f.span.is_some())
-                        .then(|| IndexedSource::new(Arc::clone(&model.source.text)));
+                        .then(|| IndexedSource::of(&model.source));
                     for f in findings {
                         let width = opts.width.unwrap_or(100);
                         let (source, labels) = indexed

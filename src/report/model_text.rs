@@ -22,18 +22,7 @@ use std::fmt::Write;
 use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::Finding;
 
-/// Whether `c` is shown escaped outside JSON and SARIF.
-pub fn is_unsafe(c: char) -> bool {
-    matches!(c,
-        // C0 controls, DEL, C1 controls.
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        // Bidi embeddings, overrides and isolates (what rustc's `text_direction_codepoint_in_literal` flags),
-        // the bidi marks.
-        | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
-        // Zero-width characters, the line and paragraph separators (line breaks in editors),
-        // the byte-order mark, interlinear annotations.
-        | '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
-}
+pub use crate::unsafe_chars::{is_unsafe, lines_need_escape};
 
 /// Whether [`terminal`] shows `s` other than as it is.
 pub fn needs_escape(s: &str) -> bool {
@@ -198,18 +187,13 @@ pub fn xml(s: &str) -> String {
     out
 }
 
-/// Whether a text's lines hold a character shown escaped (its `\n` and `\r\n` line ends aside).
-pub fn lines_need_escape(text: &str) -> bool {
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' => {}
-            '\r' if chars.peek() == Some(&'\n') => {}
-            c if is_unsafe(c) => return true,
-            _ => {}
-        }
+/// Whether a line of the text a model's findings quote from holds a character shown escaped.
+fn quoted_lines_need_escape(model: &crate::ir::Model) -> bool {
+    match &model.source.lines {
+        // Only some lines of a rendered text were kept; the render noted it for the whole text.
+        Some(lines) if model.source.text.is_empty() => lines.needs_escape,
+        _ => lines_need_escape(&model.source.text),
     }
-    false
 }
 
 /// How many of the run's models have a string shown escaped: in a finding (its file, place,
@@ -238,8 +222,7 @@ pub fn models_with_escaped_text(run: &CheckRun) -> usize {
             ModelOutcome::Checked { model, findings } => {
                 path(&m.path) || findings.iter().any(finding) || {
                     // The quoted lines of a protobuf program are its rendered text.
-                    findings.iter().any(|f| f.span.is_some())
-                        && lines_need_escape(&model.source.text)
+                    findings.iter().any(|f| f.span.is_some()) && quoted_lines_need_escape(model)
                 }
             }
             ModelOutcome::Failed(e) => path(&m.path) || needs_escape(&e.to_string()),

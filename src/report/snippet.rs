@@ -7,13 +7,9 @@ use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanConten
 
 use super::model_text;
 use super::source::IndexedSource;
+use crate::finding::snippet_lines;
 use crate::ir::Span;
 
-/// Labels further than this many lines from the primary one are left out of the snippet (the
-/// message names them). miette shows one line of context around each label, not the lines between.
-const NEAR_LINES: usize = 20;
-/// The most labels (the primary included) a snippet shows.
-const MAX_LABELS: usize = 5;
 /// Columns of a clipped line kept to the left of its first label.
 const LEFT_MARGIN: usize = 16;
 /// Marks where a line was clipped.
@@ -52,19 +48,19 @@ pub(crate) fn clip(
     spans: &[Span],
     width: usize,
 ) -> (Snippet, Vec<Option<SourceSpan>>) {
-    let text = source.text();
     // A span over several lines (a whole function) is shown by its first line.
     let spans: Vec<(usize, Span)> = spans
         .iter()
         .map(|s| {
-            let start = s.start.min(text.len());
+            let start = s.start.min(source.len());
             let line = source.line_col(start).0 - 1;
             let line_end = source.line_end(line);
             let end = (start + s.len).min(line_end).max(start);
             (line, Span::new(start, end))
         })
         .collect();
-    let Some(&(primary_line, _)) = spans.first() else {
+    let lines: Vec<usize> = spans.iter().map(|(l, _)| *l).collect();
+    let Some((kept, quoted)) = snippet_lines(&lines) else {
         return (
             Snippet {
                 text: String::new(),
@@ -73,34 +69,24 @@ pub(crate) fn clip(
             Vec::new(),
         );
     };
-    let kept: Vec<bool> = {
-        let mut n = 0;
-        spans
-            .iter()
-            .map(|(l, _)| {
-                let keep = l.abs_diff(primary_line) <= NEAR_LINES && n < MAX_LABELS;
-                n += usize::from(keep);
-                keep
-            })
-            .collect()
-    };
-    let lines = spans
-        .iter()
-        .zip(&kept)
-        .filter(|(_, k)| **k)
-        .map(|((l, _), _)| *l);
-    let (first, last) = (
-        lines.clone().min().unwrap_or(primary_line),
-        lines.max().unwrap_or(primary_line),
-    );
+    let (first, last) = (*quoted.start(), *quoted.end());
     let mut out = String::new();
     let mut placed = vec![None; spans.len()];
     for line in first..=last {
-        let (start, end) = (source.line_start(line), source.line_end(line));
+        // Offsets below are in the line's text.
+        let (start, text) = (source.line_start(line), source.line_text(line));
+        let end = text.len();
         let on_line: Vec<usize> = (0..spans.len())
             .filter(|&i| spans[i].0 == line && kept[i])
             .collect();
-        let (lo, hi) = window(text, start, end, on_line.iter().map(|&i| spans[i].1), width);
+        let in_line = |s: Span| Span::new(s.start - start, s.start + s.len - start);
+        let (lo, hi) = window(
+            text,
+            0,
+            end,
+            on_line.iter().map(|&i| in_line(spans[i].1)),
+            width,
+        );
         let clipped = hi < end;
         // A CRLF file's `\r` ends the line; it is not shown as an escape.
         let hi = if !clipped && hi > lo && text.as_bytes()[hi - 1] == b'\r' {
@@ -108,7 +94,7 @@ pub(crate) fn clip(
         } else {
             hi
         };
-        if lo > start {
+        if lo > 0 {
             out.push_str(ELLIPSIS);
         }
         // Each span's ends, where the line's text (its controls and bidi characters escaped)
@@ -116,7 +102,7 @@ pub(crate) fn clip(
         let mut ends: Vec<usize> = on_line
             .iter()
             .flat_map(|&i| {
-                let s = spans[i].1;
+                let s = in_line(spans[i].1);
                 [s.start.clamp(lo, hi), (s.start + s.len).clamp(lo, hi)]
             })
             .collect();
@@ -225,6 +211,9 @@ mod tests {
         assert_eq!(placed[2], None, "30 lines away");
         let many: Vec<Span> = (0..8).map(|i| Span::new(at(i), at(i) + 3)).collect();
         let (_, placed) = clip(&source, &many, 100);
-        assert_eq!(placed.iter().filter(|p| p.is_some()).count(), MAX_LABELS);
+        assert_eq!(
+            placed.iter().filter(|p| p.is_some()).count(),
+            crate::finding::SNIPPET_MAX_LABELS
+        );
     }
 }

@@ -10,13 +10,17 @@ use std::sync::Arc;
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
+use crate::ir::rendered_lines::RenderedLines;
 use crate::ir::span::LineIndex;
+use crate::ir::SourceText;
 
-/// Source text plus the byte offset where each line starts.
+/// Source text plus the byte offset where each line starts; or, for a rendered text that was not
+/// kept, where its lines start and the lines a report quotes.
 #[derive(Clone, Debug)]
 pub(crate) struct IndexedSource {
+    /// Empty when only quoted lines are kept.
     text: Arc<str>,
-    lines: Arc<LineIndex>,
+    lines: Arc<RenderedLines>,
     has_cr: bool,
 }
 
@@ -25,19 +29,50 @@ impl IndexedSource {
     pub(crate) fn new(text: Arc<str>) -> IndexedSource {
         IndexedSource {
             has_cr: memchr::memchr(b'\r', text.as_bytes()).is_some(),
-            lines: Arc::new(LineIndex::of(&text)),
+            lines: Arc::new(RenderedLines::new(LineIndex::of(&text))),
             text,
+        }
+    }
+
+    /// The source of a model: its text, or the lines quoted from its rendered text.
+    pub(crate) fn of(source: &SourceText) -> IndexedSource {
+        match &source.lines {
+            Some(lines) if source.text.is_empty() => IndexedSource {
+                text: Arc::clone(&source.text),
+                lines: Arc::clone(lines),
+                has_cr: false,
+            },
+            _ => IndexedSource::new(Arc::clone(&source.text)),
+        }
+    }
+
+    /// Whether only quoted lines are kept.
+    fn quoted_only(&self) -> bool {
+        self.text.is_empty() && self.lines.index.len() > 0
+    }
+
+    /// Length of the whole text in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.lines.index.len()
+    }
+
+    /// The text of 0-based line `line`, without its line break (as [`IndexedSource::line_end`]
+    /// ends it). A line that was not quoted is empty.
+    pub(crate) fn line_text(&self, line: usize) -> &str {
+        if !self.quoted_only() {
+            return &self.text[self.line_start(line)..self.line_end(line)];
+        }
+        let text = self.lines.quoted.get(&line).map_or("", String::as_str);
+        let ends_with_break = line + 1 < self.lines.index.count();
+        match text.strip_suffix('\r') {
+            Some(before) if ends_with_break => before,
+            _ => text,
         }
     }
 
     /// 1-based line and column (in bytes) of byte `offset`, as [`crate::ir::span::line_col`].
     pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
-        self.lines.line_col(offset)
-    }
-
-    /// The whole text.
-    pub(crate) fn text(&self) -> &str {
-        &self.text
+        self.lines.index.line_col(offset)
     }
 
     /// Where 0-based line `line` starts.
@@ -47,6 +82,9 @@ impl IndexedSource {
 
     /// Where 0-based line `line` ends, before its line break.
     pub(crate) fn line_end(&self, line: usize) -> usize {
+        if self.quoted_only() {
+            return self.start_of(line) + self.line_text(line).len();
+        }
         let next = self.start_of(line + 1);
         if next > self.start_of(line) && self.text.as_bytes().get(next - 1) == Some(&b'\n') {
             let end = next - 1;
@@ -58,12 +96,12 @@ impl IndexedSource {
 
     /// The 0-based line holding byte `offset`.
     fn line_of(&self, offset: usize) -> usize {
-        self.lines.line_of(offset)
+        self.lines.index.line_of(offset)
     }
 
     /// Where line `line` starts, or the end of the text past the last line.
     fn start_of(&self, line: usize) -> usize {
-        self.lines.start_of(line)
+        self.lines.index.start_of(line)
     }
 }
 
@@ -85,7 +123,8 @@ impl SourceCode for IndexedSource {
         }
         let first_line = self.line_of(offset).saturating_sub(context_lines_before);
         // miette resets the column at any line break it reads after the span.
-        let break_after = context_lines_after > 0 && self.line_of(last) + 1 < self.lines.count();
+        let break_after =
+            context_lines_after > 0 && self.line_of(last) + 1 < self.lines.index.count();
         let (data_start, column) = if context_lines_before == 0 {
             let column = offset - self.start_of(self.line_of(offset));
             (offset, if break_after { 0 } else { column })
@@ -99,7 +138,7 @@ impl SourceCode for IndexedSource {
             self.start_of(self.line_of(last) + context_lines_after + 1)
         };
         // miette counts every line break from the start of the text to the end of the snippet.
-        let line_count = self.lines.line_of(data_end);
+        let line_count = self.lines.index.line_of(data_end);
         let data = bytes
             .get(data_start..data_end)
             .ok_or(MietteError::OutOfBounds)?;

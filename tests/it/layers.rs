@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
         "mil_number",
         "os_level",
         "suggest",
+        "unsafe_chars",
         "yaml",
     ],
     &["ir"],
