@@ -197,32 +197,26 @@ impl Known<'_, '_> {
         self.value(self.partial.kind().slot_of(name)?)
     }
 
+    /// A conjunction (`decisive` false) or disjunction (`decisive` true) of `ts`: a member whose
+    /// answer is `decisive` decides it; otherwise unknown when a member is.
+    fn may_match_members(&self, ts: &[SlotTest<'_>], decisive: bool) -> Option<bool> {
+        let mut known = true;
+        for t in ts {
+            match self.may_match(t) {
+                Some(v) if v == decisive => return Some(decisive),
+                Some(_) => {}
+                None => known = false,
+            }
+        }
+        known.then_some(!decisive)
+    }
+
     /// Whether the partial entity matches `t`: `None` when the answer depends on a property
     /// still to come (a property it lacks that is not to come, it lacks for good).
     fn may_match(&self, t: &SlotTest<'_>) -> Option<bool> {
         match t {
-            SlotTest::All(ts) => {
-                let mut known = true;
-                for t in ts {
-                    match self.may_match(t) {
-                        Some(false) => return Some(false),
-                        Some(true) => {}
-                        None => known = false,
-                    }
-                }
-                known.then_some(true)
-            }
-            SlotTest::Any(ts) => {
-                let mut known = true;
-                for t in ts {
-                    match self.may_match(t) {
-                        Some(true) => return Some(true),
-                        Some(false) => {}
-                        None => known = false,
-                    }
-                }
-                known.then_some(false)
-            }
+            SlotTest::All(ts) => self.may_match_members(ts, false),
+            SlotTest::Any(ts) => self.may_match_members(ts, true),
             SlotTest::Not(t) => self.may_match(t).map(|m| !m),
             SlotTest::SameAs(slot, other) => match (self.value(*slot), self.value(*other)) {
                 (Some(a), Some(b)) => Some(a == b),

@@ -9,7 +9,9 @@ use super::table::{
 };
 use super::values::FunctionValues;
 use super::ENTITY_KINDS;
-use crate::analysis::entity::{Entity, EntityDemand, EntityKind, Partial, PartialProp, Slot};
+use crate::analysis::entity::{
+    Entity, EntityDemand, EntityKind, Partial, PartialProp, Slot, MAX_PROPERTIES,
+};
 use crate::analysis::FunctionAnalysis;
 use crate::ir::render::text_opset;
 use crate::ir::{Arg, DType, Function, Literal, Name, Op, Payload, TensorType, ValueType};
@@ -82,7 +84,7 @@ const MIL_LITERAL: &EntityKind = &ENTITY_KINDS[3];
 
 /// The slots of the properties set while an entity is described in part.
 mod slot {
-    use super::{Slot, MIL_LITERAL, MIL_OP, MIL_PARAMETER};
+    use super::{Slot, MAX_PROPERTIES, MIL_LITERAL, MIL_OP, MIL_PARAMETER};
 
     pub const OP_TYPE: Slot = MIL_OP.slot("op-type");
     pub const TEXT_PROGRAM: Slot = MIL_OP.slot("text-program");
@@ -110,11 +112,18 @@ mod slot {
 
     pub const LITERAL_PARAM: Slot = MIL_LITERAL.slot("param");
 
+    pub const ELEMENTS: Slot = MIL_LITERAL.slot("elements");
+    pub const SHAPE_ELEMENTS: Slot = MIL_LITERAL.slot("shape-elements");
+
     // `start` sets the op type in the same slot whatever the kind.
     const _: () =
         assert!(MIL_PARAMETER.slot("op-type") == OP_TYPE && MIL_LITERAL.slot("op-type") == OP_TYPE);
-    pub const ELEMENTS: Slot = MIL_LITERAL.slot("elements");
-    pub const SHAPE_ELEMENTS: Slot = MIL_LITERAL.slot("shape-elements");
+    // A `Partial` has a slot for each property of its kind.
+    const _: () = assert!(
+        MIL_OP.properties.len() <= MAX_PROPERTIES
+            && MIL_PARAMETER.properties.len() <= MAX_PROPERTIES
+            && MIL_LITERAL.properties.len() <= MAX_PROPERTIES
+    );
 }
 
 /// The properties of each kind that are set only once an entity is wanted (texts for messages),
