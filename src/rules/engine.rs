@@ -13,6 +13,7 @@ use super::applies::program_of;
 use super::bindings::{Binding, Bindings};
 use super::context::Ctx;
 use super::entity_rule::EntityRule;
+use super::guard::NodeFacts;
 use super::loader::{Rule, RuleSet, Target};
 use super::matcher::Matcher;
 use super::region::regions;
@@ -178,12 +179,24 @@ fn match_function_with(
         [index.for_any_op.as_slice(), index.for_op_type(&op.op_type)].map(move |r| (id, false, r))
     });
     for (id, is_input, applicable) in inputs.chain(ops) {
+        // Read once per node, when a rule's guard asks.
+        let mut facts = None;
         for &i in applicable {
             let rule = rules[i];
             let Some(m) = &rule.node_matchers else {
                 continue;
             };
-            let m = if is_input { &m.inputs } else { &m.ops };
+            let (m, guard) = if is_input {
+                (&m.inputs, &m.inputs_guard)
+            } else {
+                (&m.ops, &m.ops_guard)
+            };
+            if let Some(guard) = guard {
+                let Some(node) = f.node(id) else { continue };
+                if !guard.admits(facts.get_or_insert_with(|| NodeFacts::of(node))) {
+                    continue;
+                }
+            }
             let mut b = Bindings::new();
             match m {
                 Matcher::Origin(property) => {

@@ -15,6 +15,7 @@ pub mod demand;
 pub mod engine;
 pub(crate) mod entity_rule;
 pub(crate) mod fixes;
+pub(crate) mod guard;
 pub mod info;
 pub mod loader;
 pub(crate) mod matcher;

@@ -1,0 +1,452 @@
+//! What a node rule requires of the node it tests, as a few numbers compiled when the rule loads:
+//! a necessary condition the engine checks before the rule's matcher. Dispatch by op type (ast-grep's
+//! `potential_kinds`) leaves a rule that can match any op testing every op; its guard lets it skip
+//! the ops whose types, shapes and literals cannot match (`tensor-dim-limit` needs a value with an
+//! axis of 16385 or more, `zero-sized-dim` one without elements or a `split`).
+//!
+//! A guard is a disjunction of [`Alternative`]s, each a conjunction of facts about the node:
+//! its op type, the largest known axis and rank of its values (an op's outputs, or the function
+//! input itself), the smallest known element count among them, whether a parameter binds an
+//! inline literal. A node no alternative admits cannot match; one admitted is tested in full.
+
+use super::compare::Cmp;
+use super::matcher::{Count, Matcher, Operand, ValueM};
+use crate::ir::{Arg, Node, ValueType};
+
+/// At most this many alternatives are kept; more are merged into the one that admits what each
+/// of them does.
+const MAX_ALTERNATIVES: usize = 8;
+
+/// A necessary condition of a node rule's matcher on one kind of node (empty: it matches no
+/// node).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Guard(Vec<Alternative>);
+
+/// Facts a node must have together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alternative {
+    /// The op types it may be (`None`: any node), sorted.
+    op_types: Option<Vec<String>>,
+    /// Some value has a known axis of at least this size (0: no test).
+    min_dim: u64,
+    /// Some value has a known rank of at least this (0: no test).
+    min_rank: u64,
+    /// Some value has a known element count of at most this.
+    max_elements: Option<u64>,
+    /// Some parameter binds an inline literal.
+    inline_arg: bool,
+}
+
+/// The facts of one node a guard reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeFacts<'a> {
+    /// The op type (`None` for a function input).
+    pub op_type: Option<&'a str>,
+    /// The largest known axis of its values.
+    pub max_dim: u64,
+    /// The largest known rank of its values.
+    pub max_rank: u64,
+    /// The smallest known element count of its values.
+    pub min_elements: Option<u64>,
+    /// A parameter binds an inline literal.
+    pub inline_arg: bool,
+}
+
+impl<'a> NodeFacts<'a> {
+    /// The facts of `node`: an op's outputs and parameters, or a function input's type.
+    pub fn of(node: &'a Node) -> NodeFacts<'a> {
+        match node {
+            Node::Input(i) => NodeFacts::default().with_value(&i.ty),
+            Node::Op(op) => {
+                let facts = NodeFacts {
+                    op_type: Some(op.op_type.as_str()),
+                    inline_arg: op
+                        .inputs
+                        .iter()
+                        .any(|p| p.args.iter().any(|a| matches!(a, Arg::Value(_)))),
+                    ..NodeFacts::default()
+                };
+                op.outputs.iter().fold(facts, |f, o| f.with_value(&o.ty))
+            }
+        }
+    }
+
+    fn with_value(mut self, ty: &ValueType) -> NodeFacts<'a> {
+        let Some(shape) = ty.tensor().and_then(|t| t.shape.as_deref()) else {
+            return self;
+        };
+        self.max_rank = self.max_rank.max(shape.len() as u64);
+        let known = || shape.iter().filter_map(|d| d.known());
+        self.max_dim = self.max_dim.max(known().max().unwrap_or(0));
+        if known().count() == shape.len() {
+            let elements = known().try_fold(1u64, u64::checked_mul);
+            if let Some(n) = elements {
+                self.min_elements = Some(self.min_elements.map_or(n, |m| m.min(n)));
+            }
+        }
+        self
+    }
+}
+
+impl Alternative {
+    /// Admits every node.
+    fn any() -> Alternative {
+        Alternative {
+            op_types: None,
+            min_dim: 0,
+            min_rank: 0,
+            max_elements: None,
+            inline_arg: false,
+        }
+    }
+
+    fn is_any(&self) -> bool {
+        *self == Alternative::any()
+    }
+
+    fn admits(&self, n: &NodeFacts<'_>) -> bool {
+        self.op_types
+            .as_ref()
+            .is_none_or(|ts| n.op_type.is_some_and(|t| ts.iter().any(|x| x == t)))
+            && n.max_dim >= self.min_dim
+            && n.max_rank >= self.min_rank
+            && self
+                .max_elements
+                .is_none_or(|u| n.min_elements.is_some_and(|m| m <= u))
+            && (!self.inline_arg || n.inline_arg)
+    }
+
+    /// What both require; `None` when no node has both (disjoint op types).
+    fn and(&self, other: &Alternative) -> Option<Alternative> {
+        let op_types = match (&self.op_types, &other.op_types) {
+            (None, t) | (t, None) => t.clone(),
+            (Some(a), Some(b)) => {
+                let both: Vec<String> = a.iter().filter(|t| b.contains(t)).cloned().collect();
+                if both.is_empty() {
+                    return None;
+                }
+                Some(both)
+            }
+        };
+        Some(Alternative {
+            op_types,
+            min_dim: self.min_dim.max(other.min_dim),
+            min_rank: self.min_rank.max(other.min_rank),
+            max_elements: match (self.max_elements, other.max_elements) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            inline_arg: self.inline_arg || other.inline_arg,
+        })
+    }
+
+    /// What either admits.
+    fn or(&self, other: &Alternative) -> Alternative {
+        let op_types = match (&self.op_types, &other.op_types) {
+            (Some(a), Some(b)) => {
+                let mut all = a.clone();
+                all.extend(b.iter().filter(|t| !a.contains(t)).cloned());
+                all.sort();
+                Some(all)
+            }
+            _ => None,
+        };
+        Alternative {
+            op_types,
+            min_dim: self.min_dim.min(other.min_dim),
+            min_rank: self.min_rank.min(other.min_rank),
+            max_elements: match (self.max_elements, other.max_elements) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                _ => None,
+            },
+            inline_arg: self.inline_arg && other.inline_arg,
+        }
+    }
+}
+
+impl Guard {
+    /// Admits every node.
+    fn any() -> Guard {
+        Guard(vec![Alternative::any()])
+    }
+
+    fn one(a: Alternative) -> Guard {
+        Guard(vec![a])
+    }
+
+    /// The guard of `m`: what a node must have for `m` to match it.
+    pub fn of(m: &Matcher) -> Guard {
+        match m {
+            Matcher::OpType { types, .. } => {
+                let mut types = types.clone();
+                types.sort();
+                types.dedup();
+                Guard::one(Alternative {
+                    op_types: Some(types),
+                    ..Alternative::any()
+                })
+            }
+            Matcher::StateWrite(_) => Guard::one(Alternative {
+                op_types: Some(vec![
+                    "coreml_update_state".to_string(),
+                    "write_state".to_string(),
+                ]),
+                ..Alternative::any()
+            }),
+            Matcher::Output(v) | Matcher::Input(v) => Guard::of_value(v),
+            Matcher::Param(_, v) if v.inline == Some(true) => Guard::one(Alternative {
+                inline_arg: true,
+                ..Alternative::any()
+            }),
+            Matcher::All(list) => list.iter().fold(Guard::any(), |g, m| g.and(&Guard::of(m))),
+            Matcher::Any(list) => Guard::either(list.iter().map(Guard::of)),
+            Matcher::Origin(m) => Guard::of(m),
+            // At least one entry holds.
+            Matcher::Reasons { entries, .. } => {
+                Guard::either(entries.iter().map(|e| Guard::of(&e.rule)))
+            }
+            // A node that must be the nth of its peers is one of them.
+            Matcher::Peers(p) if p.nth.is_some() => Guard::of(&p.rule),
+            _ => Guard::any(),
+        }
+    }
+
+    /// What a value must have for `v` to match it.
+    fn of_value(v: &ValueM) -> Guard {
+        let lower = |c: &Option<Count>| c.as_ref().map_or(0, lower_bound);
+        let dims = v.dims.iter().map(|(axis, c)| {
+            // Axis `a` needs rank a + 1; axis -a needs rank a.
+            let rank = if *axis < 0 {
+                axis.unsigned_abs()
+            } else {
+                *axis as u64 + 1
+            };
+            (lower_bound(c), rank)
+        });
+        let (dim, dims_rank) = dims.fold((0, 0), |(d, r), (d2, r2)| (d.max(d2), r.max(r2)));
+        let shape_rank = v.shape.as_ref().map_or(0, |s| s.len() as u64);
+        let own = Alternative {
+            min_dim: dim.max(lower(&v.max_dim)).max(lower(&v.last_dim)),
+            min_rank: lower(&v.rank).max(dims_rank).max(shape_rank),
+            max_elements: v.elements.as_ref().and_then(upper_bound),
+            ..Alternative::any()
+        };
+        let mut g = Guard::one(own);
+        for sub in &v.all {
+            g = g.and(&Guard::of_value(sub));
+        }
+        if let Some(any) = &v.any {
+            g = g.and(&Guard::either(any.iter().map(Guard::of_value)));
+        }
+        g
+    }
+
+    /// Admits what any of `guards` does.
+    fn either(guards: impl Iterator<Item = Guard>) -> Guard {
+        let mut out = Vec::new();
+        for g in guards {
+            if g.admits_all() {
+                return Guard::any();
+            }
+            out.extend(g.0);
+        }
+        Guard(out).capped()
+    }
+
+    /// Admits what both do.
+    fn and(&self, other: &Guard) -> Guard {
+        let both = self
+            .0
+            .iter()
+            .flat_map(|a| other.0.iter().filter_map(move |b| a.and(b)))
+            .collect();
+        Guard(both).capped()
+    }
+
+    /// Without repeats, and at most [`MAX_ALTERNATIVES`] (merged otherwise).
+    fn capped(mut self) -> Guard {
+        let mut unique: Vec<Alternative> = Vec::with_capacity(self.0.len());
+        for a in self.0.drain(..) {
+            if !unique.contains(&a) {
+                unique.push(a);
+            }
+        }
+        if unique.len() > MAX_ALTERNATIVES {
+            let merged = unique
+                .iter()
+                .skip(1)
+                .fold(unique[0].clone(), |m, a| m.or(a));
+            unique = vec![merged];
+        }
+        Guard(unique)
+    }
+
+    /// True when it admits every node (nothing to check).
+    pub fn admits_all(&self) -> bool {
+        self.0.iter().any(Alternative::is_any)
+    }
+
+    /// True when it tests nothing but op types.
+    pub fn only_op_types(&self) -> bool {
+        self.0.iter().all(|a| {
+            Alternative {
+                op_types: None,
+                ..a.clone()
+            }
+            .is_any()
+        })
+    }
+
+    /// True when a node with `facts` may match.
+    pub fn admits(&self, facts: &NodeFacts<'_>) -> bool {
+        self.0.iter().any(|a| a.admits(facts))
+    }
+}
+
+/// The least number a count admits (0 when it has no lower bound of its own).
+fn lower_bound(c: &Count) -> u64 {
+    c.conds
+        .iter()
+        .filter_map(|(cmp, o)| match (cmp, o) {
+            (Cmp::Min | Cmp::Equals, Operand::Num(n)) => Some(*n),
+            (Cmp::Above, Operand::Num(n)) => Some(n.saturating_add(1)),
+            _ => None,
+        })
+        .max()
+        .map_or(0, |n| n.max(0) as u64)
+}
+
+/// The greatest number a count admits, when it has an upper bound of its own.
+fn upper_bound(c: &Count) -> Option<u64> {
+    c.conds
+        .iter()
+        .filter_map(|(cmp, o)| match (cmp, o) {
+            (Cmp::Max | Cmp::Equals, Operand::Num(n)) => Some(*n),
+            (Cmp::Below, Operand::Num(n)) => Some(n.saturating_sub(1)),
+            _ => None,
+        })
+        .min()
+        .map(|n| n.max(0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::rules::context::Ctx;
+    use crate::rules::loader::Target;
+    use crate::rules::testing::snippet_model;
+    use crate::rules::{Rule, RuleSet};
+
+    fn node_rule_matcher(rules: &RuleSet, id: &str) -> Matcher {
+        match &rules.get(id).expect("built-in rule").target {
+            Target::Nodes(m) => m.clone(),
+            Target::Entity(..) => panic!("{id} is an entity rule"),
+        }
+    }
+
+    /// A guard is a necessary condition: on every node of every test snippet of every built-in
+    /// rule, no node rule matches a node its guard turns away. And the guards turn nodes away
+    /// (else this would pass with guards that admit everything).
+    #[test]
+    fn a_guard_never_turns_away_a_node_its_rule_matches() {
+        let rules = RuleSet::builtin().expect("built-in rules load");
+        let node_rules: Vec<&Rule> = rules
+            .rules()
+            .iter()
+            .filter(|r| r.node_matchers.is_some())
+            .collect();
+        let (mut checked, mut turned_away) = (0, 0);
+        for case in rules.rules().iter().flat_map(|r| {
+            let t = r.tests();
+            t.valid
+                .iter()
+                .chain(&t.invalid)
+                .cloned()
+                .collect::<Vec<_>>()
+        }) {
+            let Some(mil) = &case.mil else { continue };
+            let Ok(model) = snippet_model("test.mil", mil) else {
+                continue;
+            };
+            for f in &model.program.functions {
+                let analysis = analyze(f);
+                let cx = Ctx {
+                    f,
+                    analysis: &analysis,
+                    model: Some(&model),
+                    blobs: None,
+                    plans: None,
+                    target: None,
+                    peers: Default::default(),
+                };
+                let nodes = f.inputs().map(|(id, _)| (id, true));
+                for (id, is_input) in nodes.chain(f.ops().map(|(id, _)| (id, false))) {
+                    let facts = NodeFacts::of(f.node(id).expect("node"));
+                    for rule in &node_rules {
+                        let m = rule.node_matchers.as_ref().expect("node rule");
+                        let (matcher, guard) = if is_input {
+                            (&m.inputs, &m.inputs_guard)
+                        } else {
+                            (&m.ops, &m.ops_guard)
+                        };
+                        let Some(guard) = guard else { continue };
+                        checked += 1;
+                        if guard.admits(&facts) {
+                            continue;
+                        }
+                        turned_away += 1;
+                        let mut b = Default::default();
+                        assert!(
+                            !matcher.matches(&cx, id, &mut b),
+                            "rule {}'s guard {guard:?} turned away a node it matches, in:\n{mil}",
+                            rule.id
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 1000 && turned_away * 2 > checked,
+            "{turned_away} of {checked} turned away"
+        );
+    }
+
+    #[test]
+    fn guards_read_axes_ranks_element_counts_op_types_and_literals() {
+        let rules = RuleSet::builtin().expect("built-in rules load");
+        let guard = |id| Guard::of(&node_rule_matcher(&rules, id));
+        let model = |mil: &str| snippet_model("test.mil", mil).expect("snippet parses");
+        let last_op = |m: &crate::ir::Model| {
+            let f = &m.program.functions[0];
+            let (id, _) = f.ops().last().expect("an op");
+            NodeFacts {
+                op_type: None,
+                ..NodeFacts::of(f.node(id).expect("node"))
+            }
+        };
+        let program = |body: &str| {
+            format!("program(1.3)\n[buildInfo = dict<string, string>({{}})]\n{{\n    func main<ios18>(tensor<fp16, [1, 4]> x) {{\n{body}\n    }} -> (y);\n}}\n")
+        };
+        let small = model(&program(
+            "        tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];",
+        ));
+        let small = last_op(&small);
+        let long = model(&program(
+            "        tensor<fp16, [1, 20000]> y = tile(x = x, reps = tensor<int32, [2]>([1, 5000]))[name = string(\"y\")];",
+        ));
+        let long = last_op(&long);
+        assert_eq!(
+            (long.max_dim, long.max_rank, long.inline_arg),
+            (20000, 2, true)
+        );
+        assert_eq!(small.min_elements, Some(4));
+        assert!(!guard("tensor-dim-limit").admits(&small));
+        assert!(guard("tensor-dim-limit").admits(&long));
+        assert!(!guard("tensor-rank").admits(&long));
+        assert!(!guard("zero-sized-dim").admits(&small));
+        // `const` or an inline literal.
+        let mask = guard("mask-nonfinite-const");
+        assert!(!mask.admits(&small) && mask.admits(&long));
+    }
+}
