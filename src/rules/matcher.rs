@@ -590,8 +590,10 @@ impl Matcher {
         let ops = self.pruned(&|m| !m.inputs_only());
         let inputs = self.pruned(&|m| !m.ops_only());
         let dispatched_by_type = self.potential_ops().is_some();
-        let needed =
-            |g: Guard| (!g.admits_all() && !(dispatched_by_type && g.only_op_types())).then_some(g);
+        let needed = |g: Guard| {
+            let nothing_to_test = g.admits_all() || (dispatched_by_type && g.only_op_types());
+            (!nothing_to_test).then_some(g)
+        };
         NodeMatchers {
             ops_guard: needed(Guard::of(&ops)),
             inputs_guard: needed(Guard::of(&inputs)),
