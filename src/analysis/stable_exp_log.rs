@@ -247,7 +247,7 @@ fn reduced(ty: &TensorType, axes: &[usize], keep: bool) -> TensorType {
         .iter()
         .enumerate()
         .filter_map(|(i, d)| match (axes.contains(&i), keep) {
-            (false, _) => Some(d.clone()),
+            (false, _) => Some(*d),
             (true, true) => Some(Dim::Known(1)),
             (true, false) => None,
         })

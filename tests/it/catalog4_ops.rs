@@ -57,9 +57,19 @@ fn one(rule: &str, op: &str, severity: &str) -> Vec<(String, String, String)> {
     vec![(rule.into(), op.into(), severity.into())]
 }
 
-/// (fixture, the rule's one finding (rule, op, severity), the units that include the hazard's unit,
-/// the units that do not).
-const REPORTED: &[(&str, &str, &str, &str, &[&str], &[&str])] = &[
+/// A fixture, the rule's one finding on it (rule, op, severity), the units that include the
+/// hazard's unit, the units that do not.
+type Reported = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    Units,
+    Units,
+);
+type Units = &'static [&'static str];
+
+const REPORTED: &[Reported] = &[
     (
         "softplus",
         G1,
