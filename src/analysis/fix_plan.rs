@@ -1079,23 +1079,16 @@ pub(super) fn bool_scalar_const(name: String, v: bool) -> NewOp {
 }
 
 fn scalar_const(name: String, dtype: DType, data: TensorData) -> NewOp {
-    let ty = TensorType::scalar(dtype);
-    NewOp {
-        op_name: None,
-        op_type: "const".into(),
-        name,
-        inputs: Vec::new(),
-        output: ty.clone(),
-        value: Some(Literal {
-            ty: ValueType::Tensor(ty),
-            payload: Payload::Tensor(data),
-        }),
-    }
+    const_op(name, TensorType::scalar(dtype), data)
 }
 
 /// A new rank-1 `const` op holding `data`.
 fn vector_const(name: String, dtype: DType, len: u64, data: TensorData) -> NewOp {
-    let ty = TensorType::fixed(dtype, &[len]);
+    const_op(name, TensorType::fixed(dtype, &[len]), data)
+}
+
+/// A new `const` op of type `ty` holding `data`.
+fn const_op(name: String, ty: TensorType, data: TensorData) -> NewOp {
     NewOp {
         op_name: None,
         op_type: "const".into(),

@@ -69,16 +69,20 @@ fn output_of(op: &Op) -> Result<(String, TensorType), String> {
 /// Builds the new ops of one rewrite, all inserted before one op, named after one label.
 struct Chain {
     anchor: OpRef,
+    /// The replaced op whose output name and `name` the last new op takes.
     label: String,
+    /// The op the finding is at (the softmax of a log_softmax, else the replaced op).
+    reported: String,
     names: Names,
     inserts: Vec<Insert>,
 }
 
 impl Chain {
-    fn new(f: &Function, anchor: NodeId, label: &str) -> Result<Chain, String> {
+    fn new(f: &Function, anchor: NodeId, label: &str, reported: &str) -> Result<Chain, String> {
         Ok(Chain {
             anchor: op_ref(f, anchor).ok_or("internal: op vanished")?,
             label: label.to_string(),
+            reported: reported.to_string(),
             names: Names::of(f),
             inserts: Vec::new(),
         })
@@ -158,7 +162,7 @@ impl Chain {
         PadPlan::op_fix(
             OpRewrite {
                 function: f.name.clone(),
-                op: self.label,
+                op: self.reported,
                 what,
             },
             Applicability::Safe,
@@ -203,7 +207,7 @@ fn softplus(f: &Function, op: &Op, node: NodeId) -> Result<PadPlan, String> {
         return Err("its output's type is not its input's".into());
     }
     let label = op.display_name().to_string();
-    let mut c = Chain::new(f, node, &label)?;
+    let mut c = Chain::new(f, node, &label, &label)?;
     let relu = c.op("relu", "relu", &[("x", &x)], &ty);
     let abs = c.op("abs", "abs", &[("x", &x)], &ty);
     let minus_one = c.scalar("minus_one", ty.dtype, -1.0);
@@ -328,7 +332,7 @@ fn log_sum_exp(f: &Function, consts: &ConstEnv, op: &Op, node: NodeId) -> Result
         return Err("its output's type is not its input reduced over its axes".into());
     }
     let label = op.display_name().to_string();
-    let mut c = Chain::new(f, node, &label)?;
+    let mut c = Chain::new(f, node, &label, &label)?;
     let (m, _, l, axes_name) = shifted_log_sum(&mut c, &x, &ty, &axes, keep)?;
     let m_out = if keep {
         m
@@ -378,7 +382,7 @@ fn log_softmax(f: &Function, consts: &ConstEnv, op: &Op, node: NodeId) -> Result
     };
     let axes = resolve_axes(Some(vec![axis]), rank)?;
     let label = log.display_name().to_string();
-    let mut c = Chain::new(f, *log_node, &label)?;
+    let mut c = Chain::new(f, *log_node, &label, op.display_name())?;
     let (_, d, l, _) = shifted_log_sum(&mut c, &x, &ty, &axes, true)?;
     c.last("sub", &out, &[("x", &d), ("y", &l)], &out_ty);
     let mut removed = vec![*log_node];
@@ -395,4 +399,132 @@ fn log_softmax(f: &Function, consts: &ConstEnv, op: &Op, node: NodeId) -> Result
         ty.dtype
     );
     c.plan(f, &removed, what)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::read::miltext::parse_program;
+
+    /// The plan for the first op of type `op_type` of a function of `x: fp16 [2, 8]` whose body is
+    /// `body`, returning `y`.
+    fn plan(body: &str, op_type: &str) -> Result<PadPlan, String> {
+        let text = format!(
+            "program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [2, 8]> x) {{\n{body}\n        }} -> (y);\n}}\n"
+        );
+        let p = parse_program(&text, Path::new("t.mil")).expect("parses");
+        let f = &p.functions[0];
+        let (id, _) = f.ops().find(|(_, o)| o.op_type == op_type).expect("the op");
+        plan_stable_exp_log(f, &analyze(f).consts, id)
+    }
+
+    fn types(p: &PadPlan) -> Vec<&str> {
+        p.functions[0]
+            .inserts
+            .iter()
+            .map(|i| i.op.op_type.as_str())
+            .collect()
+    }
+
+    fn removed(p: &PadPlan) -> Vec<&str> {
+        p.functions[0]
+            .removes
+            .iter()
+            .map(|r| r.label.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn softplus_becomes_relu_plus_log1p_of_exp_of_minus_abs_in_its_dtype() {
+        let p = plan(
+            "            tensor<fp16, [2, 8]> y = softplus(x = x)[name = string(\"sp\")];",
+            "softplus",
+        )
+        .unwrap();
+        assert_eq!(
+            types(&p),
+            ["relu", "abs", "const", "mul", "exp", "const", "log", "add"]
+        );
+        let ins = &p.functions[0].inserts;
+        let last = &ins.last().unwrap().op;
+        assert_eq!(
+            (last.name.as_str(), last.op_name.as_deref()),
+            ("y", Some("sp"))
+        );
+        // log's epsilon is a const 1 in fp16: log(exp(−|x|) + 1).
+        let log = ins.iter().find(|i| i.op.op_type == "log").unwrap();
+        let eps = &log
+            .op
+            .inputs
+            .iter()
+            .find(|(p, _)| p == "epsilon")
+            .unwrap()
+            .1;
+        let one = ins.iter().find(|i| &i.op.name == eps).unwrap();
+        assert_eq!(one.op.output.dtype, DType::Fp16);
+        assert_eq!(removed(&p), ["sp"]);
+    }
+
+    #[test]
+    fn logsumexp_keeps_its_axes_and_keep_dims() {
+        // Named axes and keep_dims: both consts go with the op.
+        let p = plan(
+            "            tensor<int32, [1]> ax = const()[name = string(\"ax\"), val = tensor<int32, [1]>([-1])];\n            bool kd = const()[name = string(\"kd\"), val = bool(false)];\n            tensor<fp16, [2]> y = reduce_log_sum_exp(axes = ax, keep_dims = kd, x = x)[name = string(\"y\")];",
+            "reduce_log_sum_exp",
+        )
+        .unwrap();
+        let ins = &p.functions[0].inserts;
+        let last = &ins.last().unwrap().op;
+        assert_eq!(last.op_type, "add");
+        assert_eq!(last.output, TensorType::fixed(DType::Fp16, &[2]));
+        assert_eq!(removed(&p), ["y", "ax", "kd"]);
+        // keep_dims = true and no axes (every axis): one maximum, read by the sub and the add.
+        let p = plan(
+            "            tensor<fp16, [1, 1]> y = reduce_log_sum_exp(keep_dims = bool(true), x = x)[name = string(\"y\")];",
+            "reduce_log_sum_exp",
+        )
+        .unwrap();
+        assert_eq!(types(&p).iter().filter(|t| **t == "reduce_max").count(), 1);
+        let axes = p.functions[0]
+            .inserts
+            .iter()
+            .find(|i| i.op.name.ends_with("_axes"))
+            .and_then(|i| i.op.value.clone())
+            .unwrap();
+        assert_eq!(
+            axes.payload,
+            crate::ir::Payload::Tensor(crate::ir::TensorData::Ints(vec![0, 1]))
+        );
+        assert!(plan(
+            "            tensor<fp16, [2]> y = reduce_log_sum_exp(axes = tensor<int32, [1]>([5]), x = x)[name = string(\"y\")];",
+            "reduce_log_sum_exp",
+        )
+        .is_err_and(|e| e.contains("outside rank")));
+    }
+
+    #[test]
+    fn log_softmax_replaces_the_log_and_keeps_a_softmax_others_read() {
+        let only = "            tensor<fp16, [2, 8]> s = softmax(axis = int32(0), x = x)[name = string(\"s\")];\n            tensor<fp16, [2, 8]> y = log(x = s)[name = string(\"l\")];";
+        let p = plan(only, "softmax").unwrap();
+        assert_eq!(removed(&p), ["l", "s"]);
+        let last = &p.functions[0].inserts.last().unwrap().op;
+        assert_eq!((last.op_type.as_str(), last.name.as_str()), ("sub", "y"));
+        let shared = "            tensor<fp16, [2, 8]> s = softmax(axis = int32(-1), x = x)[name = string(\"s\")];\n            tensor<fp16, [2, 8]> l = log(x = s)[name = string(\"l\")];\n            tensor<fp16, [2, 8]> y = add(x = l, y = s)[name = string(\"y\")];";
+        assert_eq!(removed(&plan(shared, "softmax").unwrap()), ["l"]);
+        let no_log = "            tensor<fp16, [2, 8]> y = softmax(axis = int32(-1), x = x)[name = string(\"s\")];";
+        assert!(plan(no_log, "softmax").is_err());
+    }
+
+    #[test]
+    fn other_ops_get_no_rewrite() {
+        let e = plan(
+            "            tensor<fp16, [2, 8]> e = exp(x = x)[name = string(\"e\")];\n            tensor<fp16, [2, 8]> c = cumsum(axis = int32(-1), x = e)[name = string(\"c\")];\n            tensor<fp16, [2, 8]> y = log(x = c)[name = string(\"y\")];",
+            "exp",
+        )
+        .unwrap_err();
+        assert!(e.contains("only softplus"), "{e}");
+    }
 }
