@@ -475,3 +475,39 @@ fn placement_marks_a_stride_5_conv_at_risk() {
         assert_eq!(conv["device"], device, "stride {stride}: {conv}");
     }
 }
+
+/// `compute-units:` in the config scopes the rules as `--compute-units` does: a `.cpuAndGPU`
+/// app gets G4 and not G1, a `.cpuAndNeuralEngine` app G1 and not G4.
+#[test]
+fn the_config_scopes_the_units() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["softplus", "sdpa-batch10"] {
+        common::copy_tree(&pkg(name), &tmp.path().join(format!("{name}.mlpackage")));
+    }
+    let rules = |units: &str| {
+        fs::write(
+            tmp.path().join("coreml-lint.yaml"),
+            format!("compute-units: {units}\n"),
+        )
+        .unwrap();
+        let out = bin()
+            .args(["check", "--select", RULES, "--output-format", "json"])
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["compute_units"], units);
+        let mut got: Vec<String> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect();
+        got.sort();
+        got
+    };
+    assert_eq!(rules("cpu-and-gpu"), [G4]);
+    assert_eq!(rules("cpu-and-ne"), [G1]);
+    assert_eq!(rules("all"), [G1, G4]);
+    assert!(rules("cpu-only").is_empty());
+}
