@@ -1058,7 +1058,7 @@ impl Names {
     }
 }
 
-fn int_const(name: String, values: Vec<i64>) -> NewOp {
+pub(super) fn int_const(name: String, values: Vec<i64>) -> NewOp {
     let n = values.len() as u64;
     vector_const(name, DType::Int32, n, TensorData::Ints(values))
 }
@@ -1068,9 +1068,27 @@ fn bool_const(name: String, values: Vec<bool>) -> NewOp {
     vector_const(name, DType::Bool, n, TensorData::Bools(values))
 }
 
+/// A new scalar `const` op of `dtype` (a float type) holding `v` (rounded to `dtype` when written).
+pub(super) fn float_scalar_const(name: String, dtype: DType, v: f64) -> NewOp {
+    scalar_const(name, dtype, TensorData::Floats(vec![v]))
+}
+
+/// A new scalar bool `const` op.
+pub(super) fn bool_scalar_const(name: String, v: bool) -> NewOp {
+    scalar_const(name, DType::Bool, TensorData::Bools(vec![v]))
+}
+
+fn scalar_const(name: String, dtype: DType, data: TensorData) -> NewOp {
+    const_op(name, TensorType::scalar(dtype), data)
+}
+
 /// A new rank-1 `const` op holding `data`.
 fn vector_const(name: String, dtype: DType, len: u64, data: TensorData) -> NewOp {
-    let ty = TensorType::fixed(dtype, &[len]);
+    const_op(name, TensorType::fixed(dtype, &[len]), data)
+}
+
+/// A new `const` op of type `ty` holding `data`.
+fn const_op(name: String, ty: TensorType, data: TensorData) -> NewOp {
     NewOp {
         op_name: None,
         op_type: "const".into(),

@@ -24,6 +24,7 @@ pub mod placement;
 pub mod placement_regression;
 pub mod pow_rewrite;
 pub mod registry;
+pub mod stable_exp_log;
 pub mod state_writes;
 pub mod value_edit;
 pub mod value_range;

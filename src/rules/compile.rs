@@ -492,6 +492,17 @@ impl Compiler {
                     pred.equals = Some(nums);
                 }
             }
+            if let Some(any_of) = &p.contains {
+                let mut nums = Vec::new();
+                let mut strs = Vec::new();
+                flatten(any_of, &mut nums, &mut strs);
+                if !strs.is_empty() || nums.is_empty() {
+                    self.nested("value", |c| {
+                        c.error("contains", "takes one or more numbers")
+                    });
+                }
+                pred.contains = Some(nums);
+            }
             m.value = Some(pred);
         }
         if let Some(r) = &v.runtime {

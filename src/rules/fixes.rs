@@ -8,6 +8,7 @@ use crate::analysis::fix_plan::PadPlan;
 use crate::analysis::gather_cast::plan_cast_gather_indices;
 use crate::analysis::mask_sentinel::plan_mask_sentinel;
 use crate::analysis::pow_rewrite::plan_pow_base_two;
+use crate::analysis::stable_exp_log::plan_stable_exp_log;
 use crate::analysis::FunctionAnalysis;
 use crate::finding::Applicability;
 use crate::ir::{Function, Model, ModelKind, NodeId};
@@ -43,6 +44,10 @@ pub const AFFINE_INT8_TO_UINT8: &str = "affine-int8-to-uint8";
 /// (`crate::analysis::mask_sentinel`).
 pub const MASK_FINITE_SENTINELS: &str = "mask-finite-sentinels";
 
+/// The exact shifted forms of fp16 softplus, logsumexp and log_softmax
+/// (`crate::analysis::stable_exp_log`).
+pub const REWRITE_STABLE_EXP_LOG: &str = "rewrite-stable-exp-log";
+
 /// Every fix primitive.
 pub const FIX_KINDS: &[FixKind] = &[
     FixKind {
@@ -54,6 +59,12 @@ pub const FIX_KINDS: &[FixKind] = &[
     FixKind {
         name: REWRITE_POW_BASE_TWO,
         default_title: "rewrite the pow as exp(mul(y, ln 2))",
+        default_applicability: Applicability::Safe,
+        needs: &[VarKind::Value],
+    },
+    FixKind {
+        name: REWRITE_STABLE_EXP_LOG,
+        default_title: "rewrite the op into its max-shifted stable form (results change only by rounding where the original was finite)",
         default_applicability: Applicability::Safe,
         needs: &[VarKind::Value],
     },
@@ -91,6 +102,7 @@ pub(crate) fn plan_op_fix(
         CAST_GATHER_INDICES,
         AFFINE_INT8_TO_UINT8,
         MASK_FINITE_SENTINELS,
+        REWRITE_STABLE_EXP_LOG,
     ];
     if known.contains(&kind) && model.kind == ModelKind::AiModel {
         return Some(Err("the fixer does not edit Core AI programs".into()));
@@ -100,6 +112,7 @@ pub(crate) fn plan_op_fix(
         CAST_GATHER_INDICES => plan_cast_gather_indices(f, &analysis.consts, node),
         AFFINE_INT8_TO_UINT8 => plan_affine_uint8(model, f, node),
         MASK_FINITE_SENTINELS => plan_mask_sentinel(model, f, node),
+        REWRITE_STABLE_EXP_LOG => plan_stable_exp_log(f, &analysis.consts, node),
         _ => return None,
     })
 }

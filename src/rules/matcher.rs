@@ -176,6 +176,7 @@ impl RuntimePat {
 pub struct ValuePredM {
     pub equals: Option<Vec<f64>>,
     pub equals_str: Option<Vec<String>>,
+    pub contains: Option<Vec<f64>>,
     pub min: Option<Range>,
     pub max: Option<Range>,
     pub max_abs: Option<Range>,
@@ -1276,6 +1277,7 @@ fn type_matches(v: &ValueM, ty: Option<&ValueType>) -> bool {
 fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
     if p.equals_str.is_some()
         || p.equals.is_some()
+        || p.contains.is_some()
         || p.unequal_pairs.is_some()
         || p.masked_row.is_some()
     {
@@ -1298,6 +1300,14 @@ fn value_pred(cx: &Ctx<'_>, p: &ValuePredM, c: &KnownConst<'_>) -> bool {
         }
         if let Some(want) = &p.equals {
             if value.data.numbers().as_ref() != Some(want) {
+                return false;
+            }
+        }
+        if let Some(any_of) = &p.contains {
+            let Some(nums) = value.data.numbers() else {
+                return false;
+            };
+            if !nums.iter().any(|n| any_of.contains(n)) {
                 return false;
             }
         }

@@ -691,6 +691,10 @@ pub struct ValuePred {
     /// Elements equal this (a scalar matches a one-element tensor).
     #[serde(default)]
     pub equals: Option<Scalars>,
+    /// Some element equals one of these numbers, e.g. a conv's `strides` holding a 5 or a 7:
+    /// `contains: [5, 7]`.
+    #[serde(default)]
+    pub contains: Option<Scalars>,
     /// Range of the smallest element.
     #[serde(default)]
     pub min: Option<NumRange>,

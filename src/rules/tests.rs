@@ -1476,3 +1476,55 @@ fn value_ranges_are_computed_only_when_a_rule_asks() {
         "the cast's input range asked for"
     );
 }
+
+/// The cost guard (issue 37) for catalog 4's G1, G4 and G6: each rule is tested only on the op
+/// types it names (the engine's dispatch), so models without them pay nothing for it.
+#[test]
+fn catalog4_rules_are_dispatched_by_the_op_types_they_name() {
+    let rules = builtin();
+    for (id, types) in [
+        (
+            "ane-fp16-exp-overflow",
+            &["exp", "reduce_log_sum_exp", "softmax", "softplus"][..],
+        ),
+        (
+            "gpu-attention-batch",
+            &["scaled_dot_product_attention", "softmax"][..],
+        ),
+        ("conv-stride-ane-compile", &["conv"][..]),
+        ("conv-stride-slow-compile", &["conv"][..]),
+    ] {
+        let rule = rules.rules().iter().find(|r| r.id == id).expect("the rule");
+        let want: std::collections::BTreeSet<String> =
+            types.iter().map(|t| (*t).to_string()).collect();
+        assert_eq!(rule.potential.as_ref(), Some(&want), "{id}");
+        assert!(!rule.inputs_only, "{id}");
+    }
+}
+
+/// `value: { contains: [..] }`: some element is one of the numbers (a conv's strides).
+#[test]
+fn value_contains_holds_when_some_element_is_listed() {
+    let rule = |list: &str| {
+        let yaml = format!(
+            "id: t\ntitle: t\nseverity: info\nmatch:\n  op: conv\n  param: {{ strides: {{ value: {{ contains: {list} }} }} }}\nmessage: m\n"
+        );
+        user_rule(&yaml)
+    };
+    let mil = |strides: &str| {
+        format!(
+            "program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [1, 1, 64, 64]> x) {{\n            tensor<fp16, [8, 1, 3, 3]> w = const()[name = string(\"w\"), val = tensor<fp16, [8, 1, 3, 3]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];\n            tensor<fp16, [1, 8, 13, 13]> y = conv(x = x, weight = w, strides = tensor<int32, [2]>({strides}))[name = string(\"c\")];\n        }} -> (y);\n}}\n"
+        )
+    };
+    assert_eq!(check(&mil("[5, 5]"), &rule("[5, 7]")).len(), 1);
+    assert_eq!(check(&mil("[2, 7]"), &rule("[5, 7]")).len(), 1);
+    assert_eq!(check(&mil("[4, 6]"), &rule("[5, 7]")).len(), 0);
+    assert_eq!(check(&mil("[4, 6]"), &rule("6")).len(), 1);
+    assert!(load_rule_text(
+        "t.yaml",
+        "id: t\ntitle: t\nseverity: info\nmatch:\n  op: conv\n  param: { strides: { value: { contains: [] } } }\nmessage: m\n",
+        None,
+        false
+    )
+    .is_err());
+}

@@ -30,6 +30,25 @@ fn findings_of(path: &std::path::Path, rule: &str) -> Vec<Value> {
 /// re-checked in `fix_exact.rs` (the int8 → uint8 re-encoding, dequantizing to the same weights;
 /// the mask's finite sentinels).
 const TWINS: &[(&str, &str, &str, &str)] = &[
+    // Catalog 4 (corpus/generate_catalog4_ops.py): G4's batch of 9, G6's stride of 6 = 2 · 3.
+    (
+        "gpu-attention-batch",
+        "packages/torch-cat4-sdpa-batch10.mlpackage",
+        "batches of at most 9",
+        "packages/torch-cat4-sdpa-batch9-clean.mlpackage",
+    ),
+    (
+        "gpu-attention-batch",
+        "packages/torch-cat4-attention-batch10.mlpackage",
+        "batches of at most 9",
+        "packages/torch-cat4-attention-batch9-clean.mlpackage",
+    ),
+    (
+        "conv-stride-ane-compile",
+        "packages/torch-cat4-conv-stride5.mlpackage",
+        "Build the stride from 2s and 3s",
+        "packages/torch-cat4-conv-stride6-clean.mlpackage",
+    ),
     (
         "fp32-compute",
         "packages/torch-help-fp32-lstm-ios16.mlpackage",
