@@ -27,6 +27,9 @@ pub fn explain(rule: &RuleInfo) -> String {
     if !rule.applies_to.is_empty() {
         let _ = writeln!(out, "Applies to: {}", rule.applies_to);
     }
+    if !rule.tested_on.is_empty() {
+        let _ = writeln!(out, "Tested on: {}", rule.tested_on);
+    }
     let _ = writeln!(out, "Fix: {}\n", rule.fix.as_deref().unwrap_or("none"));
     for (title, body) in [
         ("What it does", &rule.description),

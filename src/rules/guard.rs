@@ -140,6 +140,48 @@ impl Alternative {
         })
     }
 
+    fn describe(&self) -> String {
+        let mut facts = Vec::new();
+        if let Some(types) = &self.op_types {
+            let types: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+            facts.push(format!("is a {}", types.join(" or ")));
+        }
+        if self.min_dim > 0 {
+            facts.push(format!("has an axis of {} or more", self.min_dim));
+        }
+        // An axis implies a rank of 1.
+        if self.min_rank > 1 || (self.min_rank == 1 && self.min_dim == 0) {
+            facts.push(format!("has rank {} or more", self.min_rank));
+        }
+        match self.max_elements {
+            Some(0) => facts.push("has a value without elements".to_string()),
+            Some(n) => facts.push(format!("has a value of {n} elements or fewer")),
+            None => {}
+        }
+        if self.inline_arg {
+            facts.push("binds an inline literal".to_string());
+        }
+        facts.join(" and ")
+    }
+
+    /// True when it admits every node `other` admits.
+    fn covers(&self, other: &Alternative) -> bool {
+        let types = match (&self.op_types, &other.op_types) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(a), Some(b)) => b.iter().all(|t| a.contains(t)),
+        };
+        types
+            && self.min_dim <= other.min_dim
+            && self.min_rank <= other.min_rank
+            && match (self.max_elements, other.max_elements) {
+                (None, _) => true,
+                (Some(_), None) => false,
+                (Some(a), Some(b)) => a >= b,
+            }
+            && (!self.inline_arg || other.inline_arg)
+    }
+
     /// What either admits.
     fn or(&self, other: &Alternative) -> Alternative {
         let op_types = match (&self.op_types, &other.op_types) {
@@ -263,22 +305,27 @@ impl Guard {
         Guard(both).capped()
     }
 
-    /// Without repeats, and at most [`MAX_ALTERNATIVES`] (merged otherwise).
-    fn capped(mut self) -> Guard {
-        let mut unique: Vec<Alternative> = Vec::with_capacity(self.0.len());
-        for a in self.0.drain(..) {
-            if !unique.contains(&a) {
-                unique.push(a);
+    /// Without the alternatives another covers, and at most [`MAX_ALTERNATIVES`] (merged
+    /// otherwise).
+    fn capped(self) -> Guard {
+        let mut kept: Vec<Alternative> = Vec::with_capacity(self.0.len());
+        for a in self.0 {
+            if kept.iter().any(|k| k.covers(&a)) {
+                continue;
             }
+            kept.retain(|k| !a.covers(k));
+            kept.push(a);
         }
-        if unique.len() > MAX_ALTERNATIVES {
-            let merged = unique
-                .iter()
-                .skip(1)
-                .fold(unique[0].clone(), |m, a| m.or(a));
-            unique = vec![merged];
+        if kept.len() > MAX_ALTERNATIVES {
+            let merged = kept.iter().skip(1).fold(kept[0].clone(), |m, a| m.or(a));
+            kept = vec![merged];
         }
-        Guard(unique)
+        Guard(kept)
+    }
+
+    /// True when it admits no node.
+    pub fn admits_none(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// True when it admits every node (nothing to check).
@@ -295,6 +342,13 @@ impl Guard {
             }
             .is_any()
         })
+    }
+
+    /// What a node needs to be let through, in words: each alternative's facts, `or` between
+    /// them.
+    pub fn describe(&self) -> String {
+        let alternatives: Vec<String> = self.0.iter().map(Alternative::describe).collect();
+        alternatives.join(", or ")
     }
 
     /// True when a node with `facts` may match.

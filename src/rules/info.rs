@@ -32,4 +32,7 @@ pub struct RuleInfo {
     /// The runs the rule concerns (`applies-to:`), e.g. `the GPU; macOS 26.5–26.6`; empty: every
     /// run.
     pub applies_to: String,
+    /// The nodes or entities the engine hands the rule (`Tested on:` of `rule ID`): its op
+    /// types, or every op (the exception) and what its guard requires of one.
+    pub tested_on: String,
 }

@@ -14,6 +14,7 @@ use super::compile::Compiler;
 use super::compile_error::CompileError;
 use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
 use super::fixes::fix_kind;
+use super::guard::Guard;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
 use super::schema::{ProgramLanguage, RegionScope, RuleFile, SerFix, SerTests, Status, Utils};
@@ -198,6 +199,46 @@ impl Rule {
             references: self.references.clone(),
             fix: self.fix.as_ref().map(|f| f.kind.clone()),
             applies_to: self.applies_to.describe(),
+            tested_on: self.tested_on(),
+        }
+    }
+
+    /// What the engine hands the rule: the entities of its kind, the ops of its types, or every
+    /// op and function input, as far as its guard lets them through.
+    fn tested_on(&self) -> String {
+        let quoted = |names: &mut dyn Iterator<Item = &str>| {
+            let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+            match names.len() {
+                0..=6 => names.join(", "),
+                n => format!("{} and {} more", names[..5].join(", "), n - 5),
+            }
+        };
+        match (&self.target, &self.potential, &self.node_matchers) {
+            (Target::Entity(er, _), ..) => format!("`{}` entities", er.kind.name),
+            (Target::Nodes(_), Some(types), _) => {
+                format!("{} ops", quoted(&mut types.iter().map(String::as_str)))
+            }
+            (Target::Nodes(_), None, Some(m)) => {
+                let with = |nodes: &str, guard: &Option<Guard>| match guard {
+                    Some(g) => format!("{nodes} that {}", g.describe()),
+                    None => nodes.to_string(),
+                };
+                let inputs_too = !m.inputs_guard.as_ref().is_some_and(Guard::admits_none);
+                if self.inputs_only {
+                    with("function inputs", &m.inputs_guard)
+                } else if !inputs_too {
+                    with("every op (any op type)", &m.ops_guard)
+                } else if m.ops_guard == m.inputs_guard {
+                    with("every op (any op type) and function input", &m.ops_guard)
+                } else {
+                    format!(
+                        "{}; {}",
+                        with("every op (any op type)", &m.ops_guard),
+                        with("function inputs", &m.inputs_guard)
+                    )
+                }
+            }
+            (Target::Nodes(_), None, None) => String::new(),
         }
     }
 

@@ -50,6 +50,7 @@ fn rule_infos() -> Vec<RuleInfo> {
         references: vec!["https://example.invalid/ref".into()],
         fix: fix.map(str::to_string),
         applies_to: String::new(),
+        tested_on: String::new(),
     };
     vec![
         rule(RULE_WRITE, Severity::Error, Some("pad-state")),
