@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::applies::{self, AppliesTo};
 use super::compile::Compiler;
 use super::compile_error::CompileError;
-use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
+use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule, EntityTest};
 use super::fixes::fix_kind;
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
@@ -45,6 +45,14 @@ pub(crate) enum Target {
     /// Model-level entities of a kind that match, on a deployment target that meets the
     /// condition (`target:` at the top of `match`).
     Entity(EntityRule, Option<TargetM>),
+}
+
+/// What a `help-when:` entry's `match:` tests: the node the finding is at (node rules), or the
+/// entity (entity rules).
+#[derive(Clone, Debug)]
+pub(crate) enum HelpAt {
+    Node(Matcher),
+    Entity(EntityTest),
 }
 
 /// A fix a rule offers, resolved at load.
@@ -125,8 +133,8 @@ pub struct Rule {
     /// The run's settings the rule concerns (`applies-to:`); the default holds for every run.
     pub applies_to: AppliesTo,
     /// `help-when:` entries: the help for the runs whose settings meet the entry's conditions
-    /// (`applies-to:`) at the nodes its `match:` holds for, each when given.
-    pub(crate) help_when: Vec<(AppliesTo, Option<Matcher>, Template)>,
+    /// (`applies-to:`) at the nodes (or entities) its `match:` holds for, each when given.
+    pub(crate) help_when: Vec<(AppliesTo, Option<HelpAt>, Template)>,
     /// `region:`: what one finding of an `origin:` rule stands for.
     pub(crate) region_scope: RegionScope,
 }
@@ -213,12 +221,12 @@ impl Rule {
     }
 
     /// The help for `run` on a `program`: the first `help-when:` entry that holds (`at`: whether
-    /// an entry's `match:` holds at the finding's node), else `help:`.
+    /// an entry's `match:` holds at the finding's node or entity), else `help:`.
     pub(crate) fn help_for(
         &self,
         run: Option<&DeployTarget>,
         program: ProgramLanguage,
-        at: impl Fn(&Matcher) -> bool,
+        at: impl Fn(&HelpAt) -> bool,
     ) -> Option<&Template> {
         self.help_when
             .iter()
@@ -466,7 +474,7 @@ fn compile_rule(
     let (target, mut vars) = match entity_kind {
         Some(Err(())) => (Target::Nodes(Matcher::All(Vec::new())), Vars::new()),
         Some(Ok(kind)) => {
-            let mut c = EntityCompiler::new("match", kind);
+            let mut c = EntityCompiler::new("match", kind, utils.clone());
             let er = c.rule(&parsed.matcher);
             errors.extend(c.errors);
             let mut vars = Vars::new();
@@ -661,17 +669,20 @@ fn compile_rule(
                 message: "a `help-when` entry needs `match:` or `applies-to:`".into(),
             });
         }
-        if entity_rule && hw.matcher.is_some() {
-            errors.push(CompileError {
-                path: at("match"),
-                message: "entity (`kind:`) rules choose their help by `applies-to:` only".into(),
-            });
-        }
-        let m = hw.matcher.as_ref().map(|matcher| {
-            let mut c = Compiler::with_utils("help-when", utils.clone());
-            let (m, _) = c.nested_rule(&i.to_string(), matcher);
-            errors.extend(c.errors);
-            m
+        let m = hw.matcher.as_ref().map(|matcher| match &target {
+            // An entity rule's entry selects by the entity's properties.
+            Target::Entity(er, _) => {
+                let mut c = EntityCompiler::nested_at(&at("match"), er.kind, utils.clone());
+                let t = c.test(matcher);
+                errors.extend(c.errors);
+                HelpAt::Entity(t)
+            }
+            Target::Nodes(_) => {
+                let mut c = Compiler::with_utils("help-when", utils.clone());
+                let (m, _) = c.nested_rule(&i.to_string(), matcher);
+                errors.extend(c.errors);
+                HelpAt::Node(m)
+            }
         });
         if let Some(t) = template(&format!("help-when.{i}.help"), &hw.help, &mut errors) {
             help_when.push((a, m, t));

@@ -28,6 +28,54 @@ impl OneOrMany {
     }
 }
 
+/// A name predicate: a text (at the op level a regular expression, for compatibility; on an
+/// entity a word) or `{ regex: <pattern> }`, which means the same everywhere.
+#[derive(Clone, Debug, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum NameSpec {
+    /// A text.
+    Text(String),
+    /// `{ regex: <pattern> }`: the pattern finds a match in the name.
+    Regex(RegexSpec),
+}
+
+/// `{ regex: <pattern> }`.
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RegexSpec {
+    /// A Rust `regex` pattern.
+    pub regex: String,
+}
+
+/// What `name:` may be, for errors.
+pub const NAME_FORMS: &str =
+    "`name:` takes a regular expression in quotes (`name: \"^kv_\"`) or `{ regex: <pattern> }`";
+
+impl<'de> Deserialize<'de> for NameSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<NameSpec, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        match v {
+            serde_json::Value::String(s) => Ok(NameSpec::Text(s)),
+            serde_json::Value::Object(_) => RegexSpec::deserialize(v)
+                .map(NameSpec::Regex)
+                .map_err(|e| D::Error::custom(format!("{e}: {NAME_FORMS}"))),
+            other => Err(D::Error::custom(format!(
+                "`{other}` is no name: {NAME_FORMS}"
+            ))),
+        }
+    }
+}
+
+impl NameSpec {
+    /// The regular expression an op's or an input's name is tested with.
+    pub fn pattern(&self) -> &str {
+        match self {
+            NameSpec::Text(t) | NameSpec::Regex(RegexSpec { regex: t }) => t,
+        }
+    }
+}
+
 /// Lifecycle of a rule (ruff's registry).
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -263,9 +311,18 @@ pub struct SerRule {
     /// Attributes of the op (other than `name`) by key, each with value properties.
     #[serde(default)]
     pub attr: Option<BTreeMap<String, Props>>,
-    /// Regular expression on the op's display name (or the input's name).
+    /// The name: of the op (its display name) or the input, a regular expression the name has a
+    /// match for (`name: "^kv_"`, or `{ regex: "^kv_" }`); of a model-level entity that has a
+    /// `name` property, a word or `{ regex: … }` as every text property.
     #[serde(default)]
-    pub name: Option<String>,
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub name: Option<NameSpec>,
+    /// Comparisons of the numbers of the match's captures with one another (top of `match`
+    /// only): `$I.value.max: { min: $X.dim.0 }` (semgrep's `metavariable-comparison`); each
+    /// value a count whose bounds may name other captures' numbers.
+    #[serde(default)]
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
+    pub compare: Option<BTreeMap<String, CountSpec>>,
     /// Properties of the function the node is in ([`FunctionSpec`]).
     #[serde(default)]
     pub function: Option<Props>,
@@ -547,6 +604,22 @@ pub struct CountRange {
     pub not_multiple_of: Option<CountBound>,
 }
 
+impl CountRange {
+    /// Each comparison's key, the comparison and its bound when written.
+    pub fn bounds(&self) -> [(&'static str, super::compare::Cmp, &Option<CountBound>); 7] {
+        use super::compare::Cmp;
+        [
+            ("min", Cmp::Min, &self.min),
+            ("max", Cmp::Max, &self.max),
+            ("above", Cmp::Above, &self.above),
+            ("below", Cmp::Below, &self.below),
+            ("equals", Cmp::Equals, &self.equals),
+            ("multiple-of", Cmp::MultipleOf, &self.multiple_of),
+            ("not-multiple-of", Cmp::NotMultipleOf, &self.not_multiple_of),
+        ]
+    }
+}
+
 /// What a count compares with: a number, or (in a value) another number of the value.
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(untagged)]
@@ -655,6 +728,10 @@ pub struct ValueSpec {
     /// The binding is an inline literal (not a named value).
     #[serde(default)]
     pub inline: Option<bool>,
+    /// The value's name has a match for this regular expression (an inline literal has none):
+    /// `name: "^kv_"` or `{ regex: "^kv_" }`.
+    #[serde(default)]
+    pub name: Option<NameSpec>,
     /// The op (or input) producing the value matches.
     #[serde(default)]
     pub producer: Option<Box<SerRule>>,
@@ -722,7 +799,7 @@ pub struct ValuePred {
 pub struct FunctionSpec {
     /// Regular expression on the function name.
     #[serde(default)]
-    pub name: Option<String>,
+    pub name: Option<NameSpec>,
     /// Opset or range.
     #[serde(default)]
     pub opset: Option<OpsetSpec>,
