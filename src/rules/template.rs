@@ -35,7 +35,7 @@ pub const VALUE_ACCESSORS: &[(&str, &str)] = &[
     ),
     (
         "flexibility",
-        "for a function input, the shapes the model description allows (ranges or enumerated shapes)",
+        "for a function input, the shapes the model description allows (ranges or enumerated shapes); else `unknown dimensions in the program` or, for a static value, `the one shape [1, 64]`",
     ),
     (
         "range",
@@ -430,7 +430,7 @@ fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
                 .collect();
             Some(format!("[{}]", parts.join(", ")))
         }
-        "flexibility" => Some(flexibility_text(cx, &v.name)),
+        "flexibility" => Some(flexibility_text(cx, &v.name, tensor)),
         "range" => range_of(cx, &v.name, v.constant.as_ref()).map(|r| r.to_string()),
         "" => Some(v.name.clone()),
         "dtype" => tensor.map(|t| t.dtype.to_string()),
@@ -447,8 +447,9 @@ fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
 }
 
 /// What the model description allows for input `name` of the function: "sizes 1…64 on axis 1",
-/// "3 enumerated shapes: [1, 8, 32], [1, 16, 32], [1, 32, 32]", or the MIL type's `?` dims.
-fn flexibility_text(cx: &Ctx<'_>, name: &str) -> String {
+/// "3 enumerated shapes: [1, 8, 32], [1, 16, 32], [1, 32, 32]"; else what the program's type
+/// `t` says: unknown dimensions, or the one shape it has.
+fn flexibility_text(cx: &Ctx<'_>, name: &str, t: Option<&TensorType>) -> String {
     let flex = cx
         .model
         .and_then(|m| m.description.for_function(&cx.f.name))
@@ -488,7 +489,10 @@ fn flexibility_text(cx: &Ctx<'_>, name: &str) -> String {
             e.len(),
             e.iter().map(|s| shape(s)).collect::<Vec<_>>().join(", ")
         ),
-        None => "unknown dimensions in the program".to_string(),
+        None => match t {
+            Some(t) if !t.is_dynamic() => format!("the one shape {}", dims_text(t)),
+            _ => "unknown dimensions in the program".to_string(),
+        },
     }
 }
 

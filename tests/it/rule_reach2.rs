@@ -225,3 +225,21 @@ fn help_when_chooses_an_entity_rules_help_by_the_entity() {
     );
     assert_eq!(labels[0].1, body.rfind("op").unwrap(), "{labels:?}");
 }
+
+#[test]
+fn flexibility_of_a_static_value_names_its_one_shape() {
+    let model = snippet_model("t.mil", GATHERS).expect("parses");
+    let body = "id: r\ntitle: t\nseverity: info\nmatch: { op: add, output: { capture: $Y } }\nmessage: \"{Y.flexibility}\"\n";
+    let messages: Vec<String> = match_model(&model, &load(body), &model_entities(&model))
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(messages, ["the one shape [2, 3]"]);
+    let dynamic = GATHERS.replace("tensor<fp16, [2, 3]> y", "tensor<fp16, [?, 3]> y");
+    let model = snippet_model("t.mil", &dynamic).expect("parses");
+    let messages: Vec<String> = match_model(&model, &load(body), &model_entities(&model))
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(messages, ["unknown dimensions in the program"]);
+}
