@@ -119,7 +119,7 @@ impl Compiler {
             }
             let one = serde_json::Map::from_iter([(key.clone(), value.clone())]);
             if let Err(e) = serde_json::from_value::<T>(serde_json::Value::Object(one)) {
-                self.error(key, e.to_string());
+                self.error(key, super::schema::explain_forms(&e.to_string()));
                 ok = false;
             }
         }

@@ -309,7 +309,7 @@ fn yaml_invalid(file: &str, text: &str, e: &yaml::YamlError) -> LoadError {
     invalid(
         file,
         text,
-        e.message.clone(),
+        super::schema::explain_forms(&e.message),
         vec![LabeledSpan::new(Some("here".into()), off, 0)],
     )
 }

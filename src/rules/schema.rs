@@ -28,6 +28,59 @@ impl OneOrMany {
     }
 }
 
+/// What each of the untagged forms of a rule file may be, for errors: serde says only that "data
+/// did not match any variant of untagged enum OneOrMany".
+const UNTAGGED_FORMS: &[(&str, &str)] = &[
+    ("OneOrMany", "a word or a list of words"),
+    (
+        "Scalars",
+        "a boolean, a number, a text in quotes, or a list of them",
+    ),
+    (
+        "OpsetSpec",
+        "an opset (`ios18`, `CoreML8`) or `{ min, max }`",
+    ),
+    ("RuntimeSpec", "`true`, `false`, `data` or `shape`"),
+    ("DimSpec", "a number, `?` (unknown) or `_` (anything)"),
+    (
+        "StopBySpec",
+        "`neighbor`, `end` or a rule object where the walk stops",
+    ),
+    (
+        "SerFix",
+        "a fix's name (`pad-state`) or `{ kind, title, applicability, when }`",
+    ),
+    ("SerOsRanges", "`{ min, max }` or a list of them"),
+    (
+        "CountBound",
+        "a number or the name of another number (`dim.1`, `rank`)",
+    ),
+];
+
+/// `message` with serde's "did not match any variant of untagged enum X" said as what the key
+/// takes.
+pub fn explain_forms(message: &str) -> String {
+    const UNTAGGED: &str = "data did not match any variant of untagged enum ";
+    let Some(at) = message.find(UNTAGGED) else {
+        return message.to_string();
+    };
+    let rest = &message[at + UNTAGGED.len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .unwrap_or(rest.len());
+    match UNTAGGED_FORMS
+        .iter()
+        .find(|(name, _)| *name == &rest[..end])
+    {
+        Some((_, forms)) => format!(
+            "{}not of a form this key takes: {forms}{}",
+            &message[..at],
+            &rest[end..]
+        ),
+        None => message.to_string(),
+    }
+}
+
 /// A name predicate: a text (at the op level a regular expression, for compatibility; on an
 /// entity a word) or `{ regex: <pattern> }`, which means the same everywhere.
 #[derive(Clone, Debug, JsonSchema, PartialEq)]
@@ -564,6 +617,11 @@ impl<'de> Deserialize<'de> for CountSpec {
                         .strip_prefix("unknown field `")
                         .and_then(|r| r.split('`').next());
                     match unknown {
+                        // A value's `same-as:` of earlier versions is `equals:` now.
+                        Some("same-as") => D::Error::custom(format!(
+                            "`same-as` is not a comparison of a count: {COUNT_FORMS}; write \
+                             `same-as: dim.1` as `equals: dim.1`"
+                        )),
                         Some(key) => D::Error::custom(format!(
                             "`{key}` is not a comparison of a count: {COUNT_FORMS}"
                         )),

@@ -243,3 +243,41 @@ fn flexibility_of_a_static_value_names_its_one_shape() {
         .collect();
     assert_eq!(messages, ["unknown dimensions in the program"]);
 }
+
+#[test]
+fn a_value_of_the_wrong_form_says_what_its_key_takes_at_the_key() {
+    for (written, key, says) in [
+        ("output: { dtype: 3 }", "dtype", "a word or a list of words"),
+        (
+            "attr: { axis: { value: { equals: { a: 1 } } } }",
+            "value",
+            "a boolean, a number, a text in quotes, or a list of them",
+        ),
+        (
+            "output: { dynamic: \"yes\" }",
+            "dynamic",
+            "expected a boolean",
+        ),
+        (
+            "output: { rank: \"two\" }",
+            "rank",
+            "is not a count: a count is a whole number",
+        ),
+        (
+            "output: { dim: { 0: { same-as: dim.1 } } }",
+            "dim",
+            "write `same-as: dim.1` as `equals: dim.1`",
+        ),
+    ] {
+        let body = rule(&format!("  op: relu\n  {written}\n"));
+        let (msg, labels) = refused(&body);
+        assert!(msg.contains(says), "{written}: {msg}");
+        assert!(!msg.contains("untagged enum"), "{written}: {msg}");
+        assert_eq!(labels.len(), 1, "{written}: once: {labels:?}");
+        assert_eq!(
+            labels[0].1,
+            body.find(&format!("{key}:")).unwrap(),
+            "{written}: at `{key}`"
+        );
+    }
+}
