@@ -281,3 +281,65 @@ fn a_value_of_the_wrong_form_says_what_its_key_takes_at_the_key() {
         );
     }
 }
+
+/// The `blob-*` rules' matches as written before they shared `utils:` fragments: rules written so
+/// still load, and select what the built-in rules select now.
+const OLD_BLOB_RULES: &[(&str, &str)] = &[
+    (
+        "blob-bad-sentinel",
+        "  file-readable: true\n  record-end: { max: file-length }\n  offset: { multiple-of: 64 }\n  not: { sentinel: \"0xDEADBEEF\" }\n",
+    ),
+    (
+        "blob-dtype-mismatch",
+        "  file-readable: true\n  record-end: { max: file-length }\n  offset: { multiple-of: 64 }\n  sentinel: \"0xDEADBEEF\"\n  tensor: true\n  not: { declared-storage-code: { same-as: storage-code } }\n",
+    ),
+    (
+        "blob-misaligned",
+        "  file-readable: true\n  record-end: { max: file-length }\n  any:\n    - offset: { not-multiple-of: 64 }\n    - sentinel: \"0xDEADBEEF\"\n      tensor: true\n      declared-storage-code: { same-as: storage-code }\n      payload-end: { max: file-length }\n      payload-offset: { min: record-end, not-multiple-of: 64 }\n",
+    ),
+    (
+        "blob-out-of-bounds",
+        "  file-readable: true\n  any:\n    - record-end: { above: file-length }\n    - record-end: { max: file-length }\n      offset: { multiple-of: 64 }\n      sentinel: \"0xDEADBEEF\"\n      tensor: true\n      declared-storage-code: { same-as: storage-code }\n      any:\n        - payload-end: { above: file-length }\n        - payload-offset: { below: record-end }\n",
+    ),
+    (
+        "blob-size-mismatch",
+        "  file-readable: true\n  record-end: { max: file-length }\n  offset: { multiple-of: 64 }\n  sentinel: \"0xDEADBEEF\"\n  tensor: true\n  declared-storage-code: { same-as: storage-code }\n  payload-end: { max: file-length }\n  payload-offset: { min: record-end, multiple-of: 64 }\n  dtype-bits: { min: 1 }\n  any:\n    - payload-size: 0\n    - shape-known: true\n      not: { payload-size: { same-as: expected-size } }\n    - dtype-bits: { below: 8 }\n      payload-size: { same-as: expected-size }\n      not: { padding-bits: { same-as: expected-padding-bits } }\n",
+    ),
+];
+
+#[test]
+fn blob_rules_written_without_fragments_load_and_select_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, body) in OLD_BLOB_RULES {
+        let text = format!(
+            "id: old-{id}\ntitle: t\nseverity: error\nmatch:\n  kind: weight\n  capture: $W\n{body}message: \"`{{OP}}` {{W.offset}} {{W.file}}\"\n"
+        );
+        std::fs::write(dir.path().join(format!("old-{id}.yaml")), text).unwrap();
+    }
+    let out = assert_cmd::Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .args(["check", "--output-format", "json", "--rules"])
+        .arg(dir.path())
+        .arg(crate::common::corpus().join("facts"))
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let at = |rule: &str| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == rule)
+            .map(|d| (d["path"].to_string(), d["op"].to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    for (id, _) in OLD_BLOB_RULES {
+        let now = at(id);
+        assert!(!now.is_empty(), "{id} reports on corpus/facts");
+        assert_eq!(at(&format!("old-{id}")), now, "{id}");
+    }
+}
