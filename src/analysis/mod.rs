@@ -27,6 +27,7 @@ pub mod registry;
 pub mod state_writes;
 pub mod value_edit;
 pub mod value_range;
+pub mod value_text;
 pub(crate) mod weight_uses;
 
 #[cfg(test)]
