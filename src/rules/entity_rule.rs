@@ -219,27 +219,12 @@ impl EntityCompiler {
 
     /// `matches: name`: the fragment compiled in place, as a rule object over the same kind.
     fn fragment(&mut self, name: &str) -> Option<EntityTest> {
-        if self.expanding.iter().any(|n| n == name) {
-            self.error(
-                "matches",
-                format!(
-                    "fragment `{name}` uses itself ({} → {name})",
-                    self.expanding.join(" → ")
-                ),
-            );
-            return None;
-        }
-        let Some(body) = self.utils.get(name).cloned() else {
-            let known = self.utils.keys().map(String::as_str);
-            self.error(
-                "matches",
-                format!(
-                    "no match fragment `{name}`{} (known: {})",
-                    did_you_mean(name, known.clone()),
-                    known.collect::<Vec<_>>().join(", ")
-                ),
-            );
-            return None;
+        let body = match super::compile::fragment_body(&self.utils, &self.expanding, name) {
+            Ok(body) => body,
+            Err(e) => {
+                self.error("matches", e);
+                return None;
+            }
         };
         self.expanding.push(name.to_string());
         let t = self.nested("matches", |c| c.object(&body, false));

@@ -2,10 +2,11 @@
 //! `name:` in one predicate language (the op, a value, an entity), entity rules that use `utils:`
 //! fragments, and `help-when:` entries that choose an entity rule's help by the entity.
 
+use crate::rule_reach::refused;
 use coreml_lint::analysis::entity::Entity;
 use coreml_lint::lint::model_entities;
 use coreml_lint::rules::testing::snippet_model;
-use coreml_lint::rules::{load_rule_text, match_model, LoadError, RuleSet};
+use coreml_lint::rules::{load_rule_text, match_model, RuleSet};
 
 /// Gathers from a [4, 3] table along axis 0, with constant indices that stay in it and that leave
 /// it.
@@ -37,21 +38,6 @@ fn ops_of(mil: &str, body: &str) -> Vec<String> {
         .into_iter()
         .filter_map(|f| f.op)
         .collect()
-}
-
-/// The message and the labels (text, offset) of a rule that must not load.
-fn refused(body: &str) -> (String, Vec<(String, usize)>) {
-    match load_rule_text("r.yaml", body, Some("r"), false) {
-        Ok(_) => panic!("should not load:\n{body}"),
-        Err(LoadError::Invalid(e)) => (
-            e.message.clone(),
-            e.labels
-                .iter()
-                .map(|l| (l.label().unwrap_or("").to_string(), l.offset()))
-                .collect(),
-        ),
-        Err(other) => panic!("unexpected error {other:?}"),
-    }
 }
 
 #[test]
@@ -146,6 +132,14 @@ fn features() -> Vec<Entity> {
     vec![feature("logits", false), feature("kv_out", true)]
 }
 
+/// The messages of an entity rule's findings on [`features`].
+fn entity_messages(body: &str) -> Vec<String> {
+    entity_findings(body)
+        .into_iter()
+        .map(|f| f.message)
+        .collect()
+}
+
 fn entity_findings(body: &str) -> Vec<coreml_lint::finding::Finding> {
     let model = snippet_model("t.mil", GATHERS).expect("parses");
     let mut entities = model_entities(&model);
@@ -156,17 +150,9 @@ fn entity_findings(body: &str) -> Vec<coreml_lint::finding::Finding> {
 #[test]
 fn an_entity_name_takes_a_word_or_a_regex() {
     let body = "id: r\ntitle: t\nseverity: info\nmatch: { kind: description-feature, capture: $F, name: { regex: \"^kv_\" } }\nmessage: \"{F.name}\"\n";
-    let found: Vec<String> = entity_findings(body)
-        .into_iter()
-        .map(|f| f.message)
-        .collect();
-    assert_eq!(found, ["kv_out"]);
+    assert_eq!(entity_messages(body), ["kv_out"]);
     let body = "id: r\ntitle: t\nseverity: info\nmatch: { kind: description-feature, capture: $F, name: logits }\nmessage: \"{F.name}\"\n";
-    let found: Vec<String> = entity_findings(body)
-        .into_iter()
-        .map(|f| f.message)
-        .collect();
-    assert_eq!(found, ["logits"]);
+    assert_eq!(entity_messages(body), ["logits"]);
     // A kind without a `name` property says so.
     let body = "id: r\ntitle: t\nseverity: info\nmatch: { kind: weights, name: x }\nmessage: m\n";
     let (msg, _) = refused(body);
@@ -179,11 +165,7 @@ fn an_entity_name_takes_a_word_or_a_regex() {
 #[test]
 fn entity_rules_use_utils_fragments() {
     let body = "id: r\ntitle: t\nseverity: info\nutils:\n  compiled: { from-metadata: true }\n  compiled-kv: { matches: compiled, name: { regex: \"^kv\" } }\nmatch: { kind: description-feature, capture: $F, matches: compiled-kv }\nmessage: \"{F.name}\"\n";
-    let found: Vec<String> = entity_findings(body)
-        .into_iter()
-        .map(|f| f.message)
-        .collect();
-    assert_eq!(found, ["kv_out"]);
+    assert_eq!(entity_messages(body), ["kv_out"]);
     let body = "id: r\ntitle: t\nseverity: info\nutils:\n  compiled: { not: { matches: compiled } }\nmatch: { kind: description-feature, matches: compiled }\nmessage: m\n";
     let (msg, _) = refused(body);
     assert!(msg.contains("fragment `compiled` uses itself"), "{msg}");
