@@ -305,12 +305,20 @@ fn invalid(file: &str, text: &str, message: String, labels: Vec<LabeledSpan>) ->
 
 /// A YAML syntax or schema error of `file`, labelled where the parser stopped.
 fn yaml_invalid(file: &str, text: &str, e: &yaml::YamlError) -> LoadError {
-    let off = e.offset.unwrap_or(0).min(text.len());
+    let message = super::schema::explain_forms(&e.message);
+    // serde's path (`match.fed-by: …`) ends at the rule object; a form's error names its key.
+    let at_key = super::schema::form_key(&message).and_then(|key| {
+        let (path, _) = message.split_once(": ")?;
+        let mut path: Vec<String> = path.split('.').map(str::to_string).collect();
+        path.push(key.to_string());
+        yaml::locate(text, &path).filter(|(_, len)| *len == key.len())
+    });
+    let (off, len) = at_key.unwrap_or((e.offset.unwrap_or(0).min(text.len()), 0));
     invalid(
         file,
         text,
-        super::schema::explain_forms(&e.message),
-        vec![LabeledSpan::new(Some("here".into()), off, 0)],
+        message,
+        vec![LabeledSpan::new(Some("here".into()), off, len)],
     )
 }
 

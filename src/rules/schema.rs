@@ -28,6 +28,9 @@ impl OneOrMany {
     }
 }
 
+/// What `stop-by:` may be, for errors.
+const STOP_BY_FORMS: &str = "`neighbor`, `end` or a rule object where the walk stops";
+
 /// What each of the untagged forms of a rule file may be, for errors: serde says only that "data
 /// did not match any variant of untagged enum OneOrMany".
 const UNTAGGED_FORMS: &[(&str, &str)] = &[
@@ -42,10 +45,7 @@ const UNTAGGED_FORMS: &[(&str, &str)] = &[
     ),
     ("RuntimeSpec", "`true`, `false`, `data` or `shape`"),
     ("DimSpec", "a number, `?` (unknown) or `_` (anything)"),
-    (
-        "StopBySpec",
-        "`neighbor`, `end` or a rule object where the walk stops",
-    ),
+    ("StopBySpec", STOP_BY_FORMS),
     (
         "SerFix",
         "a fix's name (`pad-state`) or `{ kind, title, applicability, when }`",
@@ -56,6 +56,15 @@ const UNTAGGED_FORMS: &[(&str, &str)] = &[
         "a number or the name of another number (`dim.1`, `rank`)",
     ),
 ];
+
+/// The key a form's error is about, when serde's path stops at the rule object holding it (a
+/// rule object's properties are flattened, so serde's path ends at the object).
+pub fn form_key(message: &str) -> Option<&'static str> {
+    [(NAME_FORMS, "name"), (STOP_BY_FORMS, "stop-by")]
+        .into_iter()
+        .find(|(forms, _)| message.contains(forms))
+        .map(|(_, key)| key)
+}
 
 /// `message` with serde's "did not match any variant of untagged enum X" said as what the key
 /// takes.

@@ -115,11 +115,17 @@ fn name_takes_the_text_forms_at_the_op_in_a_value_and_in_utils() {
     let (msg, _) = refused(&body);
     assert!(msg.contains("bad regular expression"), "{msg}");
     let body = rule("  op: gather\n  name: { regexp: \"kv\" }\n");
-    let (msg, _) = refused(&body);
+    let (msg, labels) = refused(&body);
     assert!(
         msg.contains("`name:` takes a regular expression in quotes"),
         "{msg}"
     );
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert_eq!(labels[0].1, body.find("name").unwrap(), "at `name`");
+    let body = rule("  op: gather\n  fed-by: { op: const, stop-by: 3 }\n");
+    let (msg, labels) = refused(&body);
+    assert!(msg.contains("`neighbor`, `end` or a rule object"), "{msg}");
+    assert_eq!(labels[0].1, body.find("stop-by").unwrap(), "at `stop-by`");
 }
 
 fn features() -> Vec<Entity> {
