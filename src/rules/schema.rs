@@ -377,7 +377,6 @@ pub struct SerRule {
     /// match for (`name: "^kv_"`, or `{ regex: "^kv_" }`); of a model-level entity that has a
     /// `name` property, a word or `{ regex: … }` as every text property.
     #[serde(default)]
-    #[schemars(with = "Option<serde_json::Value>")]
     pub name: Option<NameSpec>,
     /// Comparisons of the numbers of the match's captures with one another (top of `match`
     /// only): `$I.value.max: { min: $X.dim.0 }` (semgrep's `metavariable-comparison`); each
