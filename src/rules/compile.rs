@@ -302,7 +302,7 @@ impl Compiler {
                                 name,
                                 format!(
                                     "`{p}` names a capture: compare captures' numbers under \
-                                     `compare:` at the top of `match` (`compare: {{ $I.range.max: \
+                                     `compare:` at the top of `match` (`compare: {{ $I.value.max: \
                                      {{ below: $X.dim.0 }} }}`)"
                                 ),
                             )

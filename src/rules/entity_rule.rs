@@ -6,14 +6,15 @@
 //! which may name another number property of the same entity (`end: { above: file-length }`); a
 //! text takes a word, a list of words (any of them), `{ regex: <pattern> }` or `{ same-as: <text
 //! property> }`; any property takes `{ present: true|false }` (whether the entity has it). `all`,
-//! `any` and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
+//! `any` and `not` combine rule objects, `matches:` names a `utils:` fragment (expanded in place)
+//! and `name:` tests the entity's `name` property; `capture: $X` binds the entity for
+//! `{X.<property>}`.
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::compare::Cmp;
-
-use std::sync::Arc;
-
 use super::compile_error::{CompileError, ErrorPath};
 use super::schema::{NameSpec, SerRule, Utils};
 use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropView, PropertyDef};
