@@ -26,30 +26,6 @@ use crate::analysis::{WriteKind, WriteOp};
 use crate::ir::DType;
 use crate::suggest::did_you_mean;
 
-/// The body of fragment `name` of `utils`, or why `matches: name` names none: an unknown name
-/// (with the closest one) or a fragment that uses itself (`expanding`: the fragments being
-/// expanded, outermost first). Node and entity rule objects expand fragments alike.
-pub(crate) fn fragment_body(
-    utils: &Utils,
-    expanding: &[String],
-    name: &str,
-) -> Result<SerRule, String> {
-    if expanding.iter().any(|n| n == name) {
-        return Err(format!(
-            "fragment `{name}` uses itself ({} → {name})",
-            expanding.join(" → ")
-        ));
-    }
-    utils.get(name).cloned().ok_or_else(|| {
-        let known = utils.keys().map(String::as_str);
-        format!(
-            "no match fragment `{name}`{} (known: {})",
-            did_you_mean(name, known.clone()),
-            known.collect::<Vec<_>>().join(", ")
-        )
-    })
-}
-
 /// Compiles rule objects, collecting every error instead of stopping at the first.
 #[derive(Default)]
 pub struct Compiler {
@@ -90,7 +66,7 @@ impl Compiler {
 
     /// `matches: name`: the fragment compiled in place.
     fn fragment(&mut self, name: &str) -> Option<(Matcher, Vars)> {
-        let body = match fragment_body(&self.utils, &self.expanding, name) {
+        let body = match super::schema::fragment_body(&self.utils, &self.expanding, name) {
             Ok(body) => body,
             Err(e) => {
                 self.error("matches", e);

@@ -220,7 +220,7 @@ impl EntityCompiler {
 
     /// `matches: name`: the fragment compiled in place, as a rule object over the same kind.
     fn fragment(&mut self, name: &str) -> Option<EntityTest> {
-        let body = match super::compile::fragment_body(&self.utils, &self.expanding, name) {
+        let body = match super::schema::fragment_body(&self.utils, &self.expanding, name) {
             Ok(body) => body,
             Err(e) => {
                 self.error("matches", e);

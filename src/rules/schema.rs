@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::finding::{Applicability, Severity};
+use crate::suggest::did_you_mean;
 
 /// One string or a list of strings.
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
@@ -160,6 +161,30 @@ pub type Props = BTreeMap<String, serde_json::Value>;
 
 /// Named match fragments (ast-grep's `utils`): name → rule object.
 pub type Utils = BTreeMap<String, SerRule>;
+
+/// The body of fragment `name` of `utils`, or why `matches: name` names none: an unknown name
+/// (with the closest one) or a fragment that uses itself (`expanding`: the fragments being
+/// expanded, outermost first). Node and entity rule objects expand fragments alike.
+pub(crate) fn fragment_body(
+    utils: &Utils,
+    expanding: &[String],
+    name: &str,
+) -> Result<SerRule, String> {
+    if expanding.iter().any(|n| n == name) {
+        return Err(format!(
+            "fragment `{name}` uses itself ({} → {name})",
+            expanding.join(" → ")
+        ));
+    }
+    utils.get(name).cloned().ok_or_else(|| {
+        let known = utils.keys().map(String::as_str);
+        format!(
+            "no match fragment `{name}`{} (known: {})",
+            did_you_mean(name, known.clone()),
+            known.collect::<Vec<_>>().join(", ")
+        )
+    })
+}
 
 /// `rules/<id>.yaml`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
