@@ -1310,12 +1310,13 @@ BUILD_INFO = (
 
 
 def schema_entry(name, shape, dtype="Float16"):
-    dims_txt = " × ".join(str(s) for s in shape)
+    # A feature described without a shape is `[]`, formatted without dimensions.
+    dims_txt = "".join(" " + " × ".join(str(s) for s in shape) for _ in shape[:1])
     return {
         "hasShapeFlexibility": "0",
         "isOptional": "0",
         "dataType": dtype,
-        "formattedType": f"MultiArray ({dtype} {dims_txt})",
+        "formattedType": f"MultiArray ({dtype}{dims_txt})",
         "shortDescription": "",
         "shape": "[" + ", ".join(str(s) for s in shape) + "]",
         "name": name,
@@ -1447,6 +1448,11 @@ def build_compiled():
 
     f = text_mlp(Blobs(), seed=23)
     write_compiled("mlmodelc-mlp-blobfile-clean", [f], *io, [], [])
+    # The same model whose metadata.json describes its static [1, 64] output without a shape
+    # (C9): description-output-no-shape, with the help for a compiled model.
+    f = text_mlp(Blobs(), seed=23)
+    write_compiled("mlmodelc-description-output-no-shape", [f], io[0], [("y", [])], [], [
+        finding("description-output-no-shape", "main")])
 
     # States in an iOS 17 function: the padded (clean) decode step, with only the opset changed.
     for opset, name, findings in (

@@ -340,6 +340,15 @@ impl ModelPlans {
     pub fn refusal(&self, state: &str) -> Option<&FixRefusal> {
         self.by_state.get(state).and_then(|r| r.as_ref().err())
     }
+
+    /// `{S.fix}`: what the fix of `state` does, or why there is none.
+    pub fn fix_text(&self, state: &str) -> String {
+        match (self.offer(state), self.refusal(state)) {
+            (Some(plan), _) => plan.summary(),
+            (None, Some(r)) => format!("no automatic fix: {}", r.reason),
+            (None, None) => "nothing to fix automatically".to_string(),
+        }
+    }
 }
 
 /// Plans every state of `model`; `facts` are the analyses of its functions, in program order.

@@ -28,6 +28,7 @@ pub mod stable_exp_log;
 pub mod state_writes;
 pub mod value_edit;
 pub mod value_range;
+pub mod value_text;
 pub(crate) mod weight_uses;
 
 #[cfg(test)]

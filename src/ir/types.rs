@@ -239,6 +239,20 @@ impl TensorType {
             .try_fold(1u64, |acc, &d| acc.checked_mul(d))
     }
 
+    /// The shape as `[a, b, ?]` (`[*]` for an unknown rank).
+    pub fn dims_text(&self) -> String {
+        match &self.shape {
+            None => "[*]".to_string(),
+            Some(d) => format!(
+                "[{}]",
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+
     /// True when any dimension (or the rank) is unknown.
     pub(crate) fn is_dynamic(&self) -> bool {
         match &self.shape {

@@ -11,9 +11,9 @@ use super::compare::Cmp;
 use super::compile_error::{CompileError, ErrorPath};
 use super::cost::cheapest_first;
 use super::matcher::{
-    Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, Operand, OsBound, PeersM, Range, RangeM,
-    Reason, Relation, RuntimePat, StateWriteM, StopBy, TargetM, ValueM, ValueNum, ValuePredM,
-    Version, VersionRange,
+    CaptureNum, CompareOperand, Count, DTypePat, DimPat, FunctionM, Matcher, ModelM, Operand,
+    OsBound, PeersM, Range, RangeM, Reason, Relation, RuntimePat, StateWriteM, StopBy, TargetM,
+    ValueM, ValueNum, ValuePredM, Version, VersionRange,
 };
 use super::schema::{
     CountBound, CountSpec, DimSpec, FunctionSpec, ModelSpec, NumRange, OneOrMany, OpProps,
@@ -66,27 +66,12 @@ impl Compiler {
 
     /// `matches: name`: the fragment compiled in place.
     fn fragment(&mut self, name: &str) -> Option<(Matcher, Vars)> {
-        if self.expanding.iter().any(|n| n == name) {
-            self.error(
-                "matches",
-                format!(
-                    "fragment `{name}` uses itself ({} → {name})",
-                    self.expanding.join(" → ")
-                ),
-            );
-            return None;
-        }
-        let Some(body) = self.utils.get(name).cloned() else {
-            let known: Vec<&str> = self.utils.keys().map(String::as_str).collect();
-            self.error(
-                "matches",
-                format!(
-                    "no match fragment `{name}`{} (known: {})",
-                    did_you_mean(name, known.iter().copied()),
-                    known.join(", ")
-                ),
-            );
-            return None;
+        let body = match super::schema::fragment_body(&self.utils, &self.expanding, name) {
+            Ok(body) => body,
+            Err(e) => {
+                self.error("matches", e);
+                return None;
+            }
         };
         self.expanding.push(name.to_string());
         let out = self.nested("matches", |c| c.rule(&body, false));
@@ -119,7 +104,7 @@ impl Compiler {
             }
             let one = serde_json::Map::from_iter([(key.clone(), value.clone())]);
             if let Err(e) = serde_json::from_value::<T>(serde_json::Value::Object(one)) {
-                self.error(key, e.to_string());
+                self.error(key, super::schema::explain_forms(&e.to_string()));
                 ok = false;
             }
         }
@@ -263,17 +248,8 @@ impl Compiler {
             CountSpec::Exact(n) => return Count::exactly(*n),
             CountSpec::Range(r) => r,
         };
-        let bounds = [
-            ("min", Cmp::Min, &r.min),
-            ("max", Cmp::Max, &r.max),
-            ("above", Cmp::Above, &r.above),
-            ("below", Cmp::Below, &r.below),
-            ("equals", Cmp::Equals, &r.equals),
-            ("multiple-of", Cmp::MultipleOf, &r.multiple_of),
-            ("not-multiple-of", Cmp::NotMultipleOf, &r.not_multiple_of),
-        ];
         let mut conds = Vec::new();
-        for (name, cmp, bound) in bounds {
+        for (name, cmp, bound) in r.bounds() {
             let Some(bound) = bound else { continue };
             let operand = match bound {
                 CountBound::Num(0) if matches!(cmp, Cmp::MultipleOf | Cmp::NotMultipleOf) => {
@@ -291,6 +267,19 @@ impl Compiler {
                                     "`{p}` is a number of a value: here `{name}` takes a number \
                                      (a value's counts, under `input:`, `output:`, `param:`, \
                                      `attr:`, compare with its other numbers)"
+                                ),
+                            )
+                        });
+                        continue;
+                    }
+                    None if p.starts_with('$') => {
+                        self.nested(key, |c| {
+                            c.error(
+                                name,
+                                format!(
+                                    "`{p}` names a capture: compare captures' numbers under \
+                                     `compare:` at the top of `match` (`compare: {{ $I.value.max: \
+                                     {{ below: $X.dim.0 }} }}`)"
                                 ),
                             )
                         });
@@ -318,6 +307,100 @@ impl Compiler {
             conds.push((cmp, operand));
         }
         Count { conds }
+    }
+
+    /// `compare:`: each key a capture's number, each value a count whose bounds may name other
+    /// captures' numbers; every capture must be one the match always binds (a value or a node).
+    fn compare(&mut self, list: &BTreeMap<String, CountSpec>, vars: &Vars) -> Option<Matcher> {
+        let mut ok = true;
+        let capture_num = |c: &mut Compiler, key: &str, text: &str| -> Option<CaptureNum> {
+            let parsed = match CaptureNum::parse(text) {
+                Some(Ok(n)) => n,
+                Some(Err(e)) => {
+                    c.error(key, e);
+                    return None;
+                }
+                None => {
+                    c.error(
+                        key,
+                        format!(
+                            "`{text}` is not a capture's number: write `$X.<number>` ({})",
+                            CaptureNum::NAMES
+                        ),
+                    );
+                    return None;
+                }
+            };
+            match vars.get(&parsed.capture) {
+                Some(VarKind::Value | VarKind::Node) => Some(parsed),
+                Some(other) => {
+                    c.error(
+                        key,
+                        format!(
+                            "`${}` is {}: `compare:` reads the numbers of a value or an op",
+                            parsed.capture,
+                            other.as_str()
+                        ),
+                    );
+                    None
+                }
+                None => {
+                    let known: Vec<String> = vars
+                        .iter()
+                        .filter(|(_, k)| matches!(k, VarKind::Value | VarKind::Node))
+                        .map(|(n, _)| format!("${n}"))
+                        .collect();
+                    c.error(
+                        key,
+                        format!(
+                            "`${}` is not a capture every match binds (known: {})",
+                            parsed.capture,
+                            if known.is_empty() {
+                                "none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    );
+                    None
+                }
+            }
+        };
+        let mut out = Vec::new();
+        for (left, count) in list {
+            let Some(l) = capture_num(self, left, left) else {
+                ok = false;
+                continue;
+            };
+            let range = match count {
+                CountSpec::Exact(n) => {
+                    out.push((l, vec![(Cmp::Equals, CompareOperand::Num(*n))]));
+                    continue;
+                }
+                CountSpec::Range(r) => r,
+            };
+            let mut conds = Vec::new();
+            for (name, cmp, bound) in range.bounds() {
+                let Some(bound) = bound else { continue };
+                let o = match bound {
+                    CountBound::Num(n) => CompareOperand::Num(*n),
+                    CountBound::Name(p) => match self.nested(left, |c| capture_num(c, name, p)) {
+                        Some(n) => CompareOperand::Capture(n),
+                        None => {
+                            ok = false;
+                            continue;
+                        }
+                    },
+                };
+                conds.push((cmp, o));
+            }
+            if range.bounds().iter().all(|(_, _, b)| b.is_none()) {
+                self.error(left, "names no comparison");
+                ok = false;
+            }
+            out.push((l, conds));
+        }
+        (ok && !out.is_empty()).then_some(Matcher::Compare(out))
     }
 
     fn versions(&mut self, v: &super::schema::VersionRangeSpec) -> VersionRange {
@@ -436,6 +519,10 @@ impl Compiler {
             constant: v.constant,
             function_output: v.function_output,
             inline: v.inline,
+            name: v
+                .name
+                .as_ref()
+                .and_then(|n| self.regex("name", n.pattern())),
             ..ValueM::default()
         };
         if let Some(d) = &v.dim {
@@ -584,7 +671,7 @@ impl Compiler {
     fn function_spec(&mut self, f: &FunctionSpec) -> FunctionM {
         let c = self;
         FunctionM {
-            name: f.name.as_ref().and_then(|r| c.regex("name", r)),
+            name: f.name.as_ref().and_then(|r| c.regex("name", r.pattern())),
             opset: f.opset.as_ref().and_then(|o| c.opset("opset", o)),
             states: f.states.as_ref().map(|x| c.count("states", x)),
             max_state_dim: f
@@ -915,7 +1002,7 @@ impl Compiler {
             });
         }
         if let Some(re) = &r.name {
-            if let Some(re) = self.regex("name", re) {
+            if let Some(re) = self.regex("name", re.pattern()) {
                 atomic.push(Matcher::Name(re));
             }
         }
@@ -1043,6 +1130,18 @@ impl Compiler {
             self.bind("origin", REGION_VAR, VarKind::Region, &mut vars);
             atomic.push(Matcher::Origin(Box::new(m)));
         }
+        if let Some(list) = &r.compare {
+            let top = self.path.len() == 1 && self.path[0] == "match";
+            if !top || r.origin.is_some() {
+                self.error(
+                    "compare",
+                    "`compare:` goes at the top of `match`, beside the keys that bind its \
+                     captures (not inside `origin:`, `any:`, `not:` or a relation)",
+                );
+            } else if let Some(m) = self.nested("compare", |c| c.compare(list, &vars)) {
+                relational.push(m);
+            }
+        }
         let positive = !atomic.is_empty()
             || composite.iter().any(is_positive)
             || relational.iter().any(is_positive);
@@ -1112,7 +1211,7 @@ fn any_of(alternatives: Vec<Matcher>) -> Matcher {
 /// False for matchers that only exclude (`not`) or only capture: they cannot select a node alone.
 fn is_positive(m: &Matcher) -> bool {
     match m {
-        Matcher::Not(_) | Matcher::Capture(_) => false,
+        Matcher::Not(_) | Matcher::Capture(_) | Matcher::Compare(_) => false,
         Matcher::All(list) => list.iter().any(is_positive),
         _ => true,
     }

@@ -95,7 +95,8 @@ fn splice(members: Vec<Matcher>, out: &mut Vec<Matcher>) {
 pub fn cost(m: &Matcher) -> Cost {
     match m {
         Matcher::OpType { .. } | Matcher::Model(_) => Cost::Structure,
-        Matcher::Capture(_) => Cost::Capture,
+        // `compare:` reads the captures the other keys bind: tested after them.
+        Matcher::Capture(_) | Matcher::Compare(_) => Cost::Capture,
         Matcher::Input(v) | Matcher::Output(v) | Matcher::Attr(_, v) | Matcher::Param(_, v) => {
             value_cost(v)
         }
@@ -133,7 +134,7 @@ pub fn cost(m: &Matcher) -> Cost {
 
 fn value_cost(v: &ValueM) -> Cost {
     let mut c = Cost::Structure;
-    if v.runtime.is_some() || v.range.is_some() {
+    if v.runtime.is_some() || v.range.is_some() || v.name.is_some() {
         c = Cost::Lookup;
     }
     if v.constant.is_some() || v.value.is_some() {
@@ -197,6 +198,7 @@ fn collect_captures(m: &Matcher, out: &mut BTreeSet<String>) {
         | Matcher::Model(_)
         | Matcher::Function(_)
         | Matcher::Name(_)
+        | Matcher::Compare(_)
         | Matcher::AxisDim { .. }
         | Matcher::BlockedAxes { .. } => {}
     }

@@ -14,7 +14,7 @@ use super::bindings::{Binding, Bindings};
 use super::context::Ctx;
 use super::entity_rule::EntityRule;
 use super::guard::NodeFacts;
-use super::loader::{Rule, RuleSet, Target};
+use super::loader::{HelpAt, Rule, RuleSet, Target};
 use super::matcher::Matcher;
 use super::region::regions;
 use super::schema::{ProgramLanguage, RegionScope, Status};
@@ -554,8 +554,9 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         state,
         message: rule.message.render(cx, id, b),
         help: rule
-            .help_for(cx.target, program_of(model), |m| {
-                m.matches(cx, id, &mut b.clone())
+            .help_for(cx.target, program_of(model), |at| match at {
+                HelpAt::Node(m) => m.matches(cx, id, &mut b.clone()),
+                HelpAt::Entity(_) => false,
             })
             .map(|h| h.render(cx, id, b)),
         fix,
@@ -596,7 +597,10 @@ fn entity_finding(
         state: e.state.clone(),
         message: rule.message.render_entity(er, e, on),
         help: rule
-            .help_for(run, program_of(model), |_| false)
+            .help_for(run, program_of(model), |at| match at {
+                HelpAt::Entity(t) => t.matches(e),
+                HelpAt::Node(_) => false,
+            })
             .map(|h| h.render_entity(er, e, on)),
         fix: rule.fix.as_ref().map(|fx| FixOffer {
             kind: fx.kind.clone(),

@@ -6,14 +6,17 @@
 //! which may name another number property of the same entity (`end: { above: file-length }`); a
 //! text takes a word, a list of words (any of them), `{ regex: <pattern> }` or `{ same-as: <text
 //! property> }`; any property takes `{ present: true|false }` (whether the entity has it). `all`,
-//! `any` and `not` combine rule objects; `capture: $X` binds the entity for `{X.<property>}`.
+//! `any` and `not` combine rule objects, `matches:` names a `utils:` fragment (expanded in place)
+//! and `name:` tests the entity's `name` property; `capture: $X` binds the entity for
+//! `{X.<property>}`.
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::compare::Cmp;
-
 use super::compile_error::{CompileError, ErrorPath};
-use super::schema::SerRule;
+use super::schema::{NameSpec, SerRule, Utils};
 use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropView, PropertyDef};
 use crate::suggest::did_you_mean;
 
@@ -147,11 +150,10 @@ fn node_only_keys(r: &SerRule) -> Vec<&'static str> {
         ("param", r.param.is_some()),
         ("attr", r.attr.is_some()),
         ("state-write", r.state_write.is_some()),
-        ("name", r.name.is_some()),
         ("function", r.function.is_some()),
         ("model", r.model.is_some()),
         ("origin", r.origin.is_some()),
-        ("matches", r.matches.is_some()),
+        ("compare", r.compare.is_some()),
         ("reasons", r.reasons.is_some()),
         ("fed-by", r.fed_by.is_some()),
         ("feeds", r.feeds.is_some()),
@@ -174,6 +176,10 @@ pub(crate) struct EntityCompiler {
     pub errors: Vec<CompileError>,
     path: Vec<String>,
     kind: &'static EntityKind,
+    /// Match fragments `matches:` can name (the rule's `utils:` and the shared ones).
+    utils: Arc<Utils>,
+    /// Fragments being expanded, outermost first (a fragment that names itself is an error).
+    expanding: Vec<String>,
 }
 
 impl ErrorPath for EntityCompiler {
@@ -188,12 +194,43 @@ impl ErrorPath for EntityCompiler {
 
 impl EntityCompiler {
     /// A compiler for rule objects over `kind`, whose error paths start at `root`.
-    pub(crate) fn new(root: &str, kind: &'static EntityKind) -> EntityCompiler {
+    pub(crate) fn new(root: &str, kind: &'static EntityKind, utils: Arc<Utils>) -> EntityCompiler {
+        EntityCompiler::nested_at(&[root.to_string()], kind, utils)
+    }
+
+    /// A compiler whose error paths start at `path` (e.g. `help-when.0.match`).
+    pub(crate) fn nested_at(
+        path: &[String],
+        kind: &'static EntityKind,
+        utils: Arc<Utils>,
+    ) -> EntityCompiler {
         EntityCompiler {
             errors: Vec::new(),
-            path: vec![root.to_string()],
+            path: path.to_vec(),
             kind,
+            utils,
+            expanding: Vec::new(),
         }
+    }
+
+    /// A rule object below the top of `match` (a `help-when:` entry's `match:`).
+    pub(crate) fn test(&mut self, r: &SerRule) -> EntityTest {
+        self.object(r, false)
+    }
+
+    /// `matches: name`: the fragment compiled in place, as a rule object over the same kind.
+    fn fragment(&mut self, name: &str) -> Option<EntityTest> {
+        let body = match super::schema::fragment_body(&self.utils, &self.expanding, name) {
+            Ok(body) => body,
+            Err(e) => {
+                self.error("matches", e);
+                return None;
+            }
+        };
+        self.expanding.push(name.to_string());
+        let t = self.nested("matches", |c| c.object(&body, false));
+        self.expanding.pop();
+        Some(t)
     }
 
     /// The top-level `match:` object (which carries `kind:` and may carry `capture:`).
@@ -256,6 +293,21 @@ impl EntityCompiler {
         let mut tests = Vec::new();
         for (name, value) in &r.props {
             if let Some(t) = self.property(name, value) {
+                tests.push(t);
+            }
+        }
+        // `name:` is the entity's `name` property, in the text forms every text property takes.
+        if let Some(n) = &r.name {
+            let value = match n {
+                NameSpec::Text(t) => Value::String(t.clone()),
+                NameSpec::Regex(r) => serde_json::json!({ "regex": r.regex }),
+            };
+            if let Some(t) = self.property("name", &value) {
+                tests.push(t);
+            }
+        }
+        if let Some(name) = &r.matches {
+            if let Some(t) = self.fragment(name) {
                 tests.push(t);
             }
         }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::applies::{self, AppliesTo};
 use super::compile::Compiler;
 use super::compile_error::CompileError;
-use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule};
+use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule, EntityTest};
 use super::fixes::fix_kind;
 use super::guard::Guard;
 use super::info::RuleInfo;
@@ -46,6 +46,14 @@ pub(crate) enum Target {
     /// Model-level entities of a kind that match, on a deployment target that meets the
     /// condition (`target:` at the top of `match`).
     Entity(EntityRule, Option<TargetM>),
+}
+
+/// What a `help-when:` entry's `match:` tests: the node the finding is at (node rules), or the
+/// entity (entity rules).
+#[derive(Clone, Debug)]
+pub(crate) enum HelpAt {
+    Node(Matcher),
+    Entity(EntityTest),
 }
 
 /// A fix a rule offers, resolved at load.
@@ -126,8 +134,8 @@ pub struct Rule {
     /// The run's settings the rule concerns (`applies-to:`); the default holds for every run.
     pub applies_to: AppliesTo,
     /// `help-when:` entries: the help for the runs whose settings meet the entry's conditions
-    /// (`applies-to:`) at the nodes its `match:` holds for, each when given.
-    pub(crate) help_when: Vec<(AppliesTo, Option<Matcher>, Template)>,
+    /// (`applies-to:`) at the nodes (or entities) its `match:` holds for, each when given.
+    pub(crate) help_when: Vec<(AppliesTo, Option<HelpAt>, Template)>,
     /// `region:`: what one finding of an `origin:` rule stands for.
     pub(crate) region_scope: RegionScope,
 }
@@ -254,12 +262,12 @@ impl Rule {
     }
 
     /// The help for `run` on a `program`: the first `help-when:` entry that holds (`at`: whether
-    /// an entry's `match:` holds at the finding's node), else `help:`.
+    /// an entry's `match:` holds at the finding's node or entity), else `help:`.
     pub(crate) fn help_for(
         &self,
         run: Option<&DeployTarget>,
         program: ProgramLanguage,
-        at: impl Fn(&Matcher) -> bool,
+        at: impl Fn(&HelpAt) -> bool,
     ) -> Option<&Template> {
         self.help_when
             .iter()
@@ -338,12 +346,20 @@ fn invalid(file: &str, text: &str, message: String, labels: Vec<LabeledSpan>) ->
 
 /// A YAML syntax or schema error of `file`, labelled where the parser stopped.
 fn yaml_invalid(file: &str, text: &str, e: &yaml::YamlError) -> LoadError {
-    let off = e.offset.unwrap_or(0).min(text.len());
+    let message = super::schema::explain_forms(&e.message);
+    // serde's path (`match.fed-by: …`) ends at the rule object; a form's error names its key.
+    let at_key = super::schema::form_key(&message).and_then(|key| {
+        let (path, _) = message.split_once(": ")?;
+        let mut path: Vec<String> = path.split('.').map(str::to_string).collect();
+        path.push(key.to_string());
+        yaml::locate(text, &path).filter(|(_, len)| *len == key.len())
+    });
+    let (off, len) = at_key.unwrap_or((e.offset.unwrap_or(0).min(text.len()), 0));
     invalid(
         file,
         text,
-        e.message.clone(),
-        vec![LabeledSpan::new(Some("here".into()), off, 0)],
+        message,
+        vec![LabeledSpan::new(Some("here".into()), off, len)],
     )
 }
 
@@ -507,7 +523,7 @@ fn compile_rule(
     let (target, mut vars) = match entity_kind {
         Some(Err(())) => (Target::Nodes(Matcher::All(Vec::new())), Vars::new()),
         Some(Ok(kind)) => {
-            let mut c = EntityCompiler::new("match", kind);
+            let mut c = EntityCompiler::new("match", kind, utils.clone());
             let er = c.rule(&parsed.matcher);
             errors.extend(c.errors);
             let mut vars = Vars::new();
@@ -702,17 +718,20 @@ fn compile_rule(
                 message: "a `help-when` entry needs `match:` or `applies-to:`".into(),
             });
         }
-        if entity_rule && hw.matcher.is_some() {
-            errors.push(CompileError {
-                path: at("match"),
-                message: "entity (`kind:`) rules choose their help by `applies-to:` only".into(),
-            });
-        }
-        let m = hw.matcher.as_ref().map(|matcher| {
-            let mut c = Compiler::with_utils("help-when", utils.clone());
-            let (m, _) = c.nested_rule(&i.to_string(), matcher);
-            errors.extend(c.errors);
-            m
+        let m = hw.matcher.as_ref().map(|matcher| match &target {
+            // An entity rule's entry selects by the entity's properties.
+            Target::Entity(er, _) => {
+                let mut c = EntityCompiler::nested_at(&at("match"), er.kind, utils.clone());
+                let t = c.test(matcher);
+                errors.extend(c.errors);
+                HelpAt::Entity(t)
+            }
+            Target::Nodes(_) => {
+                let mut c = Compiler::with_utils("help-when", utils.clone());
+                let (m, _) = c.nested_rule(&i.to_string(), matcher);
+                errors.extend(c.errors);
+                HelpAt::Node(m)
+            }
         });
         if let Some(t) = template(&format!("help-when.{i}.help"), &hw.help, &mut errors) {
             help_when.push((a, m, t));

@@ -11,7 +11,7 @@ use regex::Regex;
 
 use super::bindings::{Binding, Bindings, ValueInfo};
 use super::compare::Cmp;
-use super::context::Ctx;
+use super::context::{range_of, Ctx};
 use super::guard::Guard;
 use super::target::{DeployTarget, Family};
 use super::vars::TARGET_VAR;
@@ -35,6 +35,13 @@ pub enum Operand {
     Num(i64),
     /// Another number of the value tested (`rank`, `dim.1`, …).
     Value(ValueNum),
+}
+
+/// What a capture's number is compared with under `compare:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompareOperand {
+    Num(i64),
+    Capture(CaptureNum),
 }
 
 /// A number of a value a count may name.
@@ -205,6 +212,8 @@ pub struct ValueM {
     pub range: Option<RangeM>,
     pub function_output: Option<bool>,
     pub inline: Option<bool>,
+    /// `name:`: a pattern the value's name has a match for (an inline literal has none).
+    pub name: Option<Regex>,
     pub producer: Option<Box<Matcher>>,
     /// `all:`, `any:` and `not:` of value objects.
     pub all: Vec<ValueM>,
@@ -416,6 +425,83 @@ pub struct Relation {
     pub via: Option<String>,
 }
 
+/// A number of a capture (`$I.range.max`, `$X.dim.0`), for `compare:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureNum {
+    /// The capture's name, without `$`.
+    pub capture: String,
+    pub num: CaptureNumKind,
+}
+
+/// Which number of a captured value (a captured op or input: of its first output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureNumKind {
+    /// A number of its type (`rank`, `dim.0`, …).
+    Type(ValueNum),
+    /// The smallest (`range.min`) or largest (`range.max`) element it holds for valid inputs
+    /// (the analysis' value range, which assumes valid indices: a gather's are within its axis).
+    RangeMin,
+    RangeMax,
+    /// The smallest (`value.min`) or largest (`value.max`) element of a constant integer value.
+    ValueMin,
+    ValueMax,
+}
+
+impl CaptureNum {
+    /// The names after `$X.`.
+    pub const NAMES: &'static str =
+        "`rank`, `max-dim`, `last-dim`, `elements`, `dim.<axis>`, `range.min`, `range.max`, \
+         `value.min` or `value.max`";
+
+    /// `$X.<number>`; `None` when `text` is not of that form (`Some(Err)`: a capture with an
+    /// unknown number).
+    pub fn parse(text: &str) -> Option<Result<CaptureNum, String>> {
+        let rest = text.strip_prefix('$')?;
+        let (capture, num) = rest.split_once('.').unwrap_or((rest, ""));
+        let num = match num {
+            "range.min" => CaptureNumKind::RangeMin,
+            "range.max" => CaptureNumKind::RangeMax,
+            "value.min" => CaptureNumKind::ValueMin,
+            "value.max" => CaptureNumKind::ValueMax,
+            other => match ValueNum::parse(other) {
+                Some(v) => CaptureNumKind::Type(v),
+                None => {
+                    return Some(Err(format!(
+                        "`{text}`: name a number of `${capture}` after the dot: {}",
+                        CaptureNum::NAMES
+                    )))
+                }
+            },
+        };
+        Some(Ok(CaptureNum {
+            capture: capture.to_string(),
+            num,
+        }))
+    }
+
+    /// Its value under the bindings `b`, when the capture is bound and the number known.
+    pub fn value(&self, cx: &Ctx<'_>, b: &Bindings) -> Option<i64> {
+        let (name, ty, constant) = match b.get(&self.capture)? {
+            Binding::Value(v) => (v.name.as_str(), v.ty.as_ref(), v.constant.as_ref()),
+            Binding::Node(n) => match cx.f.node(*n)? {
+                Node::Op(op) => {
+                    let o = op.outputs.first()?;
+                    (o.name.as_str(), Some(&o.ty), None)
+                }
+                Node::Input(i) => (i.name.as_str(), Some(&i.ty), None),
+            },
+            _ => return None,
+        };
+        match self.num {
+            CaptureNumKind::Type(v) => v.of(ty),
+            CaptureNumKind::RangeMin => range_of(cx, name, constant).map(|r| r.min),
+            CaptureNumKind::RangeMax => range_of(cx, name, constant).map(|r| r.max),
+            CaptureNumKind::ValueMin => constant?.data.ints()?.iter().min().copied(),
+            CaptureNumKind::ValueMax => constant?.data.ints()?.iter().max().copied(),
+        }
+    }
+}
+
 /// A compiled rule object.
 #[derive(Clone, Debug)]
 pub enum Matcher {
@@ -424,6 +510,9 @@ pub enum Matcher {
         opset: Option<(u32, u32)>,
     },
     Input(Box<ValueM>),
+    /// `compare:`: numbers of captures against numbers or other captures' numbers; tested
+    /// after every other key of `match` (it reads their captures).
+    Compare(Vec<(CaptureNum, Vec<(Cmp, CompareOperand)>)>),
     StateWrite(Box<StateWriteM>),
     Param(String, Box<ValueM>),
     Output(Box<ValueM>),
@@ -636,6 +725,17 @@ impl Matcher {
                 _ => false,
             },
             Matcher::StateWrite(sw) => state_write_matches(cx, sw, node, b),
+            Matcher::Compare(list) => list.iter().all(|(left, conds)| {
+                left.value(cx, b).is_some_and(|n| {
+                    conds.iter().all(|(cmp, o)| {
+                        let other = match o {
+                            CompareOperand::Num(x) => Some(*x),
+                            CompareOperand::Capture(c) => c.value(cx, b),
+                        };
+                        other.is_some_and(|x| cmp.holds(n, x))
+                    })
+                })
+            }),
             Matcher::Param(name, v) => {
                 let Some(op) = f.op(node) else { return false };
                 // `*` stands for every parameter of the op.
@@ -1108,6 +1208,16 @@ fn value_matches(cx: &Ctx<'_>, v: &ValueM, r: ValRef<'_>, b: &mut Bindings) -> b
     }
     if v.tests_type() && !type_matches(v, ty_of(cx, r)) {
         return false;
+    }
+    if let Some(re) = &v.name {
+        let matched = match r {
+            ValRef::Named(n, _) => re.is_match(n),
+            // An inline literal has no name.
+            ValRef::Lit(_) => false,
+        };
+        if !matched {
+            return false;
+        }
     }
     if let Some(want) = v.function_output {
         let returned = match r {

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::finding::{Applicability, Severity};
+use crate::suggest::did_you_mean;
 
 /// One string or a list of strings.
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
@@ -24,6 +25,116 @@ impl OneOrMany {
         match self {
             OneOrMany::One(s) => vec![s.clone()],
             OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// What `stop-by:` may be, for errors.
+const STOP_BY_FORMS: &str = "`neighbor`, `end` or a rule object where the walk stops";
+
+/// What each of the untagged forms of a rule file may be, for errors: serde says only that "data
+/// did not match any variant of untagged enum OneOrMany".
+const UNTAGGED_FORMS: &[(&str, &str)] = &[
+    ("OneOrMany", "a word or a list of words"),
+    (
+        "Scalars",
+        "a boolean, a number, a text in quotes, or a list of them",
+    ),
+    (
+        "OpsetSpec",
+        "an opset (`ios18`, `CoreML8`) or `{ min, max }`",
+    ),
+    ("RuntimeSpec", "`true`, `false`, `data` or `shape`"),
+    ("DimSpec", "a number, `?` (unknown) or `_` (anything)"),
+    ("StopBySpec", STOP_BY_FORMS),
+    (
+        "SerFix",
+        "a fix's name (`pad-state`) or `{ kind, title, applicability, when }`",
+    ),
+    ("SerOsRanges", "`{ min, max }` or a list of them"),
+    (
+        "CountBound",
+        "a number or the name of another number (`dim.1`, `rank`)",
+    ),
+];
+
+/// The key a form's error is about, when serde's path stops at the rule object holding it (a
+/// rule object's properties are flattened, so serde's path ends at the object).
+pub fn form_key(message: &str) -> Option<&'static str> {
+    [(NAME_FORMS, "name"), (STOP_BY_FORMS, "stop-by")]
+        .into_iter()
+        .find(|(forms, _)| message.contains(forms))
+        .map(|(_, key)| key)
+}
+
+/// `message` with serde's "did not match any variant of untagged enum X" said as what the key
+/// takes.
+pub fn explain_forms(message: &str) -> String {
+    const UNTAGGED: &str = "data did not match any variant of untagged enum ";
+    let Some(at) = message.find(UNTAGGED) else {
+        return message.to_string();
+    };
+    let rest = &message[at + UNTAGGED.len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .unwrap_or(rest.len());
+    match UNTAGGED_FORMS
+        .iter()
+        .find(|(name, _)| *name == &rest[..end])
+    {
+        Some((_, forms)) => format!(
+            "{}not of a form this key takes: {forms}{}",
+            &message[..at],
+            &rest[end..]
+        ),
+        None => message.to_string(),
+    }
+}
+
+/// A name predicate: a text (at the op level a regular expression, for compatibility; on an
+/// entity a word) or `{ regex: <pattern> }`, which means the same everywhere.
+#[derive(Clone, Debug, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum NameSpec {
+    /// A text.
+    Text(String),
+    /// `{ regex: <pattern> }`: the pattern finds a match in the name.
+    Regex(RegexSpec),
+}
+
+/// `{ regex: <pattern> }`.
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RegexSpec {
+    /// A Rust `regex` pattern.
+    pub regex: String,
+}
+
+/// What `name:` may be, for errors.
+pub const NAME_FORMS: &str =
+    "`name:` takes a regular expression in quotes (`name: \"^kv_\"`) or `{ regex: <pattern> }`";
+
+impl<'de> Deserialize<'de> for NameSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<NameSpec, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        match v {
+            serde_json::Value::String(s) => Ok(NameSpec::Text(s)),
+            serde_json::Value::Object(_) => RegexSpec::deserialize(v)
+                .map(NameSpec::Regex)
+                .map_err(|e| D::Error::custom(format!("{e}: {NAME_FORMS}"))),
+            other => Err(D::Error::custom(format!(
+                "`{other}` is no name: {NAME_FORMS}"
+            ))),
+        }
+    }
+}
+
+impl NameSpec {
+    /// The regular expression an op's or an input's name is tested with.
+    pub fn pattern(&self) -> &str {
+        match self {
+            NameSpec::Text(t) | NameSpec::Regex(RegexSpec { regex: t }) => t,
         }
     }
 }
@@ -50,6 +161,30 @@ pub type Props = BTreeMap<String, serde_json::Value>;
 
 /// Named match fragments (ast-grep's `utils`): name → rule object.
 pub type Utils = BTreeMap<String, SerRule>;
+
+/// The body of fragment `name` of `utils`, or why `matches: name` names none: an unknown name
+/// (with the closest one) or a fragment that uses itself (`expanding`: the fragments being
+/// expanded, outermost first). Node and entity rule objects expand fragments alike.
+pub(crate) fn fragment_body(
+    utils: &Utils,
+    expanding: &[String],
+    name: &str,
+) -> Result<SerRule, String> {
+    if expanding.iter().any(|n| n == name) {
+        return Err(format!(
+            "fragment `{name}` uses itself ({} → {name})",
+            expanding.join(" → ")
+        ));
+    }
+    utils.get(name).cloned().ok_or_else(|| {
+        let known = utils.keys().map(String::as_str);
+        format!(
+            "no match fragment `{name}`{} (known: {})",
+            did_you_mean(name, known.clone()),
+            known.collect::<Vec<_>>().join(", ")
+        )
+    })
+}
 
 /// `rules/<id>.yaml`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -263,9 +398,17 @@ pub struct SerRule {
     /// Attributes of the op (other than `name`) by key, each with value properties.
     #[serde(default)]
     pub attr: Option<BTreeMap<String, Props>>,
-    /// Regular expression on the op's display name (or the input's name).
+    /// The name: of the op (its display name) or the input, a regular expression the name has a
+    /// match for (`name: "^kv_"`, or `{ regex: "^kv_" }`); of a model-level entity that has a
+    /// `name` property, a word or `{ regex: … }` as every text property.
     #[serde(default)]
-    pub name: Option<String>,
+    pub name: Option<NameSpec>,
+    /// Comparisons of the numbers of the match's captures with one another (top of `match`
+    /// only): `$I.value.max: { min: $X.dim.0 }` (semgrep's `metavariable-comparison`); each
+    /// value a count whose bounds may name other captures' numbers.
+    #[serde(default)]
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
+    pub compare: Option<BTreeMap<String, CountSpec>>,
     /// Properties of the function the node is in ([`FunctionSpec`]).
     #[serde(default)]
     pub function: Option<Props>,
@@ -507,6 +650,11 @@ impl<'de> Deserialize<'de> for CountSpec {
                         .strip_prefix("unknown field `")
                         .and_then(|r| r.split('`').next());
                     match unknown {
+                        // A value's `same-as:` of earlier versions is `equals:` now.
+                        Some("same-as") => D::Error::custom(format!(
+                            "`same-as` is not a comparison of a count: {COUNT_FORMS}; write \
+                             `same-as: dim.1` as `equals: dim.1`"
+                        )),
                         Some(key) => D::Error::custom(format!(
                             "`{key}` is not a comparison of a count: {COUNT_FORMS}"
                         )),
@@ -545,6 +693,22 @@ pub struct CountRange {
     #[serde(default)]
     /// The number must not be a multiple of this.
     pub not_multiple_of: Option<CountBound>,
+}
+
+impl CountRange {
+    /// Each comparison's key, the comparison and its bound when written.
+    pub fn bounds(&self) -> [(&'static str, super::compare::Cmp, &Option<CountBound>); 7] {
+        use super::compare::Cmp;
+        [
+            ("min", Cmp::Min, &self.min),
+            ("max", Cmp::Max, &self.max),
+            ("above", Cmp::Above, &self.above),
+            ("below", Cmp::Below, &self.below),
+            ("equals", Cmp::Equals, &self.equals),
+            ("multiple-of", Cmp::MultipleOf, &self.multiple_of),
+            ("not-multiple-of", Cmp::NotMultipleOf, &self.not_multiple_of),
+        ]
+    }
 }
 
 /// What a count compares with: a number, or (in a value) another number of the value.
@@ -655,6 +819,10 @@ pub struct ValueSpec {
     /// The binding is an inline literal (not a named value).
     #[serde(default)]
     pub inline: Option<bool>,
+    /// The value's name has a match for this regular expression (an inline literal has none):
+    /// `name: "^kv_"` or `{ regex: "^kv_" }`.
+    #[serde(default)]
+    pub name: Option<NameSpec>,
     /// The op (or input) producing the value matches.
     #[serde(default)]
     pub producer: Option<Box<SerRule>>,
@@ -726,7 +894,7 @@ pub struct ValuePred {
 pub struct FunctionSpec {
     /// Regular expression on the function name.
     #[serde(default)]
-    pub name: Option<String>,
+    pub name: Option<NameSpec>,
     /// Opset or range.
     #[serde(default)]
     pub opset: Option<OpsetSpec>,

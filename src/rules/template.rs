@@ -9,7 +9,8 @@ use super::entity_rule::{placeholder_text, EntityRule};
 use super::target::{families_text, DeployTarget, Family};
 use super::vars::{VarKind, Vars, BUILTIN_VARS, TARGET_VAR};
 use crate::analysis::entity::Entity;
-use crate::ir::{FeatureKind, Flexibility, Node, NodeId, TensorType, ValueType};
+use crate::analysis::value_text;
+use crate::ir::{Node, NodeId, TensorType, ValueType};
 
 /// Accessors of an op / input capture (`{OP}` is one).
 pub const NODE_ACCESSORS: &[(&str, &str)] = &[
@@ -29,32 +30,14 @@ pub const VALUE_ACCESSORS: &[(&str, &str)] = &[
     ("rank", "rank"),
     ("value", "the constant value when known"),
     ("source", "what it depends on at run time"),
-    (
-        "axes",
-        "the shape with the Neural Engine's axis names: last W, then H, C, N (rank 5: N, D, C, H, W), e.g. [N=1, C=8, H=1, W=48000]",
-    ),
-    (
-        "flexibility",
-        "for a function input, the shapes the model description allows (ranges or enumerated shapes)",
-    ),
+    ("axes", value_text::AXES_DOC),
+    ("flexibility", value_text::FLEXIBILITY_DOC),
     (
         "range",
         "for an integer value, the interval its elements lie in for valid inputs, e.g. [0, 31999]",
     ),
 ];
 
-/// The Neural Engine's names of the axes of a rank-`rank` tensor (the last is W; rank 5 is
-/// N, D, C, H, W, the order of the ANE compiler's own message).
-pub fn ane_axis_names(rank: usize) -> &'static [&'static str] {
-    match rank {
-        1 => &["W"],
-        2 => &["H", "W"],
-        3 => &["C", "H", "W"],
-        4 => &["N", "C", "H", "W"],
-        5 => &["N", "D", "C", "H", "W"],
-        _ => &[],
-    }
-}
 /// Accessors of a state capture (`state: $S`).
 pub const STATE_ACCESSORS: &[(&str, &str)] = &[
     ("", "the state's name"),
@@ -214,16 +197,7 @@ pub struct Template {
 
 /// Formats dims as `[a, b, ?]`.
 pub fn dims_text(t: &TensorType) -> String {
-    match &t.shape {
-        None => "[*]".to_string(),
-        Some(d) => format!(
-            "[{}]",
-            d.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
+    t.dims_text()
 }
 
 impl Template {
@@ -417,20 +391,10 @@ fn node_accessor(cx: &Ctx<'_>, node: NodeId, acc: &str) -> Option<String> {
 fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
     let tensor = v.ty.as_ref().and_then(ValueType::tensor);
     match acc {
-        "axes" => {
-            let dims = tensor?.shape.as_ref()?;
-            let names = ane_axis_names(dims.len());
-            if names.is_empty() {
-                return tensor.map(dims_text);
-            }
-            let parts: Vec<String> = names
-                .iter()
-                .zip(dims)
-                .map(|(n, d)| format!("{n}={d}"))
-                .collect();
-            Some(format!("[{}]", parts.join(", ")))
-        }
-        "flexibility" => Some(flexibility_text(cx, &v.name)),
+        "axes" => value_text::axes(tensor?),
+        "flexibility" => Some(value_text::flexibility(
+            cx.model, &cx.f.name, &v.name, tensor,
+        )),
         "range" => range_of(cx, &v.name, v.constant.as_ref()).map(|r| r.to_string()),
         "" => Some(v.name.clone()),
         "dtype" => tensor.map(|t| t.dtype.to_string()),
@@ -443,52 +407,6 @@ fn value_accessor(cx: &Ctx<'_>, v: &ValueInfo, acc: &str) -> Option<String> {
                 .map_or_else(|| "constants only".to_string(), |d| d.describe()),
         ),
         _ => None,
-    }
-}
-
-/// What the model description allows for input `name` of the function: "sizes 1…64 on axis 1",
-/// "3 enumerated shapes: [1, 8, 32], [1, 16, 32], [1, 32, 32]", or the MIL type's `?` dims.
-fn flexibility_text(cx: &Ctx<'_>, name: &str) -> String {
-    let flex = cx
-        .model
-        .and_then(|m| m.description.for_function(&cx.f.name))
-        .and_then(|d| d.inputs.iter().find(|i| i.name == name))
-        .and_then(|i| match &i.kind {
-            FeatureKind::Array { flexible, .. } => flexible.as_ref(),
-            _ => None,
-        });
-    let shape = |s: &[i64]| {
-        format!(
-            "[{}]",
-            s.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    match flex {
-        Some(Flexibility::Ranges(r)) => {
-            let parts: Vec<String> = r
-                .iter()
-                .enumerate()
-                .filter(|(_, (lo, hi))| i64::try_from(*lo).ok() != Some(*hi))
-                .map(|(axis, (lo, hi))| match *hi {
-                    h if h < 0 => format!("sizes {lo} and up on axis {axis}"),
-                    h => format!("sizes {lo}…{h} on axis {axis}"),
-                })
-                .collect();
-            if parts.is_empty() {
-                "a range of one size".to_string()
-            } else {
-                parts.join(", ")
-            }
-        }
-        Some(Flexibility::Enumerated(e)) => format!(
-            "{} enumerated shapes: {}",
-            e.len(),
-            e.iter().map(|s| shape(s)).collect::<Vec<_>>().join(", ")
-        ),
-        None => "unknown dimensions in the program".to_string(),
     }
 }
 
@@ -645,14 +563,10 @@ fn binding_accessor(cx: &Ctx<'_>, b: &Binding, acc: &str) -> Option<String> {
                             .join(", ")
                     ))
                 }
-                "fix" => Some(match cx.plans {
-                    Some(p) => match (p.offer(&st.name), p.refusal(&st.name)) {
-                        (Some(plan), _) => plan.summary(),
-                        (None, Some(r)) => format!("no automatic fix: {}", r.reason),
-                        (None, None) => "nothing to fix automatically".to_string(),
-                    },
-                    None => "no fix plan was computed".to_string(),
-                }),
+                "fix" => Some(cx.plans.map_or_else(
+                    || "no fix plan was computed".to_string(),
+                    |p| p.fix_text(&st.name),
+                )),
                 "writes" => Some(sw.count(*i).to_string()),
                 _ => None,
             }

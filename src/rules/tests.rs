@@ -1246,7 +1246,7 @@ fn entity_number_predicates_compare_properties() {
     let test = |yaml: &str, e: &Entity| -> Result<bool, String> {
         let r: crate::rules::schema::SerRule =
             serde_yaml_bw::from_str(yaml).map_err(|e| e.to_string())?;
-        let mut c = EntityCompiler::new("match", &KIND);
+        let mut c = EntityCompiler::new("match", &KIND, Default::default());
         let rule = c.rule(&r);
         if !c.errors.is_empty() {
             return Err(format!("{:?}", c.errors));

@@ -52,5 +52,6 @@ mod report_machine;
 mod rule_keys;
 mod rule_language_docs;
 mod rule_reach;
+mod rule_reach2;
 mod rule_snapshots;
 mod wire_table;

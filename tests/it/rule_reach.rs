@@ -39,7 +39,7 @@ fn ops(matcher: &str) -> Vec<String> {
 }
 
 /// The message and the labels' offsets of a rule that must not load.
-fn refused(body: &str) -> (String, Vec<(String, usize)>) {
+pub(crate) fn refused(body: &str) -> (String, Vec<(String, usize)>) {
     match load_rule_text("r.yaml", body, Some("r"), false) {
         Ok(_) => panic!("should not load:\n{body}"),
         Err(LoadError::Invalid(e)) => (
