@@ -186,12 +186,8 @@ fn match_function_with(
             let Some(m) = &rule.node_matchers else {
                 continue;
             };
-            let (m, guard) = if is_input {
-                (&m.inputs, &m.inputs_guard)
-            } else {
-                (&m.ops, &m.ops_guard)
-            };
-            if let Some(guard) = guard {
+            let m = if is_input { &m.inputs } else { &m.ops };
+            if let Some(guard) = rule.node_guards.as_ref().and_then(|g| g.on(is_input)) {
                 let Some(node) = f.node(id) else { continue };
                 if !guard.admits(facts.get_or_insert_with(|| NodeFacts::of(node))) {
                     continue;

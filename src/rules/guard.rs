@@ -10,7 +10,7 @@
 //! inline literal. A node no alternative admits cannot match; one admitted is tested in full.
 
 use super::compare::Cmp;
-use super::matcher::{Count, Matcher, Operand, ValueM};
+use super::matcher::{Count, Matcher, NodeMatchers, Operand, ValueM};
 use crate::ir::{Arg, Node, ValueType};
 
 /// At most this many alternatives are kept; more are merged into the one that admits what each
@@ -35,6 +35,38 @@ pub struct Alternative {
     max_elements: Option<u64>,
     /// Some parameter binds an inline literal.
     inline_arg: bool,
+}
+
+/// The guards of a node rule's matchers for ops and for function inputs (`None`: nothing to
+/// test beyond the op types the rule is dispatched by).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeGuards {
+    pub ops: Option<Guard>,
+    pub inputs: Option<Guard>,
+}
+
+impl NodeGuards {
+    /// The guards of `m`, the node kinds' matchers of the rule object `rule`.
+    pub fn of(rule: &Matcher, m: &NodeMatchers) -> NodeGuards {
+        let dispatched_by_type = rule.potential_ops().is_some();
+        let needed = |g: Guard| {
+            let nothing_to_test = g.admits_all() || (dispatched_by_type && g.only_op_types());
+            (!nothing_to_test).then_some(g)
+        };
+        NodeGuards {
+            ops: needed(Guard::of(&m.ops)),
+            inputs: needed(Guard::of(&m.inputs)),
+        }
+    }
+
+    /// The guard for a function input (`is_input`) or an op.
+    pub fn on(&self, is_input: bool) -> Option<&Guard> {
+        if is_input {
+            self.inputs.as_ref()
+        } else {
+            self.ops.as_ref()
+        }
+    }
 }
 
 /// The facts of one node a guard reads.
@@ -408,7 +440,7 @@ mod tests {
         let node_rules: Vec<&Rule> = rules
             .rules()
             .iter()
-            .filter(|r| r.node_matchers.is_some())
+            .filter(|r| r.node_guards.is_some())
             .collect();
         let (mut checked, mut turned_away) = (0, 0);
         for case in rules.rules().iter().flat_map(|r| {
@@ -439,12 +471,11 @@ mod tests {
                     let facts = NodeFacts::of(f.node(id).expect("node"));
                     for rule in &node_rules {
                         let m = rule.node_matchers.as_ref().expect("node rule");
-                        let (matcher, guard) = if is_input {
-                            (&m.inputs, &m.inputs_guard)
-                        } else {
-                            (&m.ops, &m.ops_guard)
+                        let matcher = if is_input { &m.inputs } else { &m.ops };
+                        let guards = rule.node_guards.as_ref().expect("node rule");
+                        let Some(guard) = guards.on(is_input) else {
+                            continue;
                         };
-                        let Some(guard) = guard else { continue };
                         checked += 1;
                         if guard.admits(&facts) {
                             continue;

@@ -14,7 +14,7 @@ use super::compile::Compiler;
 use super::compile_error::CompileError;
 use super::entity_rule::{entity_kind_named, EntityCompiler, EntityRule, EntityTest};
 use super::fixes::fix_kind;
-use super::guard::Guard;
+use super::guard::{Guard, NodeGuards};
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
 use super::schema::{ProgramLanguage, RegionScope, RuleFile, SerFix, SerTests, Status, Utils};
@@ -126,6 +126,8 @@ pub struct Rule {
     pub(crate) inputs_only: bool,
     /// The node matcher specialised for ops and for function inputs (`None` for entity rules).
     pub(crate) node_matchers: Option<NodeMatchers>,
+    /// What a node must have for `node_matchers` to match it, tested first.
+    pub(crate) node_guards: Option<NodeGuards>,
     /// `severity-when:` entries, tested in order on the matched node: the run's settings
     /// (`applies-to:`) and the node (`match:`), each when given.
     pub(crate) severity_when: Vec<(Severity, Option<AppliesTo>, Option<Matcher>)>,
@@ -221,7 +223,7 @@ impl Rule {
                 n => format!("{} and {} more", names[..5].join(", "), n - 5),
             }
         };
-        match (&self.target, &self.potential, &self.node_matchers) {
+        match (&self.target, &self.potential, &self.node_guards) {
             (Target::Entity(er, _), ..) => format!("`{}` entities", er.kind.name),
             (Target::Nodes(_), Some(types), _) => {
                 format!("{} ops", quoted(&mut types.iter().map(String::as_str)))
@@ -231,18 +233,18 @@ impl Rule {
                     Some(g) => format!("{nodes} that {}", g.describe()),
                     None => nodes.to_string(),
                 };
-                let inputs_too = !m.inputs_guard.as_ref().is_some_and(Guard::admits_none);
+                let inputs_too = !m.inputs.as_ref().is_some_and(Guard::admits_none);
                 if self.inputs_only {
-                    with("function inputs", &m.inputs_guard)
+                    with("function inputs", &m.inputs)
                 } else if !inputs_too {
-                    with("every op (any op type)", &m.ops_guard)
-                } else if m.ops_guard == m.inputs_guard {
-                    with("every op (any op type) and function input", &m.ops_guard)
+                    with("every op (any op type)", &m.ops)
+                } else if m.ops == m.inputs {
+                    with("every op (any op type) and function input", &m.ops)
                 } else {
                     format!(
                         "{}; {}",
-                        with("every op (any op type)", &m.ops_guard),
-                        with("function inputs", &m.inputs_guard)
+                        with("every op (any op type)", &m.ops),
+                        with("function inputs", &m.inputs)
                     )
                 }
             }
@@ -771,6 +773,10 @@ fn compile_rule(
         Target::Nodes(m) => (m.potential_ops(), m.inputs_only(), Some(m.for_node_kinds())),
         Target::Entity(..) => (None, false, None),
     };
+    let node_guards = match (&target, &node_matchers) {
+        (Target::Nodes(rule), Some(m)) => Some(NodeGuards::of(rule, m)),
+        _ => None,
+    };
     Ok(Rule {
         id: parsed.id,
         title: parsed.title,
@@ -800,6 +806,7 @@ fn compile_rule(
         potential,
         inputs_only,
         node_matchers,
+        node_guards,
         severity_when,
         group_by,
         applies_to,

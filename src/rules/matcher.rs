@@ -12,7 +12,6 @@ use regex::Regex;
 use super::bindings::{Binding, Bindings, ValueInfo};
 use super::compare::Cmp;
 use super::context::{range_of, Ctx};
-use super::guard::Guard;
 use super::target::{DeployTarget, Family};
 use super::vars::TARGET_VAR;
 use crate::analysis::blob_values::NumberSummary;
@@ -570,11 +569,6 @@ pub struct NodeMatchers {
     pub ops: Matcher,
     /// Tested on function inputs.
     pub inputs: Matcher,
-    /// What an op must have for `ops` to match it, beyond the op types the rule is dispatched
-    /// by (`None`: nothing).
-    pub ops_guard: Option<Guard>,
-    /// What a function input must have for `inputs` to match it (`None`: nothing).
-    pub inputs_guard: Option<Guard>,
 }
 
 /// A value reference: a named value or an inline literal.
@@ -677,18 +671,9 @@ impl Matcher {
 
     /// This matcher specialised for ops and for function inputs.
     pub fn for_node_kinds(&self) -> NodeMatchers {
-        let ops = self.pruned(&|m| !m.inputs_only());
-        let inputs = self.pruned(&|m| !m.ops_only());
-        let dispatched_by_type = self.potential_ops().is_some();
-        let needed = |g: Guard| {
-            let nothing_to_test = g.admits_all() || (dispatched_by_type && g.only_op_types());
-            (!nothing_to_test).then_some(g)
-        };
         NodeMatchers {
-            ops_guard: needed(Guard::of(&ops)),
-            inputs_guard: needed(Guard::of(&inputs)),
-            ops,
-            inputs,
+            ops: self.pruned(&|m| !m.inputs_only()),
+            inputs: self.pruned(&|m| !m.ops_only()),
         }
     }
 

@@ -510,7 +510,7 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
             &["applies", "bindings", "context", "entity_rule"],
             &["template"],
             &["matcher"],
-            &["cost"],
+            &["cost", "guard"],
             &["compile"],
             &["loader"],
             &["demand", "engine"],
