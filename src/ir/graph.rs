@@ -203,7 +203,10 @@ impl Function {
             .iter()
             .flat_map(|b| b.ops.iter().copied())
             .collect();
-        ids.sort_by_key(|&id| self.op(id).map_or(u32::MAX, |o| o.order));
+        // One block's ops are in program order already (the builder numbers them as it adds them).
+        if self.blocks.len() > 1 {
+            ids.sort_by_key(|&id| self.op(id).map_or(u32::MAX, |o| o.order));
+        }
         ids.into_iter()
             .filter_map(move |id| self.op(id).map(|o| (id, o)))
     }
