@@ -13,7 +13,8 @@ twins the catalog names.
   converted, every weight in weight.bin).
   `catalog4/inline-weights-large.mlmodelc` and `catalog4/inline-weights-large.mil`: the compiled
   and text forms (Linux cannot compile: `model.mil` written here as coremlc spells an inline
-  weight, every element a hex float).
+  weight, every element a hex float; the bare `.mil` has every weight inline, as it has no
+  weight file beside it).
 - `scatter-cache-*` (G5): `cache.scatter(2, index, k)` on a cache passed in and returned (a cache
   carried through I/O), converted (`tile(reshape(pos))` → `scatter_along_axis(data = k_cache)`);
   twin: a concat cache (`cat(cache[:, :, 1:], k)`). coremltools cannot convert a scatter into a
@@ -227,11 +228,12 @@ def hex_float(x):
     return f"{mant}p{int(exp):+d}"
 
 
-def mil_text(path):
+def mil_text(path, inline_all=False):
     """The program of package `path` in compiled text MIL (ios18 dialect), inline fp16 weights
-    spelled element by element."""
+    spelled element by element (with `inline_all`, the file-backed ones too)."""
     spec = Model_pb2.Model()
     spec.ParseFromString((path / MODEL).read_bytes())
+    blob = (path / WEIGHTS).read_bytes() if (path / WEIGHTS).exists() else b""
     fn = spec.mlProgram.functions["main"]
     lines = []
 
@@ -241,10 +243,13 @@ def mil_text(path):
 
     def value(v):
         t = v.type.tensorType
-        if v.WhichOneof("value") == "blobFileValue":
+        if v.WhichOneof("value") == "blobFileValue" and not inline_all:
             return (f'{ty(t)}(BLOBFILE(path = string("{v.blobFileValue.fileName}"), '
                     f'offset = uint64({v.blobFileValue.offset})))')
-        data = np.frombuffer(v.immediateValue.tensor.bytes.values, dtype=np.float16)
+        if v.WhichOneof("value") == "blobFileValue":
+            data = np.frombuffer(payload(blob, v.blobFileValue.offset)[1], dtype=np.float16)
+        else:
+            data = np.frombuffer(v.immediateValue.tensor.bytes.values, dtype=np.float16)
         return f"{ty(t)}([{', '.join(hex_float(x) for x in data)}])"
 
     for op in fn_ops(spec, "main"):
@@ -296,7 +301,7 @@ def write_compiled(path, name):
         "generatedClassName": name.replace("-", "_"), "method": "predict",
     }
     (root / "metadata.json").write_text(json.dumps([meta], indent=2, ensure_ascii=False) + "\n")
-    (CATALOG4 / f"{name}.mil").write_text(text)
+    (CATALOG4 / f"{name}.mil").write_text(mil_text(path, inline_all=True))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -388,7 +393,7 @@ def all_findings(path):
 def build():
     yield "inline-weights-large", mlp([256, 256, 64]), lambda _op, n: n > ONE_LIMIT
     yield "inline-weights-blob-clean", mlp([256, 256, 64]), None
-    yield "inline-weights-many", mlp([128] * 11), lambda _op, _n: True
+    yield "inline-weights-many", mlp([128] * 11), lambda _op, n: n > 1024
     yield "inline-weights-small-clean", mlp([64, 64, 64]), lambda _op, _n: True
 
     cache, k, pos = torch.zeros(CACHE), torch.zeros((1, CACHE[1], 1, CACHE[3])), torch.zeros((1,), dtype=torch.int32)

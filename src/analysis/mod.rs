@@ -16,6 +16,7 @@ pub mod entity;
 pub mod fix_plan;
 pub mod gather_cast;
 pub mod implied_shape;
+pub mod inline_weights;
 pub(crate) mod literal_sites;
 pub mod mask_sentinel;
 pub mod opset;

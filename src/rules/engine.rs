@@ -27,7 +27,7 @@ use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
-use crate::rules::fixes::{plan_op_fix, PAD_STATE};
+use crate::rules::fixes::{plan_entity_fix, plan_op_fix, PAD_STATE};
 
 /// Every finding of `rules` in `model`, with no deployment target. `model_entities` are the
 /// model-level entities entity rules select.
@@ -585,11 +585,18 @@ fn entity_finding(
         help: rule
             .help_for(run, program_of(model), |_| false)
             .map(|h| h.render_entity(er, e, on)),
-        fix: rule.fix.as_ref().map(|fx| FixOffer {
-            kind: fx.kind.clone(),
-            title: fx.title.render_entity(er, e, on),
-            applicability: fx.applicability,
-            plan: None,
+        // An entity fix is offered only when it can be planned on the model.
+        fix: rule.fix.as_ref().and_then(|fx| {
+            let plan = match plan_entity_fix(&fx.kind, model) {
+                Some(p) => Some(std::sync::Arc::new(p.ok().filter(|p| !p.is_noop())?)),
+                None => None,
+            };
+            Some(FixOffer {
+                kind: fx.kind.clone(),
+                title: fx.title.render_entity(er, e, on),
+                applicability: plan.as_ref().map_or(fx.applicability, |p| p.applicability),
+                plan,
+            })
         }),
         span: e.span,
         labels: Vec::new(),

@@ -6,6 +6,7 @@ use super::vars::VarKind;
 use crate::analysis::affine_uint8::plan_affine_uint8;
 use crate::analysis::fix_plan::PadPlan;
 use crate::analysis::gather_cast::plan_cast_gather_indices;
+use crate::analysis::inline_weights::plan_move_inline;
 use crate::analysis::mask_sentinel::plan_mask_sentinel;
 use crate::analysis::pow_rewrite::plan_pow_base_two;
 use crate::analysis::FunctionAnalysis;
@@ -43,6 +44,10 @@ pub const AFFINE_INT8_TO_UINT8: &str = "affine-int8-to-uint8";
 /// (`crate::analysis::mask_sentinel`).
 pub const MASK_FINITE_SENTINELS: &str = "mask-finite-sentinels";
 
+/// Each large inline tensor of an `.mlpackage` moved into `weights/weight.bin`
+/// (`crate::analysis::inline_weights`); an entity fix (`kind: inline-weights`).
+pub const MOVE_INLINE_WEIGHTS: &str = "move-inline-weights";
+
 /// Every fix primitive.
 pub const FIX_KINDS: &[FixKind] = &[
     FixKind {
@@ -75,7 +80,22 @@ pub const FIX_KINDS: &[FixKind] = &[
         default_applicability: Applicability::Unsafe,
         needs: &[VarKind::Value],
     },
+    FixKind {
+        name: MOVE_INLINE_WEIGHTS,
+        default_title: "move the inline tensors into weights/weight.bin (the same bytes)",
+        default_applicability: Applicability::Safe,
+        needs: &[],
+    },
 ];
+
+/// The plan of the entity fix `kind` on `model` (`None` when `kind` is not an entity fix; `Err`
+/// says why the fix is not offered).
+pub(crate) fn plan_entity_fix(kind: &str, model: &Model) -> Option<Result<PadPlan, String>> {
+    match kind {
+        MOVE_INLINE_WEIGHTS => Some(plan_move_inline(model)),
+        _ => None,
+    }
+}
 
 /// The plan of the op fix `kind` on the matched op at `node` (`None` when `kind` is not an op
 /// fix; `Err` says why the fix is not offered).
