@@ -780,6 +780,7 @@ OTHER_GENERATORS = (
     "flexible-input-shape",
     "inline-weights",
     "scatter-cache",
+    "nms-pipeline",
 )
 
 

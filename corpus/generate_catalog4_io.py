@@ -21,6 +21,14 @@ twins the catalog names.
   registered buffer, so the state form is written with the MIL builder (`read_state` →
   `scatter_along_axis` → `coreml_update_state`), twin: `slice_update` at a constant window.
 
+- `nms-pipeline-*` (G3): an ultralytics-style pipeline: a converted detector (`confidence` scores
+  [16, C] and box `coordinates` [16, 4] from a strided conv) followed by a `nonMaximumSuppression`
+  model built with coremltools' proto API as ultralytics' exporter builds it (its inputs the
+  detector's outputs plus the two thresholds, one string label per class). `-3`: 3 classes;
+  twins `-80-clean` (80 classes) and `-padded-clean` (3 classes padded with 77 zero columns, 80
+  labels); bad input: `-missing-input` (the NMS reads `scores`, which no stage writes) and
+  `-no-labels` (80 classes, no labels).
+
 Writes only `packages/` and `expected/` files with those prefixes and `catalog4/` (record format of
 `generate.py`). Each record's findings are computed here from the saved spec, independently of the
 linter (the `*_findings` functions below).
@@ -67,7 +75,7 @@ from generate_catalog3 import all_findings as catalog3_findings  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
-PREFIXES = ("inline-weights", "scatter-cache")
+PREFIXES = ("inline-weights", "scatter-cache", "nms-pipeline")
 IOS18 = ct.target.iOS18
 CATALOG4 = CORPUS / "catalog4"
 WEIGHTS = "Data/com.apple.CoreML/weights/weight.bin"
@@ -113,6 +121,25 @@ class IoCache(nn.Module):
         return (cache * 0.5).sum(2), cache
 
 
+class Detector(nn.Module):
+    """A strided conv over a [1, 3, 32, 32] image: 16 boxes, each with `classes` sigmoid scores
+    (zero columns appended up to `padded` when given) and 4 coordinates."""
+
+    def __init__(self, classes, padded=None):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 8, stride=8)
+        self.cls = nn.Linear(8, classes)
+        self.box = nn.Linear(8, 4)
+        self.classes, self.padded = classes, padded
+
+    def forward(self, x):
+        f = self.conv(x).reshape(8, 16).transpose(0, 1)
+        conf = torch.sigmoid(self.cls(f))
+        if self.padded:
+            conf = torch.cat([conf, torch.zeros(16, self.padded - self.classes)], 1)
+        return conf, self.box(f)
+
+
 def traced(module, *examples):
     torch.manual_seed(0)
     module.eval()
@@ -156,6 +183,53 @@ def state_program(kind):
 
     return ct.convert(prog, convert_to="mlprogram", minimum_deployment_target=IOS18,
                       compute_precision=ct.precision.FLOAT16)
+
+
+def nms_pipeline(detector, labels, confidence_input=None):
+    """`detector` followed by a nonMaximumSuppression model, as ultralytics' exporter builds it."""
+    spec = detector.get_spec()
+    out0, out1 = spec.description.output
+    nms_spec = Model_pb2.Model()
+    nms_spec.specificationVersion = 5
+    for i in range(2):
+        nms_spec.description.input.add().ParseFromString(spec.description.output[i].SerializeToString())
+        nms_spec.description.output.add().ParseFromString(spec.description.output[i].SerializeToString())
+    nms_spec.description.output[0].name = "confidence_out"
+    nms_spec.description.output[1].name = "coordinates_out"
+    for name in ("iouThreshold", "confidenceThreshold"):
+        f = nms_spec.description.input.add()
+        f.name = name
+        f.type.doubleType.SetInParent()
+    nms = nms_spec.nonMaximumSuppression
+    nms.confidenceInputFeatureName = confidence_input or out0.name
+    nms.coordinatesInputFeatureName = out1.name
+    nms.confidenceOutputFeatureName = "confidence_out"
+    nms.coordinatesOutputFeatureName = "coordinates_out"
+    nms.iouThresholdInputFeatureName = "iouThreshold"
+    nms.confidenceThresholdInputFeatureName = "confidenceThreshold"
+    nms.iouThreshold = 0.45
+    nms.confidenceThreshold = 0.25
+    nms.pickTop.perClass = True
+    nms.stringClassLabels.vector.extend(labels)
+    nms_model = ct.models.MLModel(nms_spec, skip_model_load=True)
+    pipe = ct.models.pipeline.Pipeline(
+        input_features=[("image", ct.models.datatypes.Array(1, 3, 32, 32)),
+                        ("iouThreshold", ct.models.datatypes.Double()),
+                        ("confidenceThreshold", ct.models.datatypes.Double())],
+        output_features=["confidence_out", "coordinates_out"])
+    pipe.add_model(detector)
+    pipe.add_model(nms_model)
+    pipe.spec.description.input[0].ParseFromString(spec.description.input[0].SerializeToString())
+    pipe.spec.description.output[0].ParseFromString(nms_spec.description.output[0].SerializeToString())
+    pipe.spec.description.output[1].ParseFromString(nms_spec.description.output[1].SerializeToString())
+    pipe.spec.specificationVersion = 9
+    return ct.models.MLModel(pipe.spec, weights_dir=detector.weights_dir, skip_model_load=True)
+
+
+def detector(classes, padded=None):
+    x = torch.zeros((1, 3, 32, 32))
+    return convert(traced(Detector(classes, padded), x), [tensor("image", (1, 3, 32, 32))],
+                   outputs=[tensor("confidence", None, np.float32), tensor("coordinates", None, np.float32)])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -380,6 +454,91 @@ def full_extent_findings(spec):
     return out
 
 
+def nms_findings(spec):
+    """nms-class-count and nms-stage-inputs of a pipeline: each NMS stage against the program stage
+    returning its confidence input (its last axis is the class count), at the op returning it."""
+    out = []
+    stages = list(spec.pipeline.models)
+    for i, m in enumerate(stages):
+        if m.WhichOneof("Type") != "nonMaximumSuppression":
+            continue
+        nms = m.nonMaximumSuppression
+        labels = len(nms.stringClassLabels.vector) or len(nms.int64ClassLabels.vector)
+        feeding = [(j, p) for j, p in enumerate(stages) if p.WhichOneof("Type") == "mlProgram"
+                   and nms.confidenceInputFeatureName in main_block(p).outputs]
+        if not feeding:
+            out.append(pipe_finding("nms-stage-inputs", 0, None))
+            continue
+        j, p = feeding[0]
+        op = next(o for o in fn_ops(p, "main") if nms.confidenceInputFeatureName in [x.name for x in o.outputs])
+        t = next(x for x in op.outputs if x.name == nms.confidenceInputFeatureName).type.tensorType
+        classes = t.dimensions[-1].constant.size
+        if classes % 80:
+            out.append(pipe_finding("nms-class-count", j, op_name(op)))
+        if labels != classes:
+            out.append(pipe_finding("nms-stage-inputs", j, op_name(op)))
+    return out
+
+
+def main_block(program_model):
+    fn = program_model.mlProgram.functions["main"]
+    return fn.block_specializations[fn.opset]
+
+
+def pipe_finding(rule, position, op):
+    return {"rule": rule, "sub_model": [position], "function": "main", "op": op, "state": None}
+
+
+def pipeline_record(path, name):
+    """`expected/<name>.json` of a pipeline: its program stages as coremltools reads them (the NMS
+    stage has no program) and the findings, each with its sub-model's position."""
+    spec = Model_pb2.Model()
+    spec.ParseFromString((path / MODEL).read_bytes())
+    subs = []
+    findings = []
+    for i, m in enumerate(spec.pipeline.models):
+        if m.WhichOneof("Type") != "mlProgram":
+            continue
+        rec = package_record_of_spec(m)
+        subs.append({"position": [i], "name": None, **rec})
+        # Findings of the other rules, as for a package (a program stage on its own).
+        for f in catalog3_stage_findings(m, path):
+            findings.append({**f, "sub_model": [i]})
+    findings += nms_findings(spec)
+    findings.sort(key=lambda f: (f["sub_model"], f["rule"], f["function"] or "", f["op"] or "", f["state"] or ""))
+    write_expected(name, {
+        "kind": "pipeline",
+        "path": str(path.relative_to(CORPUS)),
+        "pipeline_kind": "pipeline",
+        "specification_version": spec.specificationVersion,
+        "sub_models": subs,
+        "findings": findings,
+    })
+
+
+def package_record_of_spec(m):
+    from generate import description_states, program_states
+    functions = {}
+    for fn in sorted(m.mlProgram.functions):
+        ops = fn_ops(m, fn)
+        hist = {}
+        for op in ops:
+            hist[op.type] = hist.get(op.type, 0) + 1
+        functions[fn] = {"op_count": len(ops), "histogram": dict(sorted(hist.items()))}
+    return {"specification_version": m.specificationVersion, "functions": functions,
+            "states": program_states(m), "description_states": description_states(m)}
+
+
+def catalog3_stage_findings(m, path):
+    """The per-program findings of a stage (the same functions as for a package's spec)."""
+    from generate import fp32_findings
+    from generate_torch_origin import io_findings
+    out = []
+    for name in sorted(m.mlProgram.functions):
+        out += fp32_findings(m, name) + io_findings(m, name)
+    return out
+
+
 def all_findings(path):
     spec = ct.utils.load_spec(str(path))
     return (catalog3_findings(path) + inline_findings(spec, path) + scatter_findings(spec)
@@ -405,6 +564,15 @@ def build():
     yield "scatter-cache-state-slice-update-clean", state_program("slice_update"), None
 
 
+def build_pipelines():
+    names = [f"class{i}" for i in range(80)]
+    yield "nms-pipeline-3", nms_pipeline(detector(3), names[:3])
+    yield "nms-pipeline-80-clean", nms_pipeline(detector(80), names)
+    yield "nms-pipeline-padded-clean", nms_pipeline(detector(3, padded=80), names)
+    yield "nms-pipeline-missing-input", nms_pipeline(detector(80), names, confidence_input="scores")
+    yield "nms-pipeline-no-labels", nms_pipeline(detector(80), [])
+
+
 def main():
     for prefix in PREFIXES:
         for old in sorted(EXPECTED.glob(f"{prefix}*.json")):
@@ -422,6 +590,24 @@ def main():
         ct.models.MLModel(str(path), skip_model_load=True)
         print(f"wrote {path.name}", file=sys.stderr)
     write_compiled(pkg("inline-weights-large"), "inline-weights-large")
+    for name, model in build_pipelines():
+        path = save_model(model, pkg(name))
+        drop_sub_dates(path)
+        stabilize(path)
+        pipeline_record(path, name)
+        ct.models.MLModel(str(path), skip_model_load=True)
+        print(f"wrote {path.name}", file=sys.stderr)
+
+
+def drop_sub_dates(path):
+    """`stabilize` drops the top-level conversion date; a pipeline's stages carry one each."""
+    spec = Model_pb2.Model()
+    spec.ParseFromString((path / MODEL).read_bytes())
+    for m in spec.pipeline.models:
+        user = m.description.metadata.userDefined
+        if "com.github.apple.coremltools.conversion_date" in user:
+            del user["com.github.apple.coremltools.conversion_date"]
+    (path / MODEL).write_bytes(spec.SerializeToString(deterministic=True))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::state_writes::choose_pad_axis;
-pub use super::value_edit::{LiteralSite, ValueChange, WeightAppend, WeightEdit};
+pub use super::value_edit::{LiteralSite, ValueChange, WeightAppend, WeightEdit, WEIGHT_PATH};
 use super::{analyze, FunctionAnalysis, StateWrite, WriteKind};
 use crate::ir::{
     Arg, DType, Dim, Function, Literal, Model, NodeId, Payload, TensorData, TensorType, ValueType,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::entity::{prop, Entity, EntityKind, PropType};
 use super::fix_plan::{
     op_ref, Applicability, FunctionEdit, LiteralEdit, LiteralSite, OpRewrite, PadPlan, ValueChange,
-    WeightAppend,
+    WeightAppend, WEIGHT_PATH,
 };
 use super::weight_uses::weight_files;
 use crate::ir::{Arg, DType, Function, Literal, Model, ModelKind, NodeId, Payload, TensorData};
@@ -35,9 +35,6 @@ pub const ENTITY_KINDS: &[EntityKind] = &[EntityKind {
         prop("weight-file-text", PropType::Text, "The same for messages."),
     ],
 }];
-
-/// The path a moved tensor is written to (what coremltools writes).
-pub const WEIGHT_PATH: &str = "@model_path/weights/weight.bin";
 
 /// Inline tensors with fewer elements stay inline (coremltools' own rule: `should_use_weight_file`).
 const MIN_ELEMENTS: u64 = 10;

@@ -21,6 +21,7 @@ pub(crate) mod literal_sites;
 pub mod mask_sentinel;
 pub mod opset;
 pub mod os_requirement;
+pub mod pipeline_nms;
 pub mod placement;
 pub mod placement_regression;
 pub mod pow_rewrite;

@@ -16,6 +16,9 @@ pub const MASK_SENTINEL: f64 = 1.0e4;
 /// Largest finite fp16.
 const FP16_MAX: f64 = 65504.0;
 
+/// The weight file a fix adds records to (what coremltools writes).
+pub const WEIGHT_PATH: &str = "@model_path/weights/weight.bin";
+
 /// What a fix does to every element of a constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueChange {
@@ -121,7 +124,7 @@ impl ValueChange {
                 _ => return None,
             };
             lit.payload = Payload::Blob(BlobRef {
-                path: Name::from(crate::analysis::inline_weights::WEIGHT_PATH),
+                path: Name::from(WEIGHT_PATH),
                 offset,
             });
             return Some(count);

@@ -216,7 +216,7 @@ fn change_value(v: &mut proto::Value, change: ValueChange) -> Result<(), String>
             return Err("not an immediate value".into());
         }
         v.value = Some(value::Value::BlobFileValue(proto::BlobFileValue {
-            file_name: crate::analysis::inline_weights::WEIGHT_PATH.into(),
+            file_name: crate::analysis::fix_plan::WEIGHT_PATH.into(),
             offset,
         }));
         return Ok(());

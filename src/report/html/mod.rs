@@ -497,7 +497,11 @@ fn finding(
         out.push_str("<pre class=\"source\">");
         for (i, l) in lines {
             let class = if Some(i) == line { " class=\"at\"" } else { "" };
-            let _ = write!(out, "<span{class}><i>{i:>5}</i> {}</span>", escape(l));
+            let _ = write!(
+                out,
+                "<span{class}><i>{i:>5}</i> {}</span>",
+                escape(&shortened(l))
+            );
         }
         out.push_str("</pre>");
     }
@@ -687,5 +691,23 @@ mod tests {
         assert_eq!(lines[3].1, "e");
         let (line, lines) = excerpt(text, 0);
         assert_eq!((line, lines.len()), (1, 4));
+    }
+}
+
+/// Longest source line the page quotes whole: a `model.mil` line spelling a whole weight inline
+/// (`inline-weights`) runs to megabytes.
+const MAX_QUOTED_LINE: usize = 1000;
+
+/// `line`, cut after [`MAX_QUOTED_LINE`] characters with a note of how many were left out.
+fn shortened(line: &str) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(MAX_QUOTED_LINE) {
+        None => std::borrow::Cow::Borrowed(line),
+        Some((at, _)) => {
+            let rest = line.get(at..).map_or(0, |r| r.chars().count());
+            std::borrow::Cow::Owned(format!(
+                "{} … ({rest} more characters)",
+                line.get(..at).unwrap_or_default()
+            ))
+        }
     }
 }
