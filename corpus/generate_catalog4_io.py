@@ -27,7 +27,7 @@ twins the catalog names.
   detector's outputs plus the two thresholds, one string label per class). `-3`: 3 classes;
   twins `-80-clean` (80 classes) and `-padded-clean` (3 classes padded with 77 zero columns, 80
   labels); bad input: `-missing-input` (the NMS reads `scores`, which no stage writes) and
-  `-no-labels` (80 classes, no labels).
+  `-no-labels` (80 classes, no labels), `-padded-short-labels` (padded to 80, the 3 labels kept).
 
 Writes only `packages/` and `expected/` files with those prefixes and `catalog4/` (record format of
 `generate.py`). Each record's findings are computed here from the saved spec, independently of the
@@ -571,6 +571,7 @@ def build_pipelines():
     yield "nms-pipeline-padded-clean", nms_pipeline(detector(3, padded=80), names)
     yield "nms-pipeline-missing-input", nms_pipeline(detector(80), names, confidence_input="scores")
     yield "nms-pipeline-no-labels", nms_pipeline(detector(80), [])
+    yield "nms-pipeline-padded-short-labels", nms_pipeline(detector(3, padded=80), names[:3])
 
 
 def main():

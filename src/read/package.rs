@@ -332,7 +332,7 @@ fn attach_nms(stages: &mut [Stage], nms: Vec<(usize, NmsStage)>) {
                 .copied()
                 .find(|&i| matches!(stages.get(i), Some(Stage::Program(m)) if returns(m, c)))
         });
-        let before = programs.iter().copied().filter(|&i| i < at).last();
+        let before = programs.iter().copied().rfind(|&i| i < at);
         let Some(target) = by_name.or(before).or(programs.first().copied()) else {
             continue;
         };

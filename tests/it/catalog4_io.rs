@@ -362,6 +362,11 @@ fn bad_nms_stages_are_findings_not_failures() {
             Some("cast_3"),
             "holds no class labels",
         ),
+        (
+            "nms-pipeline-padded-short-labels.mlpackage",
+            Some("cast_3"),
+            "holds 3 class labels for the 80 classes of `confidence`",
+        ),
     ] {
         let path = package(name);
         let (code, out) = check(&["--output-format", "json"], &path);
@@ -382,7 +387,7 @@ fn bad_nms_stages_are_findings_not_failures() {
 /// `scores` [16, `classes`] and `boxes` [16, 4] (Linux cannot compile one), stage 1 an NMS stage,
 /// only its `coremldata.bin`.
 fn compiled_nms_pipeline(dir: &Path, classes: usize) -> PathBuf {
-    use crate::compiled_pipelines::header;
+    use crate::compiled_pipelines::pipeline_headers;
     let root = dir.join(format!("p{classes}.mlmodelc"));
     std::fs::create_dir_all(root.join("model0")).unwrap();
     std::fs::create_dir_all(root.join("model1")).unwrap();
@@ -401,17 +406,7 @@ fn compiled_nms_pipeline(dir: &Path, classes: usize) -> PathBuf {
         weight(4),
     );
     std::fs::write(root.join("model0/model.mil"), mil).unwrap();
-    std::fs::write(
-        root.join("coremldata.bin"),
-        header(202, "generic.model0v5.0.0generic.model1v1.0.0spec", 5),
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("model0/coremldata.bin"),
-        header(502, "generic", 7),
-    )
-    .unwrap();
-    std::fs::write(root.join("model1/coremldata.bin"), header(610, "spec", 5)).unwrap();
+    pipeline_headers(&root);
     root
 }
 

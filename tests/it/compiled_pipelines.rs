@@ -34,7 +34,7 @@ fn run(args: &[&str], paths: &[&Path]) -> (i32, String, String) {
 
 /// A `coremldata.bin` header in the layout Xcode writes (FORMAT.md §10): the `Model.Type` field
 /// number, the header string, the specification version and an empty description.
-pub(crate) fn header(tag: u32, string: &str, spec: u32) -> Vec<u8> {
+fn header(tag: u32, string: &str, spec: u32) -> Vec<u8> {
     let mut out = vec![0u8; 0x24];
     out[..4].copy_from_slice(&tag.to_le_bytes());
     out[0x1C..0x24].copy_from_slice(&(string.len() as u64).to_le_bytes());
@@ -51,6 +51,13 @@ fn compiled_pipeline(dir: &Path, program: &str) -> PathBuf {
     let root = dir.join("p.mlmodelc");
     std::fs::create_dir_all(root.join("model1")).unwrap();
     common::copy_tree(&common::corpus().join(program), &root.join("model0"));
+    pipeline_headers(&root);
+    root
+}
+
+/// The `coremldata.bin` headers of a compiled pipeline at `root` whose stage 0 (`model0/`) is an
+/// ML program and stage 1 (`model1/`) a non-maximum suppression model.
+pub(crate) fn pipeline_headers(root: &Path) {
     std::fs::write(
         root.join("coremldata.bin"),
         header(202, "generic.model0v5.0.0generic.model1v1.0.0spec", 5),
@@ -62,7 +69,6 @@ fn compiled_pipeline(dir: &Path, program: &str) -> PathBuf {
     )
     .unwrap();
     std::fs::write(root.join("model1/coremldata.bin"), header(610, "spec", 5)).unwrap();
-    root
 }
 
 /// (rule, sub-model position, function, op) of every diagnostic of a JSON report.

@@ -19,8 +19,9 @@ import sys
 
 import numpy as np
 import coremltools as ct
-from coremltools.converters.mil.frontend.milproto.load import load as milproto_load
-from coremltools.proto import Model_pb2
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exact_fix_crosscheck import load, spec_of  # noqa: E402
 
 failures = []
 
@@ -28,18 +29,6 @@ failures = []
 def fail(name, msg):
     failures.append(f"{name}: {msg}")
     print(f"FAIL {name}: {msg}")
-
-
-def spec_of(pkg):
-    spec = Model_pb2.Model()
-    with open(os.path.join(pkg, "Data", "com.apple.CoreML", "model.mlmodel"), "rb") as f:
-        spec.ParseFromString(f.read())
-    return spec
-
-
-def load(spec, pkg):
-    weights = os.path.join(pkg, "Data", "com.apple.CoreML", "weights")
-    return milproto_load(spec, specification_version=spec.specificationVersion, file_weights_dir=weights)
 
 
 def consts(prog):

@@ -677,23 +677,6 @@ pub fn pictures_page(pictures: &[(String, graph::Picture)]) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn excerpt_shows_the_line_and_its_neighbours() {
-        let text = "a\nb\nc\nd\ne\nf\ng\nh\n";
-        let (line, lines) = excerpt(text, text.find('e').unwrap());
-        assert_eq!(line, 5);
-        let numbers: Vec<usize> = lines.iter().map(|l| l.0).collect();
-        assert_eq!(numbers, [2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(lines[3].1, "e");
-        let (line, lines) = excerpt(text, 0);
-        assert_eq!((line, lines.len()), (1, 4));
-    }
-}
-
 /// Longest source line the page quotes whole: a `model.mil` line spelling a whole weight inline
 /// (`inline-weights`) runs to megabytes.
 const MAX_QUOTED_LINE: usize = 1000;
@@ -709,5 +692,35 @@ fn shortened(line: &str) -> std::borrow::Cow<'_, str> {
                 line.get(..at).unwrap_or_default()
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_source_lines_are_cut_with_a_count() {
+        assert_eq!(shortened("short"), "short");
+        let line = "é".repeat(MAX_QUOTED_LINE + 7);
+        let cut = shortened(&line);
+        assert!(cut.starts_with(&"é".repeat(MAX_QUOTED_LINE)));
+        assert!(cut.ends_with(" … (7 more characters)"), "{cut}");
+        assert_eq!(
+            shortened(&"x".repeat(MAX_QUOTED_LINE)).len(),
+            MAX_QUOTED_LINE
+        );
+    }
+
+    #[test]
+    fn excerpt_shows_the_line_and_its_neighbours() {
+        let text = "a\nb\nc\nd\ne\nf\ng\nh\n";
+        let (line, lines) = excerpt(text, text.find('e').unwrap());
+        assert_eq!(line, 5);
+        let numbers: Vec<usize> = lines.iter().map(|l| l.0).collect();
+        assert_eq!(numbers, [2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(lines[3].1, "e");
+        let (line, lines) = excerpt(text, 0);
+        assert_eq!((line, lines.len()), (1, 4));
     }
 }
