@@ -458,7 +458,7 @@ def nms_findings(spec):
     """nms-class-count and nms-stage-inputs of a pipeline: each NMS stage against the program stage
     returning its confidence input (its last axis is the class count), at the op returning it."""
     out = []
-    stages = list(spec.pipeline.models)
+    stages = stages_of(spec)
     for i, m in enumerate(stages):
         if m.WhichOneof("Type") != "nonMaximumSuppression":
             continue
@@ -496,7 +496,7 @@ def pipeline_record(path, name):
     spec.ParseFromString((path / MODEL).read_bytes())
     subs = []
     findings = []
-    for i, m in enumerate(spec.pipeline.models):
+    for i, m in enumerate(stages_of(spec)):
         if m.WhichOneof("Type") != "mlProgram":
             continue
         rec = package_record_of_spec(m)
@@ -509,7 +509,7 @@ def pipeline_record(path, name):
     write_expected(name, {
         "kind": "pipeline",
         "path": str(path.relative_to(CORPUS)),
-        "pipeline_kind": "pipeline",
+        "pipeline_kind": spec.WhichOneof("Type"),
         "specification_version": spec.specificationVersion,
         "sub_models": subs,
         "findings": findings,
@@ -574,6 +574,11 @@ def build_pipelines():
     yield "nms-pipeline-padded-short-labels", nms_pipeline(detector(3, padded=80), names[:3])
 
 
+def stages_of(spec):
+    kind = spec.WhichOneof("Type")
+    return list((spec.pipeline if kind == "pipeline" else getattr(spec, kind).pipeline).models)
+
+
 def main():
     for prefix in PREFIXES:
         for old in sorted(EXPECTED.glob(f"{prefix}*.json")):
@@ -604,7 +609,7 @@ def drop_sub_dates(path):
     """`stabilize` drops the top-level conversion date; a pipeline's stages carry one each."""
     spec = Model_pb2.Model()
     spec.ParseFromString((path / MODEL).read_bytes())
-    for m in spec.pipeline.models:
+    for m in stages_of(spec):
         user = m.description.metadata.userDefined
         if "com.github.apple.coremltools.conversion_date" in user:
             del user["com.github.apple.coremltools.conversion_date"]
