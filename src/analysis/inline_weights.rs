@@ -283,3 +283,54 @@ pub fn plan_move_inline(model: &Model) -> Result<PadPlan, String> {
     plan.appends = appends;
     Ok(plan)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::ir::{TensorType, ValueType};
+
+    fn lit(dtype: DType, dims: &[u64], data: TensorData) -> Literal {
+        Literal {
+            ty: ValueType::Tensor(TensorType::fixed(dtype, dims)),
+            payload: Payload::Tensor(data),
+        }
+    }
+
+    #[test]
+    fn records_hold_the_little_endian_elements_of_each_type() {
+        let ints = |v: &[i64]| TensorData::Ints(v.to_vec());
+        let (d, b) = record_bytes(&lit(DType::Int8, &[3], ints(&[-1, 0, 127]))).unwrap();
+        assert_eq!((d, b), (DType::Int8, vec![0xff, 0x00, 0x7f]));
+        let (_, b) = record_bytes(&lit(DType::UInt16, &[2], ints(&[1, 0x0203]))).unwrap();
+        assert_eq!(b, vec![1, 0, 3, 2]);
+        let (_, b) = record_bytes(&lit(DType::Int32, &[1], ints(&[-2]))).unwrap();
+        assert_eq!(b, (-2i32).to_le_bytes().to_vec());
+        let floats = TensorData::Floats(vec![1.5, -0.0]);
+        let (_, b) = record_bytes(&lit(DType::Fp32, &[2], floats.clone())).unwrap();
+        assert_eq!(b, [1.5f32.to_le_bytes(), (-0.0f32).to_le_bytes()].concat());
+        let (_, b) = record_bytes(&lit(DType::Fp16, &[2], floats)).unwrap();
+        assert_eq!(b, vec![0x00, 0x3e, 0x00, 0x80]);
+        // Out of the type's range, the wrong count, or a type no weight file holds: no record.
+        assert!(record_bytes(&lit(DType::Int8, &[1], ints(&[200]))).is_none());
+        assert!(record_bytes(&lit(DType::Int32, &[3], ints(&[1, 2]))).is_none());
+        assert!(record_bytes(&lit(DType::Int64, &[1], ints(&[1]))).is_none());
+    }
+
+    #[test]
+    fn inline_bytes_count_elements_by_their_width() {
+        let l = lit(
+            DType::Fp16,
+            &[256, 256],
+            TensorData::Floats(vec![0.0; 65536]),
+        );
+        assert_eq!(inline_bytes(&l), Some(131072));
+        let s = Literal {
+            ty: ValueType::Tensor(TensorType::fixed(DType::String, &[2])),
+            payload: Payload::Tensor(TensorData::Strings(vec!["ab".into(), "c".into()])),
+        };
+        assert_eq!(inline_bytes(&s), Some(3));
+        assert_eq!(human(131072), "128.0 KiB (131072 bytes)");
+        assert_eq!(human(3 << 20), "3.0 MiB (3145728 bytes)");
+    }
+}
