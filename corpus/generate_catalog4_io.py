@@ -27,7 +27,8 @@ twins the catalog names.
   detector's outputs plus the two thresholds, one string label per class). `-3`: 3 classes;
   twins `-80-clean` (80 classes) and `-padded-clean` (3 classes padded with 77 zero columns, 80
   labels); bad input: `-missing-input` (the NMS reads `scores`, which no stage writes) and
-  `-no-labels` (80 classes, no labels), `-padded-short-labels` (padded to 80, the 3 labels kept).
+  `-no-labels` (80 classes, no labels), `-padded-short-labels` (padded to 80, the 3 labels kept); `-3-classifier`: the 3-class
+  pipeline held by a `PipelineClassifier`.
 
 Writes only `packages/` and `expected/` files with those prefixes and `catalog4/` (record format of
 `generate.py`). Each record's findings are computed here from the saved spec, independently of the
@@ -572,6 +573,17 @@ def build_pipelines():
     yield "nms-pipeline-missing-input", nms_pipeline(detector(80), names, confidence_input="scores")
     yield "nms-pipeline-no-labels", nms_pipeline(detector(80), [])
     yield "nms-pipeline-padded-short-labels", nms_pipeline(detector(3, padded=80), names[:3])
+    yield "nms-pipeline-3-classifier", as_classifier(nms_pipeline(detector(3), names[:3]))
+
+
+def as_classifier(model):
+    """The pipeline held by a `PipelineClassifier` instead (the spec edited: coremltools' Pipeline
+    API writes a plain pipeline)."""
+    spec = model.get_spec()
+    inner = Model_pb2.Pipeline()
+    inner.CopyFrom(spec.pipeline)
+    spec.pipelineClassifier.pipeline.CopyFrom(inner)
+    return ct.models.MLModel(spec, weights_dir=model.weights_dir, skip_model_load=True)
 
 
 def stages_of(spec):

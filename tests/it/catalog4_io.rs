@@ -83,6 +83,12 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         ],
     ),
     (
+        "nms-class-count",
+        "nms-pipeline-3-classifier.mlpackage",
+        "cast_3",
+        &[],
+    ),
+    (
         "scatter-into-cache",
         "scatter-cache-io.mlpackage",
         "cache_cast_fp16",
