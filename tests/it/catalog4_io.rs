@@ -134,6 +134,13 @@ fn every_output_format_reports_each_once() {
         let results = v["runs"][0]["results"].as_array().expect("results");
         let hits = results.iter().filter(|r| r["ruleId"] == rule).count();
         assert_eq!(hits, 1, "{fixture} sarif: {sarif}");
+        let (_, html) = check(&["--output-format", "html"], &path);
+        assert!(
+            html.contains("<article class=\"finding\""),
+            "{fixture} html"
+        );
+        let hits = html.matches(&format!("data-rule=\"{rule}\"")).count();
+        assert_eq!(hits, 1, "{fixture} html: {hits} findings of {rule}");
         // Concise prints one line per finding.
         let (_, concise) = check(&["--output-format", "concise"], &path);
         let lines = concise
