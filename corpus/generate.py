@@ -778,6 +778,9 @@ OTHER_GENERATORS = (
     "tensor-dim-limit-wide",
     "conv-kernel-width",
     "flexible-input-shape",
+    "inline-weights",
+    "scatter-cache",
+    "nms-pipeline",
 )
 
 

@@ -387,12 +387,19 @@ impl Checker {
                 .into_iter()
                 .map(|s| match s {
                     Stage::Program(model) => checked(model),
-                    Stage::Other { sub_model, what } => {
-                        ModelOutcome::Skipped(format!("{sub_model}: {what}"))
-                    }
+                    Stage::Other {
+                        sub_model,
+                        what,
+                        read,
+                    } => ModelOutcome::Skipped(Skip {
+                        what: format!("{sub_model}: {what}"),
+                        read,
+                    }),
                 })
                 .collect(),
-            Ok(ReadOutcome::NotMlProgram { what, .. }) => vec![ModelOutcome::Skipped(what)],
+            Ok(ReadOutcome::NotMlProgram { what, .. }) => {
+                vec![ModelOutcome::Skipped(Skip { what, read: None })]
+            }
             Err(e) => vec![ModelOutcome::Failed(e)],
         }
     }
@@ -480,9 +487,38 @@ pub enum ModelOutcome {
         findings: Vec<Finding>,
     },
     /// A model of a kind that is not checked (not an ML program).
-    Skipped(String),
+    Skipped(Skip),
     /// Could not be read.
     Failed(ReadError),
+}
+
+/// A model, or a pipeline's stage, without an ML program.
+#[derive(Debug)]
+pub struct Skip {
+    /// What it is, e.g. `sub-model 1: a non-maximum suppression model` (what `Display` shows).
+    pub what: String,
+    /// What was read from it (a non-maximum suppression stage's labels and inputs), when anything
+    /// was: the rules then check it with the program it follows.
+    pub read: Option<String>,
+}
+
+impl Skip {
+    /// The line of the list of models without a program, e.g. `…: not an ML Program, not checked`.
+    pub fn note(&self) -> String {
+        match &self.read {
+            None => format!("{}: not an ML Program, not checked", self.what),
+            Some(read) => format!(
+                "{}: not an ML Program; {read}; checked with the program that feeds it",
+                self.what
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)
+    }
 }
 
 /// One model's result.

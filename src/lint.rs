@@ -121,7 +121,8 @@ fn model_entities_of(
     wanted: &Wanted<'_>,
 ) -> ModelEntities {
     use crate::analysis::{
-        bundle, coreai, description, description_features, opset, os_requirement, state_writes,
+        bundle, coreai, description, description_features, inline_weights, opset, os_requirement,
+        pipeline_nms, state_writes,
     };
     let demand: &dyn EntityDemand = match wanted {
         Wanted::Every => &EveryEntity,
@@ -137,6 +138,12 @@ fn model_entities_of(
     }
     if wants(blobs::ENTITY_KINDS) {
         entities.extend(blob_entities(model));
+    }
+    if wants(pipeline_nms::ENTITY_KINDS) {
+        entities.extend(pipeline_nms::nms_stage_entities(model));
+    }
+    if wants(inline_weights::ENTITY_KINDS) {
+        entities.extend(inline_weights::inline_weight_entities(model));
     }
     if wants(coreai::ENTITY_KINDS) {
         entities.extend(coreai::coreai_entities(model));

@@ -511,13 +511,17 @@ fn dump(paths: &[PathBuf]) -> u8 {
                 for stage in stages {
                     match stage {
                         Stage::Program(m) => program(&m),
-                        Stage::Other { sub_model, what } => eprintln!(
-                            "{}",
-                            report::model_text::terminal(&format!(
-                                "{}: {sub_model}: {what}: not an ML Program, not checked",
-                                path.display()
-                            ))
-                        ),
+                        Stage::Other {
+                            sub_model,
+                            what,
+                            read,
+                        } => {
+                            let skip = coreml_lint::check::Skip {
+                                what: format!("{}: {sub_model}: {what}", path.display()),
+                                read,
+                            };
+                            eprintln!("{}", report::model_text::terminal(&skip.note()))
+                        }
                     }
                 }
             }

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::state_writes::choose_pad_axis;
-pub use super::value_edit::{LiteralSite, ValueChange, WeightEdit};
+pub use super::value_edit::{LiteralSite, ValueChange, WeightAppend, WeightEdit, WEIGHT_PATH};
 use super::{analyze, FunctionAnalysis, StateWrite, WriteKind};
 use crate::ir::{
     Arg, DType, Dim, Function, Literal, Model, NodeId, Payload, TensorData, TensorType, ValueType,
@@ -219,12 +219,16 @@ pub struct PadPlan {
     pub rewrite: Option<OpRewrite>,
     /// Weight-file records whose payload changes in place.
     pub weights: Vec<WeightEdit>,
+    /// Weight-file records added at the end of their file.
+    pub appends: Vec<WeightAppend>,
 }
 
 impl PadPlan {
     /// True when applying the plan changes nothing.
     pub fn is_noop(&self) -> bool {
-        self.functions.iter().all(FunctionEdit::is_empty) && self.weights.is_empty()
+        self.functions.iter().all(FunctionEdit::is_empty)
+            && self.weights.is_empty()
+            && self.appends.is_empty()
     }
 
     /// The plan of an op fix: `edits` (and `weights`) that fix what `rewrite` names.
@@ -246,6 +250,7 @@ impl PadPlan {
             functions,
             rewrite: Some(rewrite),
             weights,
+            appends: Vec::new(),
         }
     }
 
@@ -542,6 +547,7 @@ pub fn plan_state(
         functions,
         rewrite: None,
         weights: Vec::new(),
+        appends: Vec::new(),
     })
 }
 

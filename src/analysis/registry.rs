@@ -21,6 +21,8 @@ pub fn entity_kinds() -> impl Iterator<Item = &'static EntityKind> + Clone {
         .chain(super::description_features::ENTITY_KINDS)
         .chain(super::state_writes::ENTITY_KINDS)
         .chain(super::blobs::ENTITY_KINDS)
+        .chain(super::inline_weights::ENTITY_KINDS)
+        .chain(super::pipeline_nms::ENTITY_KINDS)
         .chain(super::coreai::ENTITY_KINDS)
         .chain(super::placement_regression::ENTITY_KINDS)
 }

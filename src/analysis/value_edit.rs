@@ -4,8 +4,10 @@
 //! the protobuf, the text and the weight file all apply the same arithmetic.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use crate::ir::{DType, Literal, Payload, TensorData, ValueType};
+use crate::ir::{BlobRef, DType, Literal, Name, Payload, TensorData, ValueType};
+use crate::read::blob;
 
 /// The finite sentinel a non-finite or out-of-fp16 mask element becomes (HF's own `-1e4`; exp of it
 /// is 0 in fp16).
@@ -13,6 +15,9 @@ pub const MASK_SENTINEL: f64 = 1.0e4;
 
 /// Largest finite fp16.
 const FP16_MAX: f64 = 65504.0;
+
+/// The weight file a fix adds records to (what coremltools writes).
+pub const WEIGHT_PATH: &str = "@model_path/weights/weight.bin";
 
 /// What a fix does to every element of a constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +28,12 @@ pub enum ValueChange {
     /// −∞ and elements below −65504 become −1e4, +∞ and elements above 65504 become +1e4, NaN
     /// becomes 0; every other element is kept.
     FiniteSentinels,
+    /// An immediate tensor becomes a BLOBFILE value naming the record at `offset` of
+    /// `@model_path/weights/weight.bin` (a [`WeightAppend`] writes it); every element is kept.
+    ToBlobFile {
+        /// Offset of the new record (not of its payload).
+        offset: u64,
+    },
 }
 
 impl ValueChange {
@@ -31,6 +42,7 @@ impl ValueChange {
         match (self, dtype) {
             (ValueChange::Int8ToUint8, DType::Int8) => Some(DType::UInt8),
             (ValueChange::FiniteSentinels, DType::Fp16 | DType::Fp32) => Some(dtype),
+            (ValueChange::ToBlobFile { .. }, _) => blob::storage_code(dtype).map(|_| dtype),
             _ => None,
         }
     }
@@ -42,7 +54,7 @@ impl ValueChange {
             ValueChange::FiniteSentinels if x.is_nan() => 0.0,
             ValueChange::FiniteSentinels if x < -FP16_MAX => -MASK_SENTINEL,
             ValueChange::FiniteSentinels if x > FP16_MAX => MASK_SENTINEL,
-            ValueChange::FiniteSentinels => x,
+            ValueChange::FiniteSentinels | ValueChange::ToBlobFile { .. } => x,
         }
     }
 
@@ -56,6 +68,10 @@ impl ValueChange {
     /// changed, or `None` when the bytes are not whole elements of a type the change applies to.
     pub fn bytes(self, dtype: DType, bytes: &mut [u8]) -> Option<usize> {
         self.dtype(dtype)?;
+        if let ValueChange::ToBlobFile { .. } = self {
+            // The elements move unchanged; no record is edited in place.
+            return None;
+        }
         let mut changed = 0;
         match dtype {
             DType::Int8 => {
@@ -102,6 +118,17 @@ impl ValueChange {
         };
         let dtype = t.dtype;
         t.dtype = self.dtype(dtype)?;
+        if let ValueChange::ToBlobFile { offset } = self {
+            let count = match &lit.payload {
+                Payload::Tensor(d) => d.len().unwrap_or(0),
+                _ => return None,
+            };
+            lit.payload = Payload::Blob(BlobRef {
+                path: Name::from(WEIGHT_PATH),
+                offset,
+            });
+            return Some(count);
+        }
         match &mut lit.payload {
             Payload::Blob(_) => Some(0),
             Payload::Tensor(TensorData::Ints(v)) if dtype.is_int() => {
@@ -147,6 +174,22 @@ pub struct WeightEdit {
     pub dtype: DType,
     /// What happens to its elements.
     pub change: ValueChange,
+}
+
+/// A record appended to a weight file: 64-byte metadata at `offset` (a multiple of 64, at or after
+/// the file's end), its payload right after it, the header's count one higher.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightAppend {
+    /// The weight file, as the model's reader resolved it (inside the package).
+    pub file: PathBuf,
+    /// The file as the program names it (`@model_path/weights/weight.bin`).
+    pub written: String,
+    /// Offset of the new record (not of its payload).
+    pub offset: u64,
+    /// The element type the record stores.
+    pub dtype: DType,
+    /// The payload: the elements' little-endian bytes.
+    pub bytes: Arc<[u8]>,
 }
 
 #[cfg(test)]

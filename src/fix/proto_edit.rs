@@ -211,6 +211,16 @@ fn change_value(v: &mut proto::Value, change: ValueChange) -> Result<(), String>
         .dtype(dtype)
         .ok_or_else(|| format!("{dtype} values cannot change that way"))?;
     t.data_type = new.to_proto();
+    if let ValueChange::ToBlobFile { offset } = change {
+        if !matches!(&v.value, Some(value::Value::ImmediateValue(_))) {
+            return Err("not an immediate value".into());
+        }
+        v.value = Some(value::Value::BlobFileValue(proto::BlobFileValue {
+            file_name: crate::analysis::fix_plan::WEIGHT_PATH.into(),
+            offset,
+        }));
+        return Ok(());
+    }
     let tensor = match &mut v.value {
         Some(value::Value::BlobFileValue(_)) => return Ok(()),
         Some(value::Value::ImmediateValue(proto::ImmediateValue {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use crate::analysis::fix_plan::{PadPlan, WeightEdit};
+use crate::analysis::fix_plan::{PadPlan, WeightAppend, WeightEdit};
 use crate::ir::Model;
 use crate::read::blob::{self, BlobFile};
 
@@ -96,5 +96,79 @@ pub(crate) fn weight_files(model: &Model, plans: &[&PadPlan]) -> Result<(Files, 
         }
         files.push((path.clone(), bytes));
     }
+    append_records(plans, &mut files, &mut diff)?;
     Ok((files, diff))
+}
+
+/// Appends the records of the plans' [`WeightAppend`]s to their files (those already edited above,
+/// else read from disk): zeros up to each record's offset, the 64-byte metadata (sentinel, storage
+/// code, size, payload offset = record + 64, no padding bits, reserved zeros), the payload; the
+/// header's count grows by the records added.
+fn append_records(plans: &[&PadPlan], files: &mut Files, diff: &mut String) -> Result<(), String> {
+    let mut by_file: BTreeMap<&PathBuf, Vec<&WeightAppend>> = BTreeMap::new();
+    for a in plans.iter().flat_map(|p| p.appends.iter()) {
+        by_file.entry(&a.file).or_default().push(a);
+    }
+    for (path, mut records) in by_file {
+        records.sort_by_key(|a| a.offset);
+        records.dedup_by_key(|a| a.offset);
+        let at = match files.iter().position(|(p, _)| p == path) {
+            Some(i) => i,
+            None => {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+                files.push((path.clone(), bytes));
+                files.len() - 1
+            }
+        };
+        let bytes = &mut files.get_mut(at).ok_or("internal: file index")?.1;
+        if bytes.len() < blob::HEADER_BYTES as usize {
+            return Err(format!("{}: shorter than its header", path.display()));
+        }
+        let _ = writeln!(
+            diff,
+            "--- a/{0} (weights)\n+++ b/{0} (weights)",
+            path.display()
+        );
+        for a in &records {
+            let offset = usize::try_from(a.offset).map_err(|_| "offset too large")?;
+            if offset < bytes.len() || offset % 64 != 0 {
+                return Err(format!(
+                    "{}: a record cannot be added at {offset} (the file is {} bytes)",
+                    a.written,
+                    bytes.len()
+                ));
+            }
+            let code = blob::storage_code(a.dtype)
+                .ok_or_else(|| format!("{}: no weight file holds {}", a.written, a.dtype))?;
+            bytes.resize(offset, 0);
+            bytes.extend_from_slice(&blob::SENTINEL.to_le_bytes());
+            bytes.extend_from_slice(&code.to_le_bytes());
+            bytes.extend_from_slice(&(a.bytes.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(&(a.offset + 64).to_le_bytes());
+            bytes.resize(offset + 64, 0);
+            bytes.extend_from_slice(&a.bytes);
+            let _ = writeln!(
+                diff,
+                "@@ record added at offset {offset} ({}): storage {}, {} payload bytes @@",
+                a.written,
+                a.dtype,
+                a.bytes.len()
+            );
+        }
+        let count = bytes
+            .get(0..4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(u32::from_le_bytes)
+            .ok_or("internal: header")?;
+        let added = u32::try_from(records.len()).map_err(|_| "too many records")?;
+        let new = count
+            .checked_add(added)
+            .ok_or("the header's record count overflows")?;
+        bytes
+            .get_mut(0..4)
+            .ok_or("internal: header")?
+            .copy_from_slice(&new.to_le_bytes());
+    }
+    Ok(())
 }

@@ -21,7 +21,7 @@ pub use graph::{
 pub use literal::{BlobRef, Literal, Payload, TensorData};
 pub use model::{
     BundleFault, BundleFaultKind, FeatureDesc, FeatureKind, Flexibility, FunctionDesc, Model,
-    ModelDesc, ModelKind, SourceText, SubModel,
+    ModelDesc, ModelKind, NmsStage, SourceText, SubModel,
 };
 pub use name::{Interner, Name};
 pub use span::Span;

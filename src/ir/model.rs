@@ -126,6 +126,26 @@ pub struct ModelDesc {
     pub op_histogram: Option<Vec<(String, u64)>>,
     /// What a Core AI asset's bundle and bytecode say; `None` for Core ML models.
     pub coreai: Option<Arc<super::coreai::AiAsset>>,
+    /// The non-maximum suppression stages of the pipeline that read this stage's outputs.
+    pub nms: Vec<NmsStage>,
+}
+
+/// A pipeline's non-maximum suppression stage (`Model` field 610), as far as it was read: in a
+/// protobuf its message's fields; in a compiled pipeline only that the stage is one (its
+/// `coremldata.bin` layout is not public), so the features it reads are unknown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NmsStage {
+    /// Where the stage sits in the pipeline.
+    pub sub_model: SubModel,
+    /// `confidenceInputFeatureName` (field 200); `None` in a compiled pipeline.
+    pub confidence_input: Option<String>,
+    /// `coordinatesInputFeatureName` (field 201); `None` in a compiled pipeline.
+    pub coordinates_input: Option<String>,
+    /// How many class labels it holds (`stringClassLabels` 100 or `int64ClassLabels` 101);
+    /// `None` in a compiled pipeline.
+    pub labels: Option<u64>,
+    /// Which labels: `string`, `int64` or `none`; empty in a compiled pipeline.
+    pub label_kind: String,
 }
 
 impl ModelDesc {

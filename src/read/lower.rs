@@ -53,6 +53,8 @@ pub struct LoweredStage {
     pub sub_model: SubModel,
     /// What it holds.
     pub content: StageContent,
+    /// A non-maximum suppression stage's message, as read.
+    pub(crate) nms: Option<super::nms::NmsFields>,
 }
 
 /// What a model that is not a pipeline holds.
@@ -143,7 +145,15 @@ fn collect_stages(
             None => {
                 let content =
                     lower_single(outline, &bytes, path).map_err(|e| e.in_sub_model(&sub_model))?;
-                out.push(LoweredStage { sub_model, content });
+                let nms = match content {
+                    StageContent::NotMlProgram(_) => super::nms::read_nms(&bytes),
+                    StageContent::Program(_) => None,
+                };
+                out.push(LoweredStage {
+                    sub_model,
+                    content,
+                    nms,
+                });
             }
         }
         at.pop();
@@ -906,6 +916,7 @@ pub(crate) fn lower_description(d: Option<&proto::ModelDescription>) -> ModelDes
             .unwrap_or_default(),
         op_histogram: None,
         coreai: None,
+        nms: Vec::new(),
     }
 }
 

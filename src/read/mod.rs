@@ -14,6 +14,7 @@ pub mod lower;
 pub(crate) mod manifest;
 pub mod metadata;
 pub mod miltext;
+pub(crate) mod nms;
 pub mod outcome;
 pub mod package;
 pub mod proto;

@@ -51,5 +51,8 @@ pub enum Stage {
         sub_model: SubModel,
         /// What kind of model it is, e.g. "a neural network".
         what: String,
+        /// What was read from it (a non-maximum suppression stage's labels and inputs), when
+        /// anything was.
+        read: Option<String>,
     },
 }

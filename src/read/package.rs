@@ -4,12 +4,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::coremldata::{self, CompiledHeader};
+use super::nms::NmsFields;
 use super::outcome::{ReadOutcome, Stage};
 use super::{lfs, limits, lower, manifest, metadata, miltext, ReadError};
 use crate::discover::Discovered;
 use crate::ir::rendered_lines::RenderedLines;
 use crate::ir::{
-    render, BundleFault, BundleFaultKind, Model, ModelDesc, ModelKind, SourceText, SubModel,
+    render, BundleFault, BundleFaultKind, Model, ModelDesc, ModelKind, NmsStage, SourceText,
+    SubModel,
 };
 
 /// How a model is read.
@@ -171,20 +173,30 @@ fn read_protobuf(
     };
     Ok(match lower::lower_bytes(bytes.into(), file)? {
         lower::Lowered::Program(p) => ReadOutcome::Model(program_model(*p, None)),
-        lower::Lowered::Pipeline(stages) => ReadOutcome::Pipeline(
-            stages
-                .into_iter()
-                .map(|s| match s.content {
+        lower::Lowered::Pipeline(stages) => {
+            let mut nms = Vec::new();
+            let mut out = Vec::new();
+            for s in stages {
+                out.push(match s.content {
                     lower::StageContent::Program(p) => {
                         Stage::Program(program_model(*p, Some(s.sub_model)))
                     }
-                    lower::StageContent::NotMlProgram(what) => Stage::Other {
-                        sub_model: s.sub_model,
-                        what,
-                    },
-                })
-                .collect(),
-        ),
+                    lower::StageContent::NotMlProgram(what) => {
+                        let read = s.nms.as_ref().map(NmsFields::summary);
+                        if let Some(f) = s.nms {
+                            nms.push((out.len(), nms_stage(&s.sub_model, Some(f))));
+                        }
+                        Stage::Other {
+                            sub_model: s.sub_model,
+                            what,
+                            read,
+                        }
+                    }
+                });
+            }
+            attach_nms(&mut out, nms);
+            ReadOutcome::Pipeline(out)
+        }
         lower::Lowered::NotMlProgram(what) => ReadOutcome::NotMlProgram {
             path: root_path.to_path_buf(),
             what,
@@ -238,6 +250,17 @@ fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
     if header.is_pipeline() {
         let mut stages = Vec::new();
         read_stages(dir, dir, &header, &data, &mut Vec::new(), &mut stages)?;
+        let nms: Vec<(usize, NmsStage)> = stages
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                Stage::Other {
+                    sub_model, what, ..
+                } if what == NMS_KIND => Some((i, nms_stage(sub_model, None))),
+                _ => None,
+            })
+            .collect();
+        attach_nms(&mut stages, nms);
         if stages.iter().any(|s| matches!(s, Stage::Program(_))) {
             return Ok(ReadOutcome::Pipeline(stages));
         }
@@ -260,6 +283,63 @@ fn read_compiled(dir: &Path) -> Result<ReadOutcome, ReadError> {
         path: dir.to_path_buf(),
         what: known_kind(&header, &data)?.to_string(),
     })
+}
+
+/// What `coremldata::kind_of_tag` calls a non-maximum suppression stage (`Model` field 610).
+const NMS_KIND: &str = "a non-maximum suppression model";
+
+/// The NMS stage at `sub_model`, with its message's fields when they were read.
+fn nms_stage(sub_model: &SubModel, fields: Option<NmsFields>) -> NmsStage {
+    match fields {
+        Some(f) => NmsStage {
+            sub_model: sub_model.clone(),
+            confidence_input: Some(f.confidence_input),
+            coordinates_input: Some(f.coordinates_input),
+            labels: Some(f.labels),
+            label_kind: f.label_kind.to_string(),
+        },
+        None => NmsStage {
+            sub_model: sub_model.clone(),
+            confidence_input: None,
+            coordinates_input: None,
+            labels: None,
+            label_kind: String::new(),
+        },
+    }
+}
+
+/// Gives each NMS stage (at its index in `stages`) to the ML-program stage that feeds it: the one
+/// whose program returns the stage's confidence input, else the nearest program stage before it
+/// (a compiled stage names no input; an input no stage writes is then reported there), else the
+/// first program stage.
+fn attach_nms(stages: &mut [Stage], nms: Vec<(usize, NmsStage)>) {
+    for (at, n) in nms {
+        let returns = |m: &Model, name: &str| {
+            m.program
+                .functions
+                .iter()
+                .any(|f| f.outputs().iter().any(|o| o.as_str() == name))
+        };
+        let programs: Vec<usize> = stages
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, Stage::Program(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let by_name = n.confidence_input.as_deref().and_then(|c| {
+            programs
+                .iter()
+                .copied()
+                .find(|&i| matches!(stages.get(i), Some(Stage::Program(m)) if returns(m, c)))
+        });
+        let before = programs.iter().copied().rfind(|&i| i < at);
+        let Some(target) = by_name.or(before).or(programs.first().copied()) else {
+            continue;
+        };
+        if let Some(Stage::Program(m)) = stages.get_mut(target) {
+            m.description.nms.push(n);
+        }
+    }
 }
 
 /// The error for an ML-program folder without its program (an incomplete download or copy).
@@ -351,10 +431,18 @@ fn read_stages(
                 let model = read_program_folder(&folder, root, Some(&h), Some(sub_model))?;
                 out.push(Stage::Program(model));
             }
-            Some(h) => out.push(Stage::Other {
-                what: known_kind(&h, &stage_data)?.to_string(),
-                sub_model,
-            }),
+            Some(h) => {
+                let what = known_kind(&h, &stage_data)?;
+                out.push(Stage::Other {
+                    read: (what == NMS_KIND).then(|| {
+                        "read: its kind only (a compiled stage is only a coremldata.bin), so the \
+                         class count comes from the detector's confidence output"
+                            .to_string()
+                    }),
+                    what: what.to_string(),
+                    sub_model,
+                })
+            }
             None if has_program => {
                 let model = read_program_folder(&folder, root, None, Some(sub_model))?;
                 out.push(Stage::Program(model));

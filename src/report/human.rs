@@ -229,12 +229,7 @@ pub fn render(run: &CheckRun, opts: HumanOptions) -> String {
                     }
                 }
                 ModelOutcome::Skipped(why) => {
-                    let _ = writeln!(
-                        out,
-                        "{}: {}: not an ML Program, not checked\n",
-                        path_text(&m.path),
-                        terminal(why)
-                    );
+                    let _ = writeln!(out, "{}: {}\n", path_text(&m.path), terminal(&why.note()));
                 }
                 ModelOutcome::Failed(e) => {
                     render_error(&handler, &mut out, e, opts);

@@ -104,7 +104,7 @@ pub fn document(run: &CheckRun) -> Value {
         .iter()
         .filter_map(|m| match &m.outcome {
             ModelOutcome::Skipped(why) => {
-                Some(json!({"path": m.path.display().to_string(), "reason": why}))
+                Some(json!({"path": m.path.display().to_string(), "reason": why.to_string()}))
             }
             _ => None,
         })

@@ -226,7 +226,7 @@ pub fn models_with_escaped_text(run: &CheckRun) -> usize {
                 }
             }
             ModelOutcome::Failed(e) => path(&m.path) || needs_escape(&e.to_string()),
-            ModelOutcome::Skipped(why) => path(&m.path) || needs_escape(why),
+            ModelOutcome::Skipped(why) => path(&m.path) || needs_escape(&why.note()),
         })
         .map(|m| m.path.as_path())
         .collect();

@@ -521,9 +521,7 @@ fn notifications(run: &CheckRun, base: &Path) -> Vec<Notification> {
         .filter_map(|m| {
             let (lvl, msg) = match &m.outcome {
                 ModelOutcome::Failed(e) => ("error", e.to_string()),
-                ModelOutcome::Skipped(why) => {
-                    ("note", format!("{why}: not an ML Program, not checked"))
-                }
+                ModelOutcome::Skipped(why) => ("note", why.note()),
                 ModelOutcome::Checked { .. } => return None,
             };
             // A read error is in the file it names, at its line and column when the reader knows

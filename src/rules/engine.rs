@@ -28,7 +28,7 @@ use crate::analysis::registry::ModelEntities;
 use crate::analysis::{analyze_model, FunctionAnalysis};
 use crate::finding::{Covered, Finding, FixOffer, Label, Severity};
 use crate::ir::{Function, Model, Node, NodeId, Span};
-use crate::rules::fixes::{plan_op_fix, PAD_STATE};
+use crate::rules::fixes::{plan_entity_fix, plan_op_fix, PAD_STATE};
 
 /// Every finding of `rules` in `model`, with no deployment target. `model_entities` are the
 /// model-level entities entity rules select.
@@ -528,17 +528,9 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
                         .clone(),
                 ),
                 // An op fix is offered only when it can be planned on the matched op.
-                kind => match plan_op_fix(kind, model, f, cx.analysis, id) {
-                    Some(p) => Some(std::sync::Arc::new(p.ok().filter(|p| !p.is_noop())?)),
-                    None => None,
-                },
+                kind => planned(plan_op_fix(kind, model, f, cx.analysis, id))?,
             };
-            Some(FixOffer {
-                kind: fx.kind.clone(),
-                title: fx.title.render(cx, id, b),
-                applicability: plan.as_ref().map_or(fx.applicability, |p| p.applicability),
-                plan,
-            })
+            Some(offer(fx, fx.title.render(cx, id, b), plan))
         });
     Finding {
         rule: rule.id.clone(),
@@ -561,6 +553,31 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         order,
         covered: None,
         file: None,
+    }
+}
+
+/// The plan of a fix primitive that plans (`Some`), `Some(None)` for one that does not: `None`
+/// when the plan failed or changes nothing, and the fix is then not offered.
+fn planned(
+    plan: Option<Result<crate::analysis::fix_plan::PadPlan, String>>,
+) -> Option<Option<std::sync::Arc<crate::analysis::fix_plan::PadPlan>>> {
+    match plan {
+        Some(p) => Some(Some(std::sync::Arc::new(p.ok().filter(|p| !p.is_noop())?))),
+        None => Some(None),
+    }
+}
+
+/// The offer of `fx` titled `title`, with the plan's applicability when it has a plan.
+fn offer(
+    fx: &crate::rules::RuleFix,
+    title: String,
+    plan: Option<std::sync::Arc<crate::analysis::fix_plan::PadPlan>>,
+) -> FixOffer {
+    FixOffer {
+        kind: fx.kind.clone(),
+        title,
+        applicability: plan.as_ref().map_or(fx.applicability, |p| p.applicability),
+        plan,
     }
 }
 
@@ -598,11 +615,10 @@ fn entity_finding(
                 HelpAt::Node(_) => false,
             })
             .map(|h| h.render_entity(er, e, on)),
-        fix: rule.fix.as_ref().map(|fx| FixOffer {
-            kind: fx.kind.clone(),
-            title: fx.title.render_entity(er, e, on),
-            applicability: fx.applicability,
-            plan: None,
+        // An entity fix is offered only when it can be planned on the model.
+        fix: rule.fix.as_ref().and_then(|fx| {
+            let plan = planned(plan_entity_fix(&fx.kind, model))?;
+            Some(offer(fx, fx.title.render_entity(er, e, on), plan))
         }),
         span: e.span,
         labels: Vec::new(),

@@ -6,6 +6,7 @@ use super::vars::VarKind;
 use crate::analysis::affine_uint8::plan_affine_uint8;
 use crate::analysis::fix_plan::PadPlan;
 use crate::analysis::gather_cast::plan_cast_gather_indices;
+use crate::analysis::inline_weights::plan_move_inline;
 use crate::analysis::mask_sentinel::plan_mask_sentinel;
 use crate::analysis::pow_rewrite::plan_pow_base_two;
 use crate::analysis::stable_exp_log::plan_stable_exp_log;
@@ -47,6 +48,9 @@ pub const MASK_FINITE_SENTINELS: &str = "mask-finite-sentinels";
 /// The exact shifted forms of fp16 softplus, logsumexp and log_softmax
 /// (`crate::analysis::stable_exp_log`).
 pub const REWRITE_STABLE_EXP_LOG: &str = "rewrite-stable-exp-log";
+/// Each large inline tensor of an `.mlpackage` moved into `weights/weight.bin`
+/// (`crate::analysis::inline_weights`); an entity fix (`kind: inline-weights`).
+pub const MOVE_INLINE_WEIGHTS: &str = "move-inline-weights";
 
 /// Every fix primitive.
 pub const FIX_KINDS: &[FixKind] = &[
@@ -86,7 +90,22 @@ pub const FIX_KINDS: &[FixKind] = &[
         default_applicability: Applicability::Unsafe,
         needs: &[VarKind::Value],
     },
+    FixKind {
+        name: MOVE_INLINE_WEIGHTS,
+        default_title: "move the inline tensors into weights/weight.bin (the same bytes)",
+        default_applicability: Applicability::Safe,
+        needs: &[],
+    },
 ];
+
+/// The plan of the entity fix `kind` on `model` (`None` when `kind` is not an entity fix; `Err`
+/// says why the fix is not offered).
+pub(crate) fn plan_entity_fix(kind: &str, model: &Model) -> Option<Result<PadPlan, String>> {
+    match kind {
+        MOVE_INLINE_WEIGHTS => Some(plan_move_inline(model)),
+        _ => None,
+    }
+}
 
 /// The plan of the op fix `kind` on the matched op at `node` (`None` when `kind` is not an op
 /// fix; `Err` says why the fix is not offered).

@@ -90,6 +90,26 @@ const TWINS: &[(&str, &str, &str, &str)] = &[
         "a shift, `concat(old[1:N], new)`, into the same constant window with one `slice_update`",
         "reference/h1-padded-by-coremltools.mlpackage",
     ),
+    // Catalog 4 (`corpus/generate_catalog4_io.py`): a KV cache scattered into and returned, and
+    // the same cache shifted by a concat; 3 classes into NMS, and the same detector padded to 80.
+    (
+        "scatter-into-cache",
+        "packages/scatter-cache-io.mlpackage",
+        "shift the cache with `concat(cache[:, :, 1:], k)`",
+        "packages/scatter-cache-io-concat-clean.mlpackage",
+    ),
+    (
+        "scatter-into-cache",
+        "packages/scatter-cache-state.mlpackage",
+        "`slice_update` at a constant window",
+        "packages/scatter-cache-state-slice-update-clean.mlpackage",
+    ),
+    (
+        "nms-class-count",
+        "packages/nms-pipeline-3.mlpackage",
+        "Pad the class axis to 80 with 77 zero columns and extend the labels to 80",
+        "packages/nms-pipeline-padded-clean.mlpackage",
+    ),
 ];
 
 #[test]

@@ -490,7 +490,7 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
         "read",
         &[
             &["error"],
-            &["lfs", "limits", "outcome", "proto"],
+            &["lfs", "limits", "nms", "outcome", "proto"],
             &["blob", "lower", "manifest", "miltext"],
             &["coremldata", "metadata"],
         ],

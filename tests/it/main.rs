@@ -10,6 +10,7 @@ mod baseline;
 mod blob_realworld;
 mod builtin_rules;
 mod bundles;
+mod catalog4_io;
 mod catalog4_ops;
 mod cli_check;
 mod cli_read;

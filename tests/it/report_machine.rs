@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use coreml_lint::check::{CheckRun, ModelOutcome, ModelResult};
+use coreml_lint::check::{CheckRun, ModelOutcome, ModelResult, Skip};
 use coreml_lint::discover::discover;
 use coreml_lint::finding::{Applicability, Finding, FixOffer, Label, Severity};
 use coreml_lint::ir::render::render_to_string;
@@ -142,15 +142,22 @@ fn check(paths: &[PathBuf], message: &str) -> CheckRun {
                 .into_iter()
                 .map(|s| match s {
                     Stage::Program(model) => checked(&d.path, model),
-                    Stage::Other { sub_model, what } => ModelResult {
+                    Stage::Other {
+                        sub_model,
+                        what,
+                        read,
+                    } => ModelResult {
                         path: d.path.clone(),
-                        outcome: ModelOutcome::Skipped(format!("{sub_model}: {what}")),
+                        outcome: ModelOutcome::Skipped(Skip {
+                            what: format!("{sub_model}: {what}"),
+                            read,
+                        }),
                     },
                 })
                 .collect(),
             Ok((d, ReadOutcome::NotMlProgram { what, .. })) => vec![ModelResult {
                 path: d.path,
-                outcome: ModelOutcome::Skipped(what),
+                outcome: ModelOutcome::Skipped(Skip { what, read: None }),
             }],
             Err(e) => vec![ModelResult {
                 path: e.path().to_path_buf(),

@@ -497,7 +497,11 @@ fn finding(
         out.push_str("<pre class=\"source\">");
         for (i, l) in lines {
             let class = if Some(i) == line { " class=\"at\"" } else { "" };
-            let _ = write!(out, "<span{class}><i>{i:>5}</i> {}</span>", escape(l));
+            let _ = write!(
+                out,
+                "<span{class}><i>{i:>5}</i> {}</span>",
+                escape(&shortened(l))
+            );
         }
         out.push_str("</pre>");
     }
@@ -673,9 +677,40 @@ pub fn pictures_page(pictures: &[(String, graph::Picture)]) -> String {
     out
 }
 
+/// Longest source line the page quotes whole: a `model.mil` line spelling a whole weight inline
+/// (`inline-weights`) runs to megabytes.
+const MAX_QUOTED_LINE: usize = 1000;
+
+/// `line`, cut after [`MAX_QUOTED_LINE`] characters with a note of how many were left out.
+fn shortened(line: &str) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(MAX_QUOTED_LINE) {
+        None => std::borrow::Cow::Borrowed(line),
+        Some((at, _)) => {
+            let rest = line.get(at..).map_or(0, |r| r.chars().count());
+            std::borrow::Cow::Owned(format!(
+                "{} … ({rest} more characters)",
+                line.get(..at).unwrap_or_default()
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_source_lines_are_cut_with_a_count() {
+        assert_eq!(shortened("short"), "short");
+        let line = "é".repeat(MAX_QUOTED_LINE + 7);
+        let cut = shortened(&line);
+        assert!(cut.starts_with(&"é".repeat(MAX_QUOTED_LINE)));
+        assert!(cut.ends_with(" … (7 more characters)"), "{cut}");
+        assert_eq!(
+            shortened(&"x".repeat(MAX_QUOTED_LINE)).len(),
+            MAX_QUOTED_LINE
+        );
+    }
 
     #[test]
     fn excerpt_shows_the_line_and_its_neighbours() {
