@@ -189,7 +189,7 @@ fn match_function_with(
             let m = if is_input { &m.inputs } else { &m.ops };
             if let Some(guard) = rule.node_guards.as_ref().and_then(|g| g.on(is_input)) {
                 let Some(node) = f.node(id) else { continue };
-                if !guard.admits(facts.get_or_insert_with(|| NodeFacts::of(node))) {
+                if !guard.admits(facts.get_or_insert_with(|| NodeFacts::of(f, node))) {
                     continue;
                 }
             }

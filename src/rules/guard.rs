@@ -10,8 +10,8 @@
 //! inline literal. A node no alternative admits cannot match; one admitted is tested in full.
 
 use super::compare::Cmp;
-use super::matcher::{Count, Matcher, NodeMatchers, Operand, ValueM};
-use crate::ir::{Arg, Node, ValueType};
+use super::matcher::{Count, DTypePat, Matcher, NodeMatchers, Operand, ValueM};
+use crate::ir::{Arg, DType, Function, Node, ValueType};
 
 /// At most this many alternatives are kept; more are merged into the one that admits what each
 /// of them does.
@@ -35,6 +35,37 @@ pub struct Alternative {
     max_elements: Option<u64>,
     /// Some parameter binds an inline literal.
     inline_arg: bool,
+    /// Some value's element type is of one of these classes ([`dtype_class`]; 0: no test).
+    dtype_classes: u8,
+    /// Some value is a function output.
+    function_output: bool,
+}
+
+/// The classes of element types a guard tells apart, as bits.
+const FP16: u8 = 1;
+const FP32: u8 = 2;
+const OTHER_FLOAT: u8 = 4;
+const INT: u8 = 8;
+const OTHER: u8 = 16;
+
+/// The class of an element type.
+fn dtype_class(d: DType) -> u8 {
+    match d {
+        DType::Fp16 => FP16,
+        DType::Fp32 => FP32,
+        d if d.is_float() => OTHER_FLOAT,
+        d if d.is_int() => INT,
+        _ => OTHER,
+    }
+}
+
+/// The classes an element type pattern admits.
+fn pattern_classes(p: &DTypePat) -> u8 {
+    match p {
+        DTypePat::Exact(d) => dtype_class(*d),
+        DTypePat::Float => FP16 | FP32 | OTHER_FLOAT,
+        DTypePat::Int => INT,
+    }
 }
 
 /// The guards of a node rule's matchers for ops and for function inputs (`None`: nothing to
@@ -82,13 +113,21 @@ pub struct NodeFacts<'a> {
     pub min_elements: Option<u64>,
     /// A parameter binds an inline literal.
     pub inline_arg: bool,
+    /// The classes of its values' element types.
+    pub dtype_classes: u8,
+    /// One of its values is a function output.
+    pub function_output: bool,
 }
 
 impl<'a> NodeFacts<'a> {
-    /// The facts of `node`: an op's outputs and parameters, or a function input's type.
-    pub fn of(node: &'a Node) -> NodeFacts<'a> {
+    /// The facts of `node` of `f`: an op's outputs and parameters, or a function input's type.
+    pub fn of(f: &Function, node: &'a Node) -> NodeFacts<'a> {
+        let returned = |name: &str| f.outputs().iter().any(|o| o.as_str() == name);
         match node {
-            Node::Input(i) => NodeFacts::default().with_value(&i.ty),
+            Node::Input(i) => NodeFacts {
+                function_output: returned(&i.name),
+                ..NodeFacts::default().with_value(&i.ty)
+            },
             Node::Op(op) => {
                 let facts = NodeFacts {
                     op_type: Some(op.op_type.as_str()),
@@ -96,6 +135,7 @@ impl<'a> NodeFacts<'a> {
                         .inputs
                         .iter()
                         .any(|p| p.args.iter().any(|a| matches!(a, Arg::Value(_)))),
+                    function_output: op.outputs.iter().any(|o| returned(&o.name)),
                     ..NodeFacts::default()
                 };
                 op.outputs.iter().fold(facts, |f, o| f.with_value(&o.ty))
@@ -104,7 +144,11 @@ impl<'a> NodeFacts<'a> {
     }
 
     fn with_value(mut self, ty: &ValueType) -> NodeFacts<'a> {
-        let Some(shape) = ty.tensor().and_then(|t| t.shape.as_deref()) else {
+        let Some(tensor) = ty.tensor() else {
+            return self;
+        };
+        self.dtype_classes |= dtype_class(tensor.dtype);
+        let Some(shape) = tensor.shape.as_deref() else {
             return self;
         };
         self.max_rank = self.max_rank.max(shape.len() as u64);
@@ -129,6 +173,8 @@ impl Alternative {
             min_rank: 0,
             max_elements: None,
             inline_arg: false,
+            dtype_classes: 0,
+            function_output: false,
         }
     }
 
@@ -146,6 +192,8 @@ impl Alternative {
                 .max_elements
                 .is_none_or(|u| n.min_elements.is_some_and(|m| m <= u))
             && (!self.inline_arg || n.inline_arg)
+            && (self.dtype_classes == 0 || n.dtype_classes & self.dtype_classes != 0)
+            && (!self.function_output || n.function_output)
     }
 
     /// What both require; `None` when no node has both (disjoint op types).
@@ -169,31 +217,59 @@ impl Alternative {
                 (a, b) => a.or(b),
             },
             inline_arg: self.inline_arg || other.inline_arg,
+            // Each may be about another value: the narrower when one holds the other, else
+            // either (both necessary).
+            dtype_classes: match (self.dtype_classes, other.dtype_classes) {
+                (0, b) => b,
+                (a, b) if b != 0 && b & !a == 0 => b,
+                (a, _) => a,
+            },
+            function_output: self.function_output || other.function_output,
         })
     }
 
+    /// The facts in words: "of type `split`", "with an axis of 16385 or more and an fp16 value".
     fn describe(&self) -> String {
-        let mut facts = Vec::new();
-        if let Some(types) = &self.op_types {
-            let types: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
-            facts.push(format!("is a {}", types.join(" or ")));
-        }
+        let mut with = Vec::new();
         if self.min_dim > 0 {
-            facts.push(format!("has an axis of {} or more", self.min_dim));
+            with.push(format!("an axis of {} or more", self.min_dim));
         }
         // An axis implies a rank of 1.
         if self.min_rank > 1 || (self.min_rank == 1 && self.min_dim == 0) {
-            facts.push(format!("has rank {} or more", self.min_rank));
+            with.push(format!("rank {} or more", self.min_rank));
         }
         match self.max_elements {
-            Some(0) => facts.push("has a value without elements".to_string()),
-            Some(n) => facts.push(format!("has a value of {n} elements or fewer")),
+            Some(0) => with.push("a value without elements".to_string()),
+            Some(n) => with.push(format!("a value of {n} elements or fewer")),
             None => {}
         }
         if self.inline_arg {
-            facts.push("binds an inline literal".to_string());
+            with.push("an inline literal argument".to_string());
         }
-        facts.join(" and ")
+        if self.dtype_classes != 0 {
+            let names = [
+                (FP16, "fp16"),
+                (FP32, "fp32"),
+                (OTHER_FLOAT, "other float"),
+                (INT, "integer"),
+                (OTHER, "other"),
+            ];
+            let classes: Vec<&str> = names
+                .iter()
+                .filter(|(bit, _)| self.dtype_classes & bit != 0)
+                .map(|(_, name)| *name)
+                .collect();
+            with.push(format!("an {} value", classes.join(" or ")));
+        }
+        if self.function_output {
+            with.push("a function output".to_string());
+        }
+        let types = self.op_types.as_ref().map(|types| {
+            let types: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+            format!("of type {}", types.join(" or "))
+        });
+        let with = (!with.is_empty()).then(|| format!("with {}", with.join(" and ")));
+        types.into_iter().chain(with).collect::<Vec<_>>().join(" ")
     }
 
     /// True when it admits every node `other` admits.
@@ -212,6 +288,9 @@ impl Alternative {
                 (Some(a), Some(b)) => a >= b,
             }
             && (!self.inline_arg || other.inline_arg)
+            && (self.dtype_classes == 0
+                || (other.dtype_classes != 0 && other.dtype_classes & !self.dtype_classes == 0))
+            && (!self.function_output || other.function_output)
     }
 
     /// What either admits.
@@ -234,6 +313,11 @@ impl Alternative {
                 _ => None,
             },
             inline_arg: self.inline_arg && other.inline_arg,
+            dtype_classes: match (self.dtype_classes, other.dtype_classes) {
+                (0, _) | (_, 0) => 0,
+                (a, b) => a | b,
+            },
+            function_output: self.function_output && other.function_output,
         }
     }
 }
@@ -299,10 +383,20 @@ impl Guard {
         });
         let (dim, dims_rank) = dims.fold((0, 0), |(d, r), (d2, r2)| (d.max(d2), r.max(r2)));
         let shape_rank = v.shape.as_ref().map_or(0, |s| s.len() as u64);
+        let min_dim = dim.max(lower(&v.max_dim)).max(lower(&v.last_dim));
         let own = Alternative {
-            min_dim: dim.max(lower(&v.max_dim)).max(lower(&v.last_dim)),
-            min_rank: lower(&v.rank).max(dims_rank).max(shape_rank),
+            min_dim,
+            // A known axis makes a rank of at least 1.
+            min_rank: lower(&v.rank)
+                .max(dims_rank)
+                .max(shape_rank)
+                .max(u64::from(min_dim > 0)),
             max_elements: v.elements.as_ref().and_then(upper_bound),
+            dtype_classes: v
+                .dtype
+                .as_ref()
+                .map_or(0, |pats| pats.iter().fold(0, |m, p| m | pattern_classes(p))),
+            function_output: v.function_output == Some(true),
             ..Alternative::any()
         };
         let mut g = Guard::one(own);
@@ -468,7 +562,7 @@ mod tests {
                 };
                 let nodes = f.inputs().map(|(id, _)| (id, true));
                 for (id, is_input) in nodes.chain(f.ops().map(|(id, _)| (id, false))) {
-                    let facts = NodeFacts::of(f.node(id).expect("node"));
+                    let facts = NodeFacts::of(f, f.node(id).expect("node"));
                     for rule in &node_rules {
                         let m = rule.node_matchers.as_ref().expect("node rule");
                         let matcher = if is_input { &m.inputs } else { &m.ops };
@@ -507,7 +601,7 @@ mod tests {
             let (id, _) = f.ops().last().expect("an op");
             NodeFacts {
                 op_type: None,
-                ..NodeFacts::of(f.node(id).expect("node"))
+                ..NodeFacts::of(f, f.node(id).expect("node"))
             }
         };
         let program = |body: &str| {
@@ -530,6 +624,14 @@ mod tests {
         assert!(guard("tensor-dim-limit").admits(&long));
         assert!(!guard("tensor-rank").admits(&long));
         assert!(!guard("zero-sized-dim").admits(&small));
+        assert_eq!((small.dtype_classes, small.function_output), (FP16, true));
+        assert!(!guard("fp32-compute").admits(&small));
+        let io = guard("io-last-axis-alignment");
+        let inner = NodeFacts {
+            function_output: false,
+            ..small
+        };
+        assert!(io.admits(&small) && !io.admits(&inner));
         // `const` or an inline literal.
         let mask = guard("mask-nonfinite-const");
         assert!(!mask.admits(&small) && mask.admits(&long));

@@ -230,7 +230,7 @@ impl Rule {
             }
             (Target::Nodes(_), None, Some(m)) => {
                 let with = |nodes: &str, guard: &Option<Guard>| match guard {
-                    Some(g) => format!("{nodes} that {}", g.describe()),
+                    Some(g) => format!("{nodes}, only those {}", g.describe()),
                     None => nodes.to_string(),
                 };
                 let inputs_too = !m.inputs.as_ref().is_some_and(Guard::admits_none);
