@@ -594,7 +594,12 @@ mod tests {
     #[test]
     fn guards_read_axes_ranks_element_counts_op_types_and_literals() {
         let rules = RuleSet::builtin().expect("built-in rules load");
-        let guard = |id| Guard::of(&node_rule_matcher(&rules, id));
+        // The guard a rule's matcher for ops gets.
+        let guard = |id: &str| {
+            let rule = rules.get(id).expect("built-in rule");
+            let ops = rule.node_guards.as_ref().and_then(|g| g.ops.clone());
+            ops.unwrap_or_else(|| Guard::of(&node_rule_matcher(&rules, id)))
+        };
         let model = |mil: &str| snippet_model("test.mil", mil).expect("snippet parses");
         let last_op = |m: &crate::ir::Model| {
             let f = &m.program.functions[0];
