@@ -88,6 +88,13 @@ impl Compiler {
         props: &Props,
     ) -> Option<T> {
         let known = property_names::<T>();
+        let all = || serde_json::Map::from_iter(props.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // Most rules are right: read them whole, and key by key only to locate what is wrong.
+        if props.keys().all(|k| known.iter().any(|n| n == k)) {
+            if let Ok(t) = serde_json::from_value::<T>(serde_json::Value::Object(all())) {
+                return Some(t);
+            }
+        }
         let mut ok = true;
         for (key, value) in props {
             if !known.iter().any(|k| k == key) {
@@ -111,8 +118,7 @@ impl Compiler {
         if !ok {
             return None;
         }
-        let all = serde_json::Map::from_iter(props.iter().map(|(k, v)| (k.clone(), v.clone())));
-        match serde_json::from_value::<T>(serde_json::Value::Object(all)) {
+        match serde_json::from_value::<T>(serde_json::Value::Object(all())) {
             Ok(t) => Some(t),
             Err(e) => {
                 self.error("", e.to_string());
