@@ -32,14 +32,17 @@ pub(crate) fn plain_write(f: &mut File, bytes: &[u8]) -> io::Result<()> {
 
 /// Replaces several files in one folder tree. Every new file is staged (written and fsynced) beside
 /// its target before any target is touched; if a rename fails, the targets already replaced are
-/// restored from hard-link (or copied) backups. On any failure every original is unchanged.
+/// restored from hard-link (or copied) backups. On any failure every original is unchanged. A
+/// target that does not exist yet is created (its folders too); a failure removes it again.
 pub(crate) fn replace_all(
     files: &[(PathBuf, Vec<u8>)],
     writer: Writer<'_>,
 ) -> Result<(), WriteError> {
+    let existed: Vec<bool> = files.iter().map(|(p, _)| p.exists()).collect();
     let mut staged: Vec<(PathBuf, tempfile::TempPath)> = Vec::new();
     for (path, bytes) in files {
         let dir = parent(path);
+        fs::create_dir_all(&dir).map_err(|e| err(path, "cannot create its folder", e))?;
         let mut tmp = tempfile::Builder::new()
             .prefix(".coreml-lint-fix-")
             .tempfile_in(&dir)
@@ -65,7 +68,9 @@ pub(crate) fn replace_all(
         if let Err(e) = fs::rename(tmp, path) {
             for &j in done.iter().rev() {
                 if let (Some((p, _)), Some((_, b))) = (staged.get(j), backups.get(j)) {
-                    if fs::rename(b, p).is_err() {
+                    if existed.get(j) == Some(&false) {
+                        let _ = fs::remove_file(p);
+                    } else if fs::rename(b, p).is_err() {
                         let _ = fs::copy(b, p);
                     }
                 }
@@ -150,7 +155,24 @@ fn stage_package(
             return Ok(None);
         }
     }
-    // Every replaced file must exist in the package (a new file would not be seen by the walk).
+    // Files the package does not hold yet (a new weight file) are added, with their folders.
+    for (path, bytes) in files {
+        let Ok(rel) = path.strip_prefix(root) else {
+            return Ok(None);
+        };
+        let target = staged.path().join(rel);
+        if fs::symlink_metadata(&target).is_ok() {
+            continue;
+        }
+        let dir = parent(&target);
+        fs::create_dir_all(&dir).map_err(|e| err(path, "cannot stage its folder", e))?;
+        let mut f = File::create(&target).map_err(|e| err(path, "cannot stage the new file", e))?;
+        writer(&mut f, bytes).map_err(|e| err(path, "cannot write the new content", e))?;
+        f.sync_all()
+            .map_err(|e| err(path, "cannot flush the new content", e))?;
+        sync_dir(&dir).map_err(|e| err(path, "cannot flush the staged folder", e))?;
+    }
+    // Every replaced file must now be a file of the staged package.
     if files.iter().any(|(p, _)| {
         p.strip_prefix(root)
             .map_or(true, |rel| !staged.path().join(rel).is_file())
@@ -232,8 +254,17 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Refuses a file or folder whose permission bits forbid writing (checked explicitly, so that it
-/// holds for root too), and a file whose folder is not writable.
+/// holds for root too), and a file whose folder is not writable. For a file that does not exist
+/// yet, its nearest existing folder is checked.
 pub(crate) fn check_writable(path: &Path) -> Result<(), WriteError> {
+    let mut path = path.to_path_buf();
+    while fs::symlink_metadata(&path).is_err() {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => path = p.to_path_buf(),
+            _ => break,
+        }
+    }
+    let path = path.as_path();
     for p in [path.to_path_buf(), parent(path)] {
         let meta = fs::metadata(&p).map_err(|e| err(&p, "cannot inspect", e))?;
         if meta.permissions().readonly() {
