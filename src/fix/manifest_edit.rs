@@ -12,12 +12,15 @@ use serde_json::{Map, Value};
 use crate::ir::{Model, ModelKind};
 use crate::read::manifest::read_manifest;
 
+/// A rewritten file (path, bytes) with its lines for the diff.
+pub(crate) type FileEdit = ((PathBuf, Vec<u8>), String);
+
 /// The rewritten `Manifest.json` of `model` (with a line for the diff) when `files` create a file
 /// in a weights folder the manifest does not name; `None` when nothing needs registering.
 pub(crate) fn register_weights(
     model: &Model,
     files: &[(PathBuf, Vec<u8>)],
-) -> Result<Option<((PathBuf, Vec<u8>), String)>, String> {
+) -> Result<Option<FileEdit>, String> {
     if model.kind != ModelKind::MlPackage {
         return Ok(None);
     }
@@ -159,21 +162,43 @@ mod tests {
 
     #[test]
     fn identifiers_are_uuid_shaped_in_the_root_case_and_avoid_taken_ones() {
-        let a = identifier("135a6161-3351-550c-8480-55bcc19913e4", "com.apple.CoreML/weights", |_| false);
+        let a = identifier(
+            "135a6161-3351-550c-8480-55bcc19913e4",
+            "com.apple.CoreML/weights",
+            |_| false,
+        );
         assert_eq!(a.len(), 36);
         assert_eq!(a.as_bytes()[14], b'4', "{a}");
         assert!(matches!(a.as_bytes()[19], b'8' | b'9' | b'a' | b'b'), "{a}");
-        assert!(a.chars().all(|c| c == '-' || c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
-        let b = identifier("79914579-BCDC-4F8A-8506-5975815568AA", "com.apple.CoreML/weights", |_| false);
+        assert!(a
+            .chars()
+            .all(|c| c == '-' || c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        let b = identifier(
+            "79914579-BCDC-4F8A-8506-5975815568AA",
+            "com.apple.CoreML/weights",
+            |_| false,
+        );
         assert!(b.chars().all(|c| !c.is_ascii_lowercase()), "{b}");
-        let c = identifier("135a6161-3351-550c-8480-55bcc19913e4", "com.apple.CoreML/weights", |id| id == a);
+        let c = identifier(
+            "135a6161-3351-550c-8480-55bcc19913e4",
+            "com.apple.CoreML/weights",
+            |id| id == a,
+        );
         assert_ne!(a, c);
-        assert_eq!(a, identifier("135a6161-3351-550c-8480-55bcc19913e4", "com.apple.CoreML/weights", |_| false));
+        assert_eq!(
+            a,
+            identifier(
+                "135a6161-3351-550c-8480-55bcc19913e4",
+                "com.apple.CoreML/weights",
+                |_| false
+            )
+        );
     }
 
     #[test]
     fn keys_are_sorted_at_every_level() {
-        let v: Value = serde_json::from_str(r#"{"b": {"z": 1, "a": [{"y": 2, "x": 3}]}, "a": 0}"#).unwrap();
+        let v: Value =
+            serde_json::from_str(r#"{"b": {"z": 1, "a": [{"y": 2, "x": 3}]}, "a": 0}"#).unwrap();
         assert_eq!(
             serde_json::to_string(&sorted(v)).unwrap(),
             r#"{"a":0,"b":{"a":[{"x":3,"y":2}],"z":1}}"#

@@ -205,12 +205,12 @@ pub(crate) fn apply_plans_with_writer(
     outcome.diff.push_str(&weight_diff);
     let mut files: Vec<(PathBuf, Vec<u8>)> = files.into_iter().chain(weights).collect();
     // A new weight file of a package is registered in its Manifest.json in the same swap.
-    if let Some((manifest, diff)) = manifest_edit::register_weights(model, &files).map_err(|message| {
-        FixError::Unsupported {
+    if let Some((manifest, diff)) =
+        manifest_edit::register_weights(model, &files).map_err(|message| FixError::Unsupported {
             path: model.path.clone(),
             message,
-        }
-    })? {
+        })?
+    {
         outcome.diff.push_str(&diff);
         files.push(manifest);
     }

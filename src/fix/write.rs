@@ -423,6 +423,50 @@ mod tests {
     }
 
     #[test]
+    fn a_new_file_in_a_new_folder_is_swapped_in_with_the_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = package(dir.path());
+        fs::remove_dir_all(root.join("weights")).unwrap();
+        let files = [
+            (root.join("model.mil"), b"new mil".to_vec()),
+            (root.join("weights/weight.bin"), b"new weights".to_vec()),
+        ];
+        replace_in_package(&root, &files, &mut plain_write).unwrap();
+        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"new mil");
+        assert_eq!(
+            fs::read(root.join("weights/weight.bin")).unwrap(),
+            b"new weights"
+        );
+        assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
+        // Staging fails on the new file: the package is as it was, without the new folder.
+        fs::remove_dir_all(root.join("weights")).unwrap();
+        let mut failing = |f: &mut File, bytes: &[u8]| {
+            if bytes == b"newer weights" {
+                return Err(io::Error::other("disk full (injected)"));
+            }
+            f.write_all(bytes)
+        };
+        let files = [
+            (root.join("model.mil"), b"newer mil".to_vec()),
+            (root.join("weights/weight.bin"), b"newer weights".to_vec()),
+        ];
+        let e = replace_in_package(&root, &files, &mut failing).unwrap_err();
+        assert!(e.to_string().contains("injected"), "{e}");
+        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"new mil");
+        assert!(!root.join("weights").exists());
+        assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
+    }
+
+    #[test]
+    fn replace_all_creates_a_missing_file_and_check_writable_looks_at_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("w/weight.bin");
+        check_writable(&new).unwrap();
+        replace_all(&[(new.clone(), b"w".to_vec())], &mut plain_write).unwrap();
+        assert_eq!(fs::read(&new).unwrap(), b"w");
+    }
+
+    #[test]
     fn a_failure_while_staging_the_package_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let root = package(dir.path());
