@@ -422,6 +422,18 @@ mod tests {
         assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
     }
 
+    /// A writer whose `n`th call fails (a full disk), the others writing everything.
+    fn failing_on(n: usize) -> impl FnMut(&mut File, &[u8]) -> io::Result<()> {
+        let mut calls = 0;
+        move |f, bytes| {
+            calls += 1;
+            if calls == n {
+                return Err(io::Error::other("disk full (injected)"));
+            }
+            f.write_all(bytes)
+        }
+    }
+
     #[test]
     fn a_new_file_in_a_new_folder_is_swapped_in_with_the_package() {
         let dir = tempfile::tempdir().unwrap();
@@ -438,23 +450,6 @@ mod tests {
             b"new weights"
         );
         assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
-        // Staging fails on the new file: the package is as it was, without the new folder.
-        fs::remove_dir_all(root.join("weights")).unwrap();
-        let mut failing = |f: &mut File, bytes: &[u8]| {
-            if bytes == b"newer weights" {
-                return Err(io::Error::other("disk full (injected)"));
-            }
-            f.write_all(bytes)
-        };
-        let files = [
-            (root.join("model.mil"), b"newer mil".to_vec()),
-            (root.join("weights/weight.bin"), b"newer weights".to_vec()),
-        ];
-        let e = replace_in_package(&root, &files, &mut failing).unwrap_err();
-        assert!(e.to_string().contains("injected"), "{e}");
-        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"new mil");
-        assert!(!root.join("weights").exists());
-        assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
     }
 
     #[test]
@@ -468,25 +463,21 @@ mod tests {
 
     #[test]
     fn a_failure_while_staging_the_package_changes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = package(dir.path());
-        let mut calls = 0;
-        let mut failing = |f: &mut File, bytes: &[u8]| {
-            calls += 1;
-            if calls == 2 {
-                return Err(io::Error::other("disk full (injected)"));
-            }
-            f.write_all(bytes)
-        };
-        let files = [
-            (root.join("model.mil"), b"new mil".to_vec()),
-            (root.join("metadata.json"), b"new meta".to_vec()),
-        ];
-        let e = replace_in_package(&root, &files, &mut failing).unwrap_err();
-        assert!(e.to_string().contains("injected"), "{e}");
-        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"old mil");
-        assert_eq!(fs::read(root.join("metadata.json")).unwrap(), b"old meta");
-        assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
+        // The second file replaces one the package has, or is new in a new folder.
+        for second in ["metadata.json", "new/weight.bin"] {
+            let dir = tempfile::tempdir().unwrap();
+            let root = package(dir.path());
+            let files = [
+                (root.join("model.mil"), b"new mil".to_vec()),
+                (root.join(second), b"new second".to_vec()),
+            ];
+            let e = replace_in_package(&root, &files, &mut failing_on(2)).unwrap_err();
+            assert!(e.to_string().contains("injected"), "{e}");
+            assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"old mil");
+            assert_eq!(fs::read(root.join("metadata.json")).unwrap(), b"old meta");
+            assert!(!root.join("new").exists(), "{second}");
+            assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
+        }
     }
 
     #[test]

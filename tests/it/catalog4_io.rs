@@ -3,7 +3,9 @@
 //! `corpus/generate_catalog4_io.py`: each reported once on its fixture and never on its twins, in
 //! every output format, within its compute units; `check --fix` on the inline-weight packages
 //! leaves no finding, and every moved tensor is the same bytes in `weights/weight.bin` as it was
-//! inline (read from the protobuf and the weight file directly); a pipeline's NMS stage is read,
+//! inline (read from the protobuf and the weight file directly); a package without a weight file
+//! gets one, and the `weights` item in its Manifest, and a second `--fix` changes nothing; a
+//! pipeline's NMS stage is read,
 //! in a package and compiled, and bad NMS stages are findings, not failures.
 
 use crate::common;
@@ -322,19 +324,6 @@ fn fix_moves_every_inline_tensor_bit_identical_and_leaves_no_finding() {
     }
 }
 
-/// Every file of the folder `dir`: relative path → bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
-            (rel, std::fs::read(e.path()).unwrap())
-        })
-        .collect()
-}
-
 #[test]
 fn fix_creates_the_weight_file_and_its_manifest_item_when_the_package_has_none() {
     let name = "inline-weights-no-blob.mlpackage";
@@ -351,9 +340,18 @@ fn fix_creates_the_weight_file_and_its_manifest_item_when_the_package_has_none()
     };
     let old_manifest = manifest(&pkg);
     let before = vals(&pkg);
+    let original = common::files(&pkg);
+    // --output writes the fixed copy and leaves the package as it was.
+    let copy = tempfile::tempdir().unwrap();
+    let copy_dir = copy.path().to_str().unwrap();
+    let (code, out) = check(&["--fix", "--output", copy_dir], &pkg);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(common::files(&pkg), original);
     let (code, out) = check(&["--fix"], &pkg);
     assert_eq!(code, Some(0), "{out}");
     assert!(diagnostics(&[], &pkg).is_empty(), "{out}");
+    // In place and under --output, the same files (the Manifest identifier is deterministic).
+    assert_eq!(common::files(&copy.path().join(name)), common::files(&pkg));
 
     // The new file: coremltools' header (count, version 2, reserved zeros), then one record per
     // moved tensor from offset 64, each 64-byte aligned, the file ending at the last payload.
@@ -433,10 +431,38 @@ fn fix_creates_the_weight_file_and_its_manifest_item_when_the_package_has_none()
     );
 
     // A second --fix has nothing to do: every file stays as the first one wrote it.
-    let fixed = tree(&pkg);
+    let fixed = common::files(&pkg);
     let (code, out) = check(&["--fix"], &pkg);
     assert_eq!(code, Some(0), "{out}");
-    assert_eq!(tree(&pkg), fixed);
+    assert_eq!(common::files(&pkg), fixed);
+}
+
+#[test]
+fn fix_keeps_a_manifest_that_already_lists_the_weights_folder() {
+    // The weights item is there (coremltools lists it), its folder is not: the fix writes the
+    // file and leaves the Manifest as it is.
+    let name = "inline-weights-no-blob.mlpackage";
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join(name);
+    common::copy_tree(&package(name), &pkg);
+    let path = pkg.join("Manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["itemInfoEntries"]["9DA6266C-FF68-4EED-811D-9F423758A5DC"] = serde_json::json!({
+        "author": "com.apple.CoreML",
+        "description": "CoreML Model Weights",
+        "name": "weights",
+        "path": "com.apple.CoreML/weights",
+    });
+    let text = serde_json::to_string_pretty(&manifest).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let (code, out) = check(&["--fix"], &pkg);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(diagnostics(&[], &pkg).is_empty(), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert!(pkg
+        .join("Data/com.apple.CoreML/weights/weight.bin")
+        .is_file());
 }
 
 #[test]
