@@ -3,7 +3,8 @@
 //! make loads take minutes). The `inline-weights` entity describes them, all functions together,
 //! at the op holding the largest; `inline-weights`' YAML holds the thresholds. The plan of its fix
 //! moves each `const`'s inline tensor into `weights/weight.bin` as a new record (the layout
-//! coremltools writes: 64-byte metadata, payload, each record 64-byte aligned), bit-identical.
+//! coremltools writes: 64-byte metadata, payload, each record 64-byte aligned), bit-identical; a
+//! package without that file gets a new one (and the fix its `Manifest.json` item).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -194,8 +195,8 @@ fn ints(v: &[i64], one: impl Fn(i64) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
 
 /// The plan of `inline-weights`' fix: every `const` whose `val` is an inline tensor of 10 or more
 /// elements of a type weight files hold becomes a BLOBFILE value of a record appended to the
-/// package's `weights/weight.bin` (created when the package has none), its bytes unchanged. Only for an `.mlpackage` (a compiled model
-/// is fixed in its package and compiled again).
+/// package's `weights/weight.bin` (created when the package has none), its bytes unchanged. Only
+/// for an `.mlpackage` (a compiled model is fixed in its package and compiled again).
 pub fn plan_move_inline(model: &Model) -> Result<PadPlan, String> {
     if model.kind != ModelKind::MlPackage {
         return Err(

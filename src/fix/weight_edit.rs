@@ -111,9 +111,9 @@ fn new_file_header() -> Vec<u8> {
 }
 
 /// Appends the records of the plans' [`WeightAppend`]s to their files (those already edited above,
-/// else read from disk, else a new file: the header alone): zeros up to each record's offset, the 64-byte metadata (sentinel, storage
-/// code, size, payload offset = record + 64, no padding bits, reserved zeros), the payload; the
-/// header's count grows by the records added.
+/// else read from disk, else a new file: the header alone): zeros up to each record's offset, the
+/// 64-byte metadata (sentinel, storage code, size, payload offset = record + 64, no padding bits,
+/// reserved zeros), the payload; the header's count grows by the records added.
 fn append_records(plans: &[&PadPlan], files: &mut Files, diff: &mut String) -> Result<(), String> {
     let mut by_file: BTreeMap<&PathBuf, Vec<&WeightAppend>> = BTreeMap::new();
     for a in plans.iter().flat_map(|p| p.appends.iter()) {
