@@ -2,7 +2,9 @@
 # Cross-checks the inline-weights fix (issue 47, G2) with coremltools
 # (tests/python/inline_weights_crosscheck.py): every corpus package with inline-weights is fixed
 # into a temporary folder (`--select inline-weights --fix --output`, which must leave no finding),
-# then loaded, type-checked with its weights, and its consts compared bit for bit with the original.
+# then loaded, type-checked with its weights, and its consts compared bit for bit with the original;
+# a package that had no weight.bin (inline-weights-no-blob) must have gained one and the `weights`
+# item of its Manifest.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:?set VENV to a venv with coremltools 9.0}/bin/python"

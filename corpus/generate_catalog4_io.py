@@ -8,7 +8,9 @@ twins the catalog names.
   (fp16 `bytes`, the member coremltools' own writer uses for fp16), and weight.bin is rebuilt with
   the records that stay (the record layout coremltools writes; no record left unreferenced).
   `-large`: one [256, 256] fp16 weight (128 KiB) inline, the rest in weight.bin; `-many`: ten
-  [128, 128] weights (32 KiB each, 320 KiB in all) inline, nothing in weight.bin; twins:
+  [128, 128] weights (32 KiB each, 320 KiB in all) inline, only the biases in weight.bin;
+  `-no-blob`: the large model with every const inline, so the package has no weight.bin and its
+  Manifest no weights item (`--fix` must create both); twins:
   `-small-clean` (two [64, 64] weights inline, 16 KiB in all) and `-blob-clean` (the large model as
   converted, every weight in weight.bin).
   `catalog4/inline-weights-large.mlmodelc` and `catalog4/inline-weights-large.mil`: the compiled
@@ -554,6 +556,7 @@ def build():
     yield "inline-weights-large", mlp([256, 256, 64]), lambda _op, n: n > ONE_LIMIT
     yield "inline-weights-blob-clean", mlp([256, 256, 64]), None
     yield "inline-weights-many", mlp([128] * 11), lambda _op, n: n > 1024
+    yield "inline-weights-no-blob", mlp([256, 256, 64]), lambda _op, _n: True
     yield "inline-weights-small-clean", mlp([64, 64, 64]), lambda _op, _n: True
 
     cache, k, pos = torch.zeros(CACHE), torch.zeros((1, CACHE[1], 1, CACHE[3])), torch.zeros((1,), dtype=torch.int32)

@@ -3,7 +3,8 @@
 //! make loads take minutes). The `inline-weights` entity describes them, all functions together,
 //! at the op holding the largest; `inline-weights`' YAML holds the thresholds. The plan of its fix
 //! moves each `const`'s inline tensor into `weights/weight.bin` as a new record (the layout
-//! coremltools writes: 64-byte metadata, payload, each record 64-byte aligned), bit-identical.
+//! coremltools writes: 64-byte metadata, payload, each record 64-byte aligned), bit-identical; a
+//! package without that file gets a new one (and the fix its `Manifest.json` item).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -194,8 +195,8 @@ fn ints(v: &[i64], one: impl Fn(i64) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
 
 /// The plan of `inline-weights`' fix: every `const` whose `val` is an inline tensor of 10 or more
 /// elements of a type weight files hold becomes a BLOBFILE value of a record appended to the
-/// package's `weights/weight.bin`, its bytes unchanged. Only for an `.mlpackage` (a compiled model
-/// is fixed in its package and compiled again).
+/// package's `weights/weight.bin` (created when the package has none), its bytes unchanged. Only
+/// for an `.mlpackage` (a compiled model is fixed in its package and compiled again).
 pub fn plan_move_inline(model: &Model) -> Result<PadPlan, String> {
     if model.kind != ModelKind::MlPackage {
         return Err(
@@ -205,16 +206,19 @@ pub fn plan_move_inline(model: &Model) -> Result<PadPlan, String> {
     }
     let file: PathBuf = blob::resolve_blob_path(WEIGHT_PATH, &model.model_path, &model.root)
         .map_err(|e| format!("`{WEIGHT_PATH}` does not resolve: {e}"))?;
-    let length = std::fs::metadata(&file)
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .map(|m| m.len())
-        .ok_or_else(|| {
-            format!(
-                "the package has no {} to add the weights to; re-export it with coremltools, which writes one",
-                file.display()
-            )
-        })?;
+    // Without a weight file the fix creates one (its header, then the records) and registers
+    // its folder in Manifest.json (src/fix/manifest_edit.rs).
+    let length = match std::fs::metadata(&file) {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(_) => return Err(format!("{} is not a file", file.display())),
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && std::fs::symlink_metadata(&file).is_err() =>
+        {
+            0
+        }
+        Err(e) => return Err(format!("{}: {e}", file.display())),
+    };
     let mut next = length.next_multiple_of(64).max(64);
     let mut functions = Vec::new();
     let mut appends = Vec::new();
@@ -270,9 +274,14 @@ pub fn plan_move_inline(model: &Model) -> Result<PadPlan, String> {
     }
     let (function, op) = first.ok_or("no const holds an inline tensor weight files can store")?;
     let what = format!(
-        "{} inline const tensor(s), {}, as records of {WEIGHT_PATH} (the same bytes)",
+        "{} inline const tensor(s), {}, as records of {WEIGHT_PATH}{} (the same bytes)",
         appends.len(),
-        human(moved)
+        human(moved),
+        if length == 0 {
+            ", a new file the Manifest lists"
+        } else {
+            ""
+        }
     );
     let mut plan = PadPlan::op_fix(
         OpRewrite { function, op, what },

@@ -7,6 +7,7 @@
 
 pub(crate) mod diff;
 pub(crate) mod edit;
+pub(crate) mod manifest_edit;
 pub(crate) mod metadata_json;
 pub(crate) mod proto_edit;
 pub mod run;
@@ -202,7 +203,17 @@ pub(crate) fn apply_plans_with_writer(
     };
     let (weights, weight_diff) = weight_edit::weight_files(model, &refs).map_err(internal)?;
     outcome.diff.push_str(&weight_diff);
-    let files: Vec<(PathBuf, Vec<u8>)> = files.into_iter().chain(weights).collect();
+    let mut files: Vec<(PathBuf, Vec<u8>)> = files.into_iter().chain(weights).collect();
+    // A new weight file of a package is registered in its Manifest.json in the same swap.
+    if let Some((manifest, diff)) =
+        manifest_edit::register_weights(model, &files).map_err(|message| FixError::Unsupported {
+            path: model.path.clone(),
+            message,
+        })?
+    {
+        outcome.diff.push_str(&diff);
+        files.push(manifest);
+    }
     // A copy under --output holds only what is inside the model's path: a file outside it (the
     // weights beside a bare `model.mil`) would be edited in the original.
     if let (FixMode::Output(_), Some((p, _))) = (

@@ -100,10 +100,20 @@ pub(crate) fn weight_files(model: &Model, plans: &[&PadPlan]) -> Result<(Files, 
     Ok((files, diff))
 }
 
+/// The 64-byte header of a weight file with no record yet, as coremltools' writer starts one
+/// (FORMAT.md §4.2): count 0, version 2, reserved zeros.
+fn new_file_header() -> Vec<u8> {
+    let mut header = vec![0u8; blob::HEADER_BYTES as usize];
+    if let Some(version) = header.get_mut(4..8) {
+        version.copy_from_slice(&2u32.to_le_bytes());
+    }
+    header
+}
+
 /// Appends the records of the plans' [`WeightAppend`]s to their files (those already edited above,
-/// else read from disk): zeros up to each record's offset, the 64-byte metadata (sentinel, storage
-/// code, size, payload offset = record + 64, no padding bits, reserved zeros), the payload; the
-/// header's count grows by the records added.
+/// else read from disk, else a new file: the header alone): zeros up to each record's offset, the
+/// 64-byte metadata (sentinel, storage code, size, payload offset = record + 64, no padding bits,
+/// reserved zeros), the payload; the header's count grows by the records added.
 fn append_records(plans: &[&PadPlan], files: &mut Files, diff: &mut String) -> Result<(), String> {
     let mut by_file: BTreeMap<&PathBuf, Vec<&WeightAppend>> = BTreeMap::new();
     for a in plans.iter().flat_map(|p| p.appends.iter()) {
@@ -112,11 +122,16 @@ fn append_records(plans: &[&PadPlan], files: &mut Files, diff: &mut String) -> R
     for (path, mut records) in by_file {
         records.sort_by_key(|a| a.offset);
         records.dedup_by_key(|a| a.offset);
+        let fresh = !path.exists() && !files.iter().any(|(p, _)| p == path);
         let at = match files.iter().position(|(p, _)| p == path) {
             Some(i) => i,
             None => {
-                let bytes = std::fs::read(path)
-                    .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+                let bytes = if fresh {
+                    new_file_header()
+                } else {
+                    std::fs::read(path)
+                        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+                };
                 files.push((path.clone(), bytes));
                 files.len() - 1
             }
@@ -125,11 +140,19 @@ fn append_records(plans: &[&PadPlan], files: &mut Files, diff: &mut String) -> R
         if bytes.len() < blob::HEADER_BYTES as usize {
             return Err(format!("{}: shorter than its header", path.display()));
         }
-        let _ = writeln!(
-            diff,
-            "--- a/{0} (weights)\n+++ b/{0} (weights)",
-            path.display()
-        );
+        let _ = if fresh {
+            writeln!(
+                diff,
+                "--- /dev/null\n+++ b/{} (weights, a new file: header version 2)",
+                path.display()
+            )
+        } else {
+            writeln!(
+                diff,
+                "--- a/{0} (weights)\n+++ b/{0} (weights)",
+                path.display()
+            )
+        };
         for a in &records {
             let offset = usize::try_from(a.offset).map_err(|_| "offset too large")?;
             if offset < bytes.len() || offset % 64 != 0 {

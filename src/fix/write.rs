@@ -32,14 +32,17 @@ pub(crate) fn plain_write(f: &mut File, bytes: &[u8]) -> io::Result<()> {
 
 /// Replaces several files in one folder tree. Every new file is staged (written and fsynced) beside
 /// its target before any target is touched; if a rename fails, the targets already replaced are
-/// restored from hard-link (or copied) backups. On any failure every original is unchanged.
+/// restored from hard-link (or copied) backups. On any failure every original is unchanged. A
+/// target that does not exist yet is created (its folders too); a failure removes it again.
 pub(crate) fn replace_all(
     files: &[(PathBuf, Vec<u8>)],
     writer: Writer<'_>,
 ) -> Result<(), WriteError> {
+    let existed: Vec<bool> = files.iter().map(|(p, _)| p.exists()).collect();
     let mut staged: Vec<(PathBuf, tempfile::TempPath)> = Vec::new();
     for (path, bytes) in files {
         let dir = parent(path);
+        fs::create_dir_all(&dir).map_err(|e| err(path, "cannot create its folder", e))?;
         let mut tmp = tempfile::Builder::new()
             .prefix(".coreml-lint-fix-")
             .tempfile_in(&dir)
@@ -65,7 +68,9 @@ pub(crate) fn replace_all(
         if let Err(e) = fs::rename(tmp, path) {
             for &j in done.iter().rev() {
                 if let (Some((p, _)), Some((_, b))) = (staged.get(j), backups.get(j)) {
-                    if fs::rename(b, p).is_err() {
+                    if existed.get(j) == Some(&false) {
+                        let _ = fs::remove_file(p);
+                    } else if fs::rename(b, p).is_err() {
                         let _ = fs::copy(b, p);
                     }
                 }
@@ -150,7 +155,24 @@ fn stage_package(
             return Ok(None);
         }
     }
-    // Every replaced file must exist in the package (a new file would not be seen by the walk).
+    // Files the package does not hold yet (a new weight file) are added, with their folders.
+    for (path, bytes) in files {
+        let Ok(rel) = path.strip_prefix(root) else {
+            return Ok(None);
+        };
+        let target = staged.path().join(rel);
+        if fs::symlink_metadata(&target).is_ok() {
+            continue;
+        }
+        let dir = parent(&target);
+        fs::create_dir_all(&dir).map_err(|e| err(path, "cannot stage its folder", e))?;
+        let mut f = File::create(&target).map_err(|e| err(path, "cannot stage the new file", e))?;
+        writer(&mut f, bytes).map_err(|e| err(path, "cannot write the new content", e))?;
+        f.sync_all()
+            .map_err(|e| err(path, "cannot flush the new content", e))?;
+        sync_dir(&dir).map_err(|e| err(path, "cannot flush the staged folder", e))?;
+    }
+    // Every replaced file must now be a file of the staged package.
     if files.iter().any(|(p, _)| {
         p.strip_prefix(root)
             .map_or(true, |rel| !staged.path().join(rel).is_file())
@@ -232,8 +254,17 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Refuses a file or folder whose permission bits forbid writing (checked explicitly, so that it
-/// holds for root too), and a file whose folder is not writable.
+/// holds for root too), and a file whose folder is not writable. For a file that does not exist
+/// yet, its nearest existing folder is checked.
 pub(crate) fn check_writable(path: &Path) -> Result<(), WriteError> {
+    let mut path = path.to_path_buf();
+    while fs::symlink_metadata(&path).is_err() {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => path = p.to_path_buf(),
+            _ => break,
+        }
+    }
+    let path = path.as_path();
     for p in [path.to_path_buf(), parent(path)] {
         let meta = fs::metadata(&p).map_err(|e| err(&p, "cannot inspect", e))?;
         if meta.permissions().readonly() {
@@ -391,27 +422,62 @@ mod tests {
         assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
     }
 
-    #[test]
-    fn a_failure_while_staging_the_package_changes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = package(dir.path());
+    /// A writer whose `n`th call fails (a full disk), the others writing everything.
+    fn failing_on(n: usize) -> impl FnMut(&mut File, &[u8]) -> io::Result<()> {
         let mut calls = 0;
-        let mut failing = |f: &mut File, bytes: &[u8]| {
+        move |f, bytes| {
             calls += 1;
-            if calls == 2 {
+            if calls == n {
                 return Err(io::Error::other("disk full (injected)"));
             }
             f.write_all(bytes)
-        };
+        }
+    }
+
+    #[test]
+    fn a_new_file_in_a_new_folder_is_swapped_in_with_the_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = package(dir.path());
+        fs::remove_dir_all(root.join("weights")).unwrap();
         let files = [
             (root.join("model.mil"), b"new mil".to_vec()),
-            (root.join("metadata.json"), b"new meta".to_vec()),
+            (root.join("weights/weight.bin"), b"new weights".to_vec()),
         ];
-        let e = replace_in_package(&root, &files, &mut failing).unwrap_err();
-        assert!(e.to_string().contains("injected"), "{e}");
-        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"old mil");
-        assert_eq!(fs::read(root.join("metadata.json")).unwrap(), b"old meta");
+        replace_in_package(&root, &files, &mut plain_write).unwrap();
+        assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"new mil");
+        assert_eq!(
+            fs::read(root.join("weights/weight.bin")).unwrap(),
+            b"new weights"
+        );
         assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
+    }
+
+    #[test]
+    fn replace_all_creates_a_missing_file_and_check_writable_looks_at_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("w/weight.bin");
+        check_writable(&new).unwrap();
+        replace_all(&[(new.clone(), b"w".to_vec())], &mut plain_write).unwrap();
+        assert_eq!(fs::read(&new).unwrap(), b"w");
+    }
+
+    #[test]
+    fn a_failure_while_staging_the_package_changes_nothing() {
+        // The second file replaces one the package has, or is new in a new folder.
+        for second in ["metadata.json", "new/weight.bin"] {
+            let dir = tempfile::tempdir().unwrap();
+            let root = package(dir.path());
+            let files = [
+                (root.join("model.mil"), b"new mil".to_vec()),
+                (root.join(second), b"new second".to_vec()),
+            ];
+            let e = replace_in_package(&root, &files, &mut failing_on(2)).unwrap_err();
+            assert!(e.to_string().contains("injected"), "{e}");
+            assert_eq!(fs::read(root.join("model.mil")).unwrap(), b"old mil");
+            assert_eq!(fs::read(root.join("metadata.json")).unwrap(), b"old meta");
+            assert!(!root.join("new").exists(), "{second}");
+            assert_eq!(entries(dir.path()), ["m.mlmodelc"]);
+        }
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! `corpus/generate_catalog4_io.py`: each reported once on its fixture and never on its twins, in
 //! every output format, within its compute units; `check --fix` on the inline-weight packages
 //! leaves no finding, and every moved tensor is the same bytes in `weights/weight.bin` as it was
-//! inline (read from the protobuf and the weight file directly); a pipeline's NMS stage is read,
+//! inline (read from the protobuf and the weight file directly); a package without a weight file
+//! gets one, and the `weights` item in its Manifest, and a second `--fix` changes nothing; a
+//! pipeline's NMS stage is read,
 //! in a package and compiled, and bad NMS stages are findings, not failures.
 
 use crate::common;
@@ -70,6 +72,12 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     (
         "inline-weights",
         "inline-weights-many.mlpackage",
+        "layers_0_weight_to_fp16",
+        &[],
+    ),
+    (
+        "inline-weights",
+        "inline-weights-no-blob.mlpackage",
         "layers_0_weight_to_fp16",
         &[],
     ),
@@ -314,6 +322,147 @@ fn fix_moves_every_inline_tensor_bit_identical_and_leaves_no_finding() {
         assert!(moved > 0, "{name}");
         assert_eq!(new_count, old_count + moved, "{name}");
     }
+}
+
+#[test]
+fn fix_creates_the_weight_file_and_its_manifest_item_when_the_package_has_none() {
+    let name = "inline-weights-no-blob.mlpackage";
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join(name);
+    common::copy_tree(&package(name), &pkg);
+    let weights = pkg.join("Data/com.apple.CoreML/weights/weight.bin");
+    assert!(
+        !weights.parent().unwrap().exists(),
+        "the fixture has no weights folder"
+    );
+    let manifest = |p: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(p.join("Manifest.json")).unwrap()).unwrap()
+    };
+    let old_manifest = manifest(&pkg);
+    let before = vals(&pkg);
+    let original = common::files(&pkg);
+    // --output writes the fixed copy and leaves the package as it was.
+    let copy = tempfile::tempdir().unwrap();
+    let copy_dir = copy.path().to_str().unwrap();
+    let (code, out) = check(&["--fix", "--output", copy_dir], &pkg);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(common::files(&pkg), original);
+    let (code, out) = check(&["--fix"], &pkg);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(diagnostics(&[], &pkg).is_empty(), "{out}");
+    // In place and under --output, the same files (the Manifest identifier is deterministic).
+    assert_eq!(common::files(&copy.path().join(name)), common::files(&pkg));
+
+    // The new file: coremltools' header (count, version 2, reserved zeros), then one record per
+    // moved tensor from offset 64, each 64-byte aligned, the file ending at the last payload.
+    let file = std::fs::read(&weights).unwrap();
+    let after = vals(&pkg);
+    let mut offsets = Vec::new();
+    for (k, v) in &before {
+        let Val::Inline(bytes) = v else { continue };
+        let Some(Val::Blob(b)) = after.get(k) else {
+            panic!("{k} not moved")
+        };
+        assert_eq!(b.file_name, "@model_path/weights/weight.bin");
+        assert_eq!(payload(&file, b.offset), bytes.as_slice(), "{k}");
+        offsets.push((b.offset, bytes.len()));
+    }
+    offsets.sort_unstable();
+    assert_eq!(offsets.len(), 4, "every const of the model was inline");
+    assert_eq!(u32::from_le_bytes(file[0..4].try_into().unwrap()), 4);
+    assert_eq!(u32::from_le_bytes(file[4..8].try_into().unwrap()), 2);
+    assert!(file[8..64].iter().all(|&b| b == 0));
+    assert_eq!(offsets[0].0, 64);
+    let (last, size) = offsets[offsets.len() - 1];
+    assert_eq!(file.len() as u64, last + 64 + size as u64);
+
+    // Our reader reads it back: the header, and a chain of exactly these records to the end.
+    let blob = coreml_lint::read::blob::BlobFile::open(&weights, &pkg).unwrap();
+    assert_eq!((blob.header().count, blob.header().version), (4, 2));
+    let walk = blob.walk();
+    assert_eq!(walk.end, coreml_lint::read::blob::WalkEnd::EndOfFile);
+    let chain: Vec<(u64, usize)> = walk
+        .records
+        .iter()
+        .map(|r| (r.offset, r.size as usize))
+        .collect();
+    assert_eq!(chain, offsets);
+
+    // The Manifest keeps every entry and gains the weights item coremltools writes, written as
+    // coremltools writes it (sorted keys, four-space indent).
+    let new_manifest = manifest(&pkg);
+    let (old_items, new_items) = (
+        old_manifest["itemInfoEntries"].as_object().unwrap(),
+        new_manifest["itemInfoEntries"].as_object().unwrap(),
+    );
+    assert_eq!(new_items.len(), old_items.len() + 1);
+    for (k, v) in old_items {
+        assert_eq!(new_items.get(k), Some(v), "{k} kept");
+    }
+    assert_eq!(
+        new_manifest["rootModelIdentifier"],
+        old_manifest["rootModelIdentifier"]
+    );
+    let (id, item) = new_items
+        .iter()
+        .find(|(k, _)| !old_items.contains_key(*k))
+        .unwrap();
+    assert_eq!(
+        item,
+        &serde_json::json!({
+            "author": "com.apple.CoreML",
+            "description": "CoreML Model Weights",
+            "name": "weights",
+            "path": "com.apple.CoreML/weights",
+        })
+    );
+    let groups: Vec<usize> = id.split('-').map(str::len).collect();
+    assert_eq!(groups, [8, 4, 4, 4, 12], "{id}");
+    assert!(
+        id.chars().all(|c| c == '-' || c.is_ascii_hexdigit()),
+        "{id}"
+    );
+    let text = std::fs::read_to_string(pkg.join("Manifest.json")).unwrap();
+    assert!(
+        text.contains(&format!(
+            "        \"{id}\": {{\n            \"author\": \"com.apple.CoreML\","
+        )),
+        "{text}"
+    );
+
+    // A second --fix has nothing to do: every file stays as the first one wrote it.
+    let fixed = common::files(&pkg);
+    let (code, out) = check(&["--fix"], &pkg);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(common::files(&pkg), fixed);
+}
+
+#[test]
+fn fix_keeps_a_manifest_that_already_lists_the_weights_folder() {
+    // The weights item is there (coremltools lists it), its folder is not: the fix writes the
+    // file and leaves the Manifest as it is.
+    let name = "inline-weights-no-blob.mlpackage";
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join(name);
+    common::copy_tree(&package(name), &pkg);
+    let path = pkg.join("Manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["itemInfoEntries"]["9DA6266C-FF68-4EED-811D-9F423758A5DC"] = serde_json::json!({
+        "author": "com.apple.CoreML",
+        "description": "CoreML Model Weights",
+        "name": "weights",
+        "path": "com.apple.CoreML/weights",
+    });
+    let text = serde_json::to_string_pretty(&manifest).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let (code, out) = check(&["--fix"], &pkg);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(diagnostics(&[], &pkg).is_empty(), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert!(pkg
+        .join("Data/com.apple.CoreML/weights/weight.bin")
+        .is_file());
 }
 
 #[test]

@@ -68,21 +68,6 @@ fn copy_package(name: &str, dir: &Path) -> PathBuf {
     pkg
 }
 
-/// Every file under `root`, relative, with its bytes.
-fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(root)
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            (
-                e.path().strip_prefix(root).unwrap().to_path_buf(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
-}
-
 fn weight_file(model: &Path) -> PathBuf {
     let pkg = model.join("Data/com.apple.CoreML/weights/weight.bin");
     if pkg.exists() {
@@ -150,14 +135,14 @@ fn fp16_gather_indices_are_cast_once_and_the_package_rechecks_clean() {
         .as_str()
         .unwrap()
         .contains("coreml-lint check --fix"));
-    let originals = files(&pkg);
+    let originals = common::files(&pkg);
 
     let (code, diff, _) = run(&["--diff"], &pkg);
     assert_eq!(code, Some(1), "--diff reports and fixes nothing");
     assert!(diff.contains("+            string pos_dtype_int32 = const()[name = string(\"pos_dtype_int32\"), val = string(\"int32\")];"), "{diff}");
     assert!(diff.contains("+            tensor<int32, [32]> pos_to_int32 = cast(dtype = pos_dtype_int32, x = pos)"), "{diff}");
     assert!(diff.contains("indices = pos_to_int32"), "{diff}");
-    assert_eq!(files(&pkg), originals, "--diff writes nothing");
+    assert_eq!(common::files(&pkg), originals, "--diff writes nothing");
 
     let (code, _, err) = run(&["--fix"], &pkg);
     assert!(err.contains("rewrote the fp16 indices `pos` as int32 through one cast `pos_to_int32`, read by 1 gather(s) in `main`"), "{err}");
@@ -173,10 +158,10 @@ fn fp16_gather_indices_are_cast_once_and_the_package_rechecks_clean() {
         f.value_type(idx).unwrap().tensor().unwrap().dtype,
         DType::Int32
     );
-    let fixed = files(&pkg);
+    let fixed = common::files(&pkg);
     let (code, _, _) = run(&["--fix"], &pkg);
     assert_eq!(code, Some(0));
-    assert_eq!(files(&pkg), fixed, "a second --fix changes nothing");
+    assert_eq!(common::files(&pkg), fixed, "a second --fix changes nothing");
 }
 
 const SHARED_FP16_POSITIONS: &str = r#"program(1.3)
@@ -261,11 +246,11 @@ fn fp16_gather_indices_in_a_pipeline_stage_are_fixed() {
     let src = common::corpus().join("packages/pipeline-gather-float-indices.mlpackage");
     let before = findings(&src);
     assert_eq!(before.get("gather-float-indices"), Some(&1), "{before:?}");
-    let originals = files(&src);
+    let originals = common::files(&src);
     let (code, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
-        files(&src),
+        common::files(&src),
         originals,
         "the original is untouched with --output"
     );
@@ -329,7 +314,7 @@ fn signed_int8_affine_weights_become_uint8_with_the_same_values() {
     let src = common::corpus().join("packages/affine-dequantize-int8.mlpackage");
     let before = findings(&src);
     assert_eq!(before.get("affine-dequantize-int8"), Some(&1), "{before:?}");
-    let originals = files(&src);
+    let originals = common::files(&src);
 
     let (code, diff, _) = run(&["--diff"], &src);
     assert_eq!(code, Some(0), "an info does not fail the run");
@@ -347,7 +332,7 @@ fn signed_int8_affine_weights_become_uint8_with_the_same_values() {
         "{err}"
     );
     assert_eq!(
-        files(&src),
+        common::files(&src),
         originals,
         "the original is untouched with --output"
     );
@@ -434,7 +419,7 @@ fn a_finfo_min_mask_gets_finite_sentinels_only_with_unsafe_fixes() {
             d[0]["fix"]["title"].as_str().unwrap().contains("unsafe"),
             "{name}"
         );
-        let originals = files(&src);
+        let originals = common::files(&src);
         let out = dir.path().join("out");
 
         let (_, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
@@ -452,7 +437,11 @@ fn a_finfo_min_mask_gets_finite_sentinels_only_with_unsafe_fixes() {
             &src,
         );
         assert!(err.contains("as finite sentinels"), "{name}: {err}");
-        assert_eq!(files(&src), originals, "{name}: the original is untouched");
+        assert_eq!(
+            common::files(&src),
+            originals,
+            "{name}: the original is untouched"
+        );
         let fixed = out.join(name);
         let after = findings(&fixed);
         assert_eq!(after, without(before, "mask-nonfinite-const"), "{name}");
@@ -555,7 +544,7 @@ fn output_refuses_a_bare_model_mil_whose_weights_it_would_edit_beside_it() {
     fs::create_dir_all(&bare).unwrap();
     fs::rename(&mil, bare.join("model.mil")).unwrap();
     fs::rename(mlc.join("weights"), bare.join("weights")).unwrap();
-    let originals = files(&bare);
+    let originals = common::files(&bare);
     let out = dir.path().join("out");
     let (code, _, err) = run(
         &["--fix", "--unsafe-fixes", "--output", out.to_str().unwrap()],
@@ -566,7 +555,11 @@ fn output_refuses_a_bare_model_mil_whose_weights_it_would_edit_beside_it() {
         "{err}"
     );
     assert_eq!(code, Some(0), "a warning is left, not a failure: {err}");
-    assert_eq!(files(&bare), originals, "nothing of the original is edited");
+    assert_eq!(
+        common::files(&bare),
+        originals,
+        "nothing of the original is edited"
+    );
     assert!(!out.join("model.mil").exists(), "no copy is left behind");
     assert_eq!(
         findings(&bare.join("model.mil")).get("mask-nonfinite-const"),
@@ -593,14 +586,18 @@ fn converter_made_packages_recheck_clean_after_the_fix() {
         let src = common::corpus().join("packages").join(name);
         let before = findings(&src);
         assert_eq!(before.get(rule), Some(&fixed_count), "{name}: {before:?}");
-        let originals = files(&src);
+        let originals = common::files(&src);
         let (code, _, err) = run(&["--fix", "--output", out.to_str().unwrap()], &src);
         assert_eq!(code, Some(0), "{name}: {err}");
         assert!(
             err.contains(&format!("({rule}: {fixed_count})")),
             "{name}: {err}"
         );
-        assert_eq!(files(&src), originals, "{name}: the original is untouched");
+        assert_eq!(
+            common::files(&src),
+            originals,
+            "{name}: the original is untouched"
+        );
         assert_eq!(findings(&out.join(name)), without(before, rule), "{name}");
     }
 }

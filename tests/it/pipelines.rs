@@ -51,21 +51,6 @@ fn copy(rel: &str, dir: &Path) -> PathBuf {
     dst
 }
 
-/// Every file of a package, by path relative to it.
-fn files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(root)
-        .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
-            (rel, std::fs::read(e.path()).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 /// The state shapes of the program of sub-model `at` in the package at `root`.
 fn state_shapes(root: &Path, at: &[usize]) -> Vec<(String, Vec<i64>)> {
     let bytes = std::fs::read(root.join(MODEL_FILE)).unwrap();
@@ -182,7 +167,7 @@ fn dump_prints_every_sub_model() {
 fn fix_in_place_pads_the_sub_model_and_keeps_every_other_byte() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = copy(NAMED, dir.path());
-    let before = files(&pkg);
+    let before = common::files(&pkg);
     let original = std::fs::read(pkg.join(MODEL_FILE)).unwrap();
     let (code, out, err) = check("concise", &["--fix"], &[&pkg]);
     assert_eq!(code, 0, "{out}{err}");
@@ -192,7 +177,7 @@ fn fix_in_place_pads_the_sub_model_and_keeps_every_other_byte() {
         ),
         "{err}"
     );
-    let after = files(&pkg);
+    let after = common::files(&pkg);
     assert_eq!(before.len(), after.len());
     for ((p, a), (q, b)) in before.iter().zip(&after) {
         assert_eq!(p, q);
@@ -220,7 +205,7 @@ fn fix_in_place_pads_the_sub_model_and_keeps_every_other_byte() {
 fn fix_output_pads_two_sub_models_of_one_package() {
     let dir = tempfile::tempdir().unwrap();
     let src = corpus(TWO_STAGES);
-    let before = files(&src);
+    let before = common::files(&src);
     let out_dir = dir.path().join("fixed");
     std::fs::create_dir(&out_dir).unwrap();
     let (code, out, err) = check(
@@ -232,7 +217,7 @@ fn fix_output_pads_two_sub_models_of_one_package() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v}");
     assert_eq!(v["summary"]["models_checked"], 1);
-    assert_eq!(files(&src), before, "the input was modified");
+    assert_eq!(common::files(&src), before, "the input was modified");
     let fixed = out_dir.join(src.file_name().unwrap());
     assert_eq!(
         state_shapes(&fixed, &[0]),
@@ -261,14 +246,14 @@ fn fix_output_pads_two_sub_models_of_one_package() {
 fn a_refused_fix_names_the_sub_model_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = copy(NAMED, dir.path());
-    let before = files(&pkg);
+    let before = common::files(&pkg);
     let (code, _, err) = check("concise", &["--fix", "--pad-axis", "7"], &[&pkg]);
     assert_eq!(code, 1);
     assert!(
         err.contains("(sub-model 1 \"decode\"): not fixed: cannot pad state `kv_cache`"),
         "{err}"
     );
-    assert_eq!(files(&pkg), before);
+    assert_eq!(common::files(&pkg), before);
 }
 
 /// Replaces the package's `model.mlmodel`.

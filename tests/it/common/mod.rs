@@ -181,3 +181,16 @@ pub fn assert_outputs_unchanged(before: &coreml_lint::ir::Model, after: &coreml_
         assert_eq!(fb.outputs(), fa.outputs(), "function `{}`", fb.name);
     }
 }
+
+/// Every file under `root`, by path relative to it, with its bytes.
+pub fn files(root: &std::path::Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
