@@ -96,7 +96,7 @@ fn child_fix_hangs_while_staging() {
         if calls == hang_at {
             std::io::Write::write_all(f, &b[..b.len() / 2])?;
             f.sync_all()?;
-            std::fs::write(&ready, b"staging").unwrap();
+            say_ready(&ready, b"staging");
             loop {
                 std::thread::sleep(Duration::from_secs(1));
             }
@@ -105,7 +105,15 @@ fn child_fix_hangs_while_staging() {
     };
     let _ = apply_with_writer(&model, &request(), true, FixMode::InPlace, &mut writer);
     // Fewer staged files than `hang_at`: say so, so the parent does not wait for nothing.
-    std::fs::write(&ready, b"finished").unwrap();
+    say_ready(&ready, b"finished");
+}
+
+/// Writes `what` to `ready` whole: the parent polls for the file, so it appears only by a rename
+/// once its bytes are written (a plain write let the parent read it empty).
+fn say_ready(ready: &Path, what: &[u8]) {
+    let partial = ready.with_extension("partial");
+    std::fs::write(&partial, what).unwrap();
+    std::fs::rename(&partial, ready).unwrap();
 }
 
 #[cfg(unix)]
