@@ -514,11 +514,17 @@ fn finding(
         (Some(fi), Some(d)) => {
             let v = &fs[fi];
             let whole = format!("0 0 {:.0} {:.0}", d.drawing.width, d.drawing.height);
+            let view_box = d.view.view_box();
+            // The page's "whole" button needs it only when the first view is a part.
+            let whole = if whole == view_box {
+                String::new()
+            } else {
+                format!(" data-whole=\"{whole}\"")
+            };
             let _ = write!(
                 out,
-                "<div class=\"picture\" data-nodes=\"{}\"><svg class=\"graph\" viewBox=\"{}\" width=\"{:.0}\" height=\"{:.0}\" data-whole=\"{whole}\">",
+                "<div class=\"picture\" data-nodes=\"{}\"><svg class=\"graph\" viewBox=\"{view_box}\" width=\"{:.0}\" height=\"{:.0}\"{whole}>",
                 d.nodes,
-                d.view.view_box(),
                 d.view.width,
                 d.view.height
             );
