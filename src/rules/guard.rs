@@ -6,8 +6,9 @@
 //!
 //! A guard is a disjunction of [`Alternative`]s, each a conjunction of facts about the node:
 //! its op type, the largest known axis and rank of its values (an op's outputs, or the function
-//! input itself), the smallest known element count among them, whether a parameter binds an
-//! inline literal. A node no alternative admits cannot match; one admitted is tested in full.
+//! input itself), the smallest known element count among them, the classes of their element
+//! types, whether one is a function output, whether a parameter binds an inline literal. A node no
+//! alternative admits cannot match; one admitted is tested in full.
 
 use super::compare::Cmp;
 use super::matcher::{Count, DTypePat, Matcher, NodeMatchers, Operand, ValueM};
