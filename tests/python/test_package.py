@@ -29,6 +29,7 @@ from coreml_lint import _native
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
 MODELS = sorted(CORPUS.glob("packages/*.mlpackage")) + sorted(CORPUS.glob("compiled/*.mlmodelc"))
+AIMODELS = sorted(CORPUS.glob("coreai/*.aimodel")) + sorted(CORPUS.glob("coreai/programs/*.aimodel"))
 COMMAND = Path(sysconfig.get_path("scripts")) / "coreml-lint"
 
 
@@ -96,16 +97,22 @@ def test_concise_output_is_compiler_style() -> None:
 # --- check ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", MODELS, ids=lambda p: p.name)
-def test_check_equals_the_cli_json(model: Path) -> None:
-    rel = str(model.relative_to(ROOT))
-    _, doc = cli_json("--isolated", rel)
+def check_from_root(rel: str) -> list:
+    """`coreml_lint.check` of a path relative to the repository, run from its root (as the CLI
+    runs here), so the diagnostics' paths are the CLI's."""
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        got = coreml_lint.check(rel, config=False)
+        return coreml_lint.check(rel, config=False)
     finally:
         os.chdir(cwd)
+
+
+@pytest.mark.parametrize("model", MODELS + AIMODELS, ids=lambda p: p.name)
+def test_check_equals_the_cli_json(model: Path) -> None:
+    rel = str(model.relative_to(ROOT))
+    _, doc = cli_json("--isolated", rel)
+    got = check_from_root(rel)
     assert [d.to_dict() for d in got] == doc["diagnostics"]
 
 
@@ -187,12 +194,7 @@ def stub_properties(cls: str) -> set[str]:
 def test_a_diagnostic_is_the_json_record_field_for_field(rel: str) -> None:
     _, doc = cli_json("--isolated", rel)
     (record,) = doc["diagnostics"]
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        (d,) = coreml_lint.check(rel, config=False)
-    finally:
-        os.chdir(cwd)
+    (d,) = check_from_root(rel)
     # One record: the same keys in the JSON, in to_dict(), as attributes and in the stubs.
     assert list(d.to_dict()) == list(record)
     assert stub_properties("Diagnostic") == set(record)
@@ -219,30 +221,10 @@ def test_a_diagnostic_is_the_json_record_field_for_field(rel: str) -> None:
 
 # --- Core AI assets ---------------------------------------------------------------------------
 
-AIMODELS = sorted(CORPUS.glob("coreai/*.aimodel")) + sorted(CORPUS.glob("coreai/programs/*.aimodel"))
-
-
-@pytest.mark.parametrize("model", AIMODELS, ids=lambda p: p.name)
-def test_check_on_a_core_ai_asset_equals_the_cli_json(model: Path) -> None:
-    rel = str(model.relative_to(ROOT))
-    _, doc = cli_json("--isolated", rel)
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        got = coreml_lint.check(rel, config=False)
-    finally:
-        os.chdir(cwd)
-    assert [d.to_dict() for d in got] == doc["diagnostics"]
-
 
 def test_a_core_ai_diagnostic_is_at_its_line_in_the_dump() -> None:
     rel = "corpus/coreai/programs/metal-kernel.aimodel"
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        (d,) = coreml_lint.check(rel, config=False)
-    finally:
-        os.chdir(cwd)
+    (d,) = check_from_root(rel)
     assert (d.rule, d.function, d.op) == ("coreai-metal-kernel", "main", "%4")
     # The bytecode is binary: no line in it; the op's line is the one `coreml-lint dump` prints.
     assert d.file.endswith("metal-kernel.aimodel/main.mlirb") and d.line is None and d.column is None
