@@ -207,10 +207,11 @@ def browse(graph: Path, raw: dict, shots: Path | None) -> None:
             # A node opened in the side panel shows its unit, why, and its findings.
             node, results = node_to_select(graph, gid)
             search = page.locator("input[placeholder*='Search']")
-            search.fill(re.escape(node))
-            search.press("Enter")
-            page.wait_for_selector(f'mat-tree-node[data-id="{node}"]', timeout=30000)
-            page.click(f'mat-tree-node[data-id="{node}"] >> nth=0', modifiers=["Alt"])
+            search.fill(re.escape(node), timeout=180000)
+            search.press("Enter", timeout=180000)
+            page.wait_for_selector(f'mat-tree-node[data-id="{node}"]', timeout=180000)
+            page.click(f'mat-tree-node[data-id="{node}"] >> nth=0', modifiers=["Alt"],
+                       timeout=180000)
             time.sleep(2)
             panel = page.inner_text("body")
             unit = results["units"]["value"]
@@ -222,7 +223,9 @@ def browse(graph: Path, raw: dict, shots: Path | None) -> None:
                 print(f"    {node}: {unit}, {results['findings']['value']} in the side panel")
             else:
                 print(f"    {node}: {unit} in the side panel")
-            page.locator("input[placeholder*='Search']").fill("")
+            # A production-sized graph keeps the page busy after a node is opened (the decoder
+            # of bench/ took 51 s to render): the search box waits as long as the other clicks.
+            page.locator("input[placeholder*='Search']").fill("", timeout=180000)
             page.keyboard.press("Escape")
             # The whole graph with its layers collapsed, the per-layer counts in the side panel.
             page.locator(".collapse-all").first.dispatch_event("click", timeout=180000)
