@@ -540,7 +540,12 @@ fn node_finding(model: &Model, rule: &Rule, cx: &Ctx<'_>, id: NodeId, b: &Bindin
         function: Some(f.name.clone()),
         op,
         state,
-        message: rule.message.render(cx, id, b),
+        message: rule
+            .message_for(|at| match at {
+                HelpAt::Node(m) => m.matches(cx, id, &mut b.clone()),
+                HelpAt::Entity(_) => false,
+            })
+            .render(cx, id, b),
         help: rule
             .help_for(cx.target, program_of(model), |at| match at {
                 HelpAt::Node(m) => m.matches(cx, id, &mut b.clone()),
@@ -608,7 +613,12 @@ fn entity_finding(
         function: e.function.clone(),
         op: e.op.clone(),
         state: e.state.clone(),
-        message: rule.message.render_entity(er, e, on),
+        message: rule
+            .message_for(|at| match at {
+                HelpAt::Entity(t) => t.matches(e),
+                HelpAt::Node(_) => false,
+            })
+            .render_entity(er, e, on),
         help: rule
             .help_for(run, program_of(model), |at| match at {
                 HelpAt::Entity(t) => t.matches(e),

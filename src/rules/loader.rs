@@ -17,7 +17,9 @@ use super::fixes::fix_kind;
 use super::guard::{Guard, NodeGuards};
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
-use super::schema::{ProgramLanguage, RegionScope, RuleFile, SerFix, SerTests, Status, Utils};
+use super::schema::{
+    ProgramLanguage, RegionScope, RuleFile, SerFix, SerRule, SerTests, Status, Utils,
+};
 use super::target::DeployTarget;
 use super::template::Template;
 use super::vars::{VarKind, Vars, GROUP_VAR};
@@ -48,8 +50,8 @@ pub(crate) enum Target {
     Entity(EntityRule, Option<TargetM>),
 }
 
-/// What a `help-when:` entry's `match:` tests: the node the finding is at (node rules), or the
-/// entity (entity rules).
+/// What a `help-when:` or `message-when:` entry's `match:` tests: the node the finding is at
+/// (node rules), or the entity (entity rules).
 #[derive(Clone, Debug)]
 pub(crate) enum HelpAt {
     Node(Matcher),
@@ -138,6 +140,9 @@ pub struct Rule {
     /// `help-when:` entries: the help for the runs whose settings meet the entry's conditions
     /// (`applies-to:`) at the nodes (or entities) its `match:` holds for, each when given.
     pub(crate) help_when: Vec<(AppliesTo, Option<HelpAt>, Template)>,
+    /// `message-when:` entries: the message for the findings whose node (or entity) the entry's
+    /// `match:` holds for (first wins), else `message`.
+    pub(crate) message_when: Vec<(HelpAt, Template)>,
     /// `region:`: what one finding of an `origin:` rule stands for.
     pub(crate) region_scope: RegionScope,
 }
@@ -261,6 +266,15 @@ impl Rule {
     /// on a model whose program is `program`.
     pub fn applies(&self, run: Option<&DeployTarget>, program: ProgramLanguage) -> bool {
         self.applies_to.holds_for(run, program)
+    }
+
+    /// The message of a finding: the first `message-when:` entry whose `match:` holds there
+    /// (`at`), else `message:`.
+    pub(crate) fn message_for(&self, at: impl Fn(&HelpAt) -> bool) -> &Template {
+        self.message_when
+            .iter()
+            .find(|(m, _)| at(m))
+            .map_or(&self.message, |(_, t)| t)
     }
 
     /// The help for `run` on a `program`: the first `help-when:` entry that holds (`at`: whether
@@ -720,24 +734,28 @@ fn compile_rule(
                 message: "a `help-when` entry needs `match:` or `applies-to:`".into(),
             });
         }
-        let m = hw.matcher.as_ref().map(|matcher| match &target {
-            // An entity rule's entry selects by the entity's properties.
-            Target::Entity(er, _) => {
-                let mut c = EntityCompiler::nested_at(&at("match"), er.kind, utils.clone());
-                let t = c.test(matcher);
-                errors.extend(c.errors);
-                HelpAt::Entity(t)
-            }
-            Target::Nodes(_) => {
-                let mut c = Compiler::with_utils("help-when", utils.clone());
-                let (m, _) = c.nested_rule(&i.to_string(), matcher);
-                errors.extend(c.errors);
-                HelpAt::Node(m)
-            }
-        });
+        let m = hw
+            .matcher
+            .as_ref()
+            .map(|m| when_match(&target, m, "help-when", i, &utils, &mut errors));
         if let Some(t) = template(&format!("help-when.{i}.help"), &hw.help, &mut errors) {
             help_when.push((a, m, t));
         }
+    }
+    let mut message_when = Vec::new();
+    for (i, mw) in parsed.message_when.iter().enumerate() {
+        let m = when_match(&target, &mw.matcher, "message-when", i, &utils, &mut errors);
+        let key = format!("message-when.{i}.message");
+        if let Some(t) = template(&key, &mw.message, &mut errors) {
+            message_when.push((m, t));
+        }
+    }
+    if !parsed.message_when.is_empty() && parsed.matcher.origin.is_some() {
+        errors.push(CompileError {
+            path: vec!["message-when".into()],
+            message: "an `origin:` rule's finding stands for a region: give it one `message`"
+                .into(),
+        });
     }
     let region_scope = match parsed.region {
         Some(scope) if scope != RegionScope::Connected && parsed.matcher.origin.is_none() => {
@@ -811,8 +829,37 @@ fn compile_rule(
         group_by,
         applies_to,
         help_when,
+        message_when,
         region_scope,
     })
+}
+
+/// A `help-when:` or `message-when:` entry's `match:` (entry `i` of `key`): over the entity in an
+/// entity rule, else over the node the finding is at.
+fn when_match(
+    target: &Target,
+    matcher: &SerRule,
+    key: &str,
+    i: usize,
+    utils: &Arc<Utils>,
+    errors: &mut Vec<CompileError>,
+) -> HelpAt {
+    match target {
+        // An entity rule's entry selects by the entity's properties.
+        Target::Entity(er, _) => {
+            let at = [key.to_string(), i.to_string(), "match".to_string()];
+            let mut c = EntityCompiler::nested_at(&at, er.kind, utils.clone());
+            let t = c.test(matcher);
+            errors.extend(c.errors);
+            HelpAt::Entity(t)
+        }
+        Target::Nodes(_) => {
+            let mut c = Compiler::with_utils(key, utils.clone());
+            let (m, _) = c.nested_rule(&i.to_string(), matcher);
+            errors.extend(c.errors);
+            HelpAt::Node(m)
+        }
+    }
 }
 
 /// What is wrong with a rule's test cases; `need_both` when the rule needs a valid and an invalid one.

@@ -258,6 +258,10 @@ pub struct RuleFile {
     /// Help texts for some runs (`applies-to:` per entry; first that holds wins, else `help`).
     #[serde(default)]
     pub help_when: Vec<SerHelpWhen>,
+    /// Messages for some findings: the first entry whose `match:` holds at the finding's node (or
+    /// entity) gives the message, else `message`.
+    #[serde(default)]
+    pub message_when: Vec<SerMessageWhen>,
     /// `origin:` rules: what one finding stands for, `connected` (default: each connected region),
     /// `construct` (the regions of a function built the same way: a module repeated per layer) or
     /// `function` (every region of a function: one cause, e.g. an opset's forced casts).
@@ -342,6 +346,17 @@ pub struct SerHelpWhen {
     pub matcher: Option<SerRule>,
     /// The help text (same placeholders as `help`).
     pub help: String,
+}
+
+/// One entry of `message-when:`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SerMessageWhen {
+    /// A rule object tested on the node the finding is at (in an entity rule: the entity).
+    #[serde(rename = "match")]
+    pub matcher: SerRule,
+    /// The message (same placeholders as `message`).
+    pub message: String,
 }
 
 /// One entry of `severity-when:`.

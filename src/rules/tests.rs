@@ -625,7 +625,7 @@ fn severity_when_picks_the_first_matching_severity() {
 fn severity_when_is_refused_on_entity_rules() {
     let err = load_rule_text(
         "t.yaml",
-        "id: t\ntitle: t\nseverity: error\nmatch: { kind: signature-difference }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
+        "id: t\ntitle: t\nseverity: error\nmatch: { kind: description-feature }\nmessage: m\nseverity-when:\n  - severity: warning\n    match: { op: relu }\n",
         None,
         false,
     )
@@ -1527,4 +1527,46 @@ fn value_contains_holds_when_some_element_is_listed() {
         false
     )
     .is_err());
+}
+
+#[test]
+fn message_when_words_each_case_and_message_the_rest() {
+    // The first entry that holds at the node gives the message; `message` the others.
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch: { op: reshape, output: { capture: $Y } }\nmessage: \"`{OP}`: rank {Y.rank}\"\nmessage-when:\n  - match: { output: { rank: 4 } }\n    message: \"`{OP}`: rank 4\"\n  - match: { output: { rank: 6 } }\n    message: \"`{OP}` makes rank 6 {Y.shape}\"\n  - match: { output: { rank: { min: 5 } } }\n    message: \"`{OP}`: rank 5 or more\"\n",
+    );
+    let got: Vec<String> = check(RANKS, &r).into_iter().map(|f| f.message).collect();
+    assert_eq!(
+        got,
+        [
+            "`r6` makes rank 6 [1, 2, 2, 4, 8, 2]",
+            "`r5`: rank 5 or more"
+        ]
+    );
+    let r = user_rule(
+        "id: t\ntitle: t\nseverity: info\nmatch: { op: reshape, output: { capture: $Y } }\nmessage: \"`{OP}`: rank {Y.rank}\"\nmessage-when:\n  - match: { output: { rank: 6 } }\n    message: \"`{OP}`: six\"\n",
+    );
+    let got: Vec<String> = check(RANKS, &r).into_iter().map(|f| f.message).collect();
+    assert_eq!(got, ["`r6`: six", "`r5`: rank 5"]);
+}
+
+#[test]
+fn message_when_is_checked_like_message() {
+    let base = "id: t\ntitle: t\nseverity: info\nmatch: { op: reshape }\nmessage: m\n";
+    let err = load_rule_text(
+        "t.yaml",
+        &format!("{base}message-when:\n  - match: {{ op: relu }}\n    message: \"{{Y.shape}}\"\n"),
+        None,
+        false,
+    )
+    .expect_err("an unbound placeholder");
+    assert!(format!("{err:?}").contains("message-when"), "{err:?}");
+    let err = load_rule_text(
+        "t.yaml",
+        "id: t\ntitle: t\nseverity: info\nmatch: { origin: { op: reshape } }\nmessage: m\nmessage-when:\n  - match: { op: reshape }\n    message: n\n",
+        None,
+        false,
+    )
+    .expect_err("refused with origin");
+    assert!(format!("{err}").contains("origin"), "{err}");
 }
