@@ -1,7 +1,10 @@
 //! The model description's features as entities: each input, output and state as the description
 //! (`ModelDescription`, a function's `FunctionDescription`, a compiled model's `metadata.json`)
-//! gives it, beside the same feature in the program's function signature, so that a rule compares
-//! the two in YAML (`has-shape: false` with `program-dynamic: false`).
+//! gives it, beside the same feature in the program's function signature, and each input, state
+//! and output of a described function that the description lacks, so that rules compare the two in
+//! YAML (`has-shape: false` with `program-dynamic: false`; `rules/description-signature-mismatch.yaml`).
+//! The comparisons that need a walk over the axes are facts here (`differing-axis`,
+//! `unknown-axis`); which of them matter, for which role, and the words are the rules'.
 
 use super::entity::{prop, Entity, EntityKind, PropType};
 use crate::ir::{
@@ -13,11 +16,13 @@ pub const ENTITY_KINDS: &[EntityKind] = &[EntityKind {
     name: "description-feature",
     doc: "an input, output or state as the model description gives it (`Model.description`, a \
           function's `FunctionDescription`, a compiled model's `metadata.json`), beside the same \
-          feature in the signature of the program's function it describes",
+          feature in the signature of the program's function it describes; and each input, state \
+          and output of a described function that the description lacks (`described: false`)",
     located_at: "the function's declaration (a state's or an input's, when the program declares it)",
     properties: &[
         prop("role", PropType::Text, "`input`, `output` or `state`"),
         prop("name", PropType::Text, "the feature's name, as callers pass it"),
+        prop("described", PropType::Bool, "the description gives the feature (false: only the program's function has it)"),
         prop("type", PropType::Text, "the described type: `multi-array`, `state`, `image`, `int64`, `double`, `string`, or the protobuf type's name (`dictionaryType`)"),
         prop("dtype", PropType::Text, "the described element type (`fp16`, `fp32`, `fp64`, `int32`, `int8`), absent when none is valid"),
         prop("has-shape", PropType::Bool, "the description gives a shape: a default shape, shape ranges or enumerated shapes (arrays and states)"),
@@ -26,22 +31,33 @@ pub const ENTITY_KINDS: &[EntityKind] = &[EntityKind {
         prop("flexible", PropType::Bool, "the description declares shape ranges or enumerated shapes"),
         prop("shape-ranges", PropType::Text, "the described ranges, e.g. `[1, 1...512]` (`...` unbounded), absent when none"),
         prop("enumerated-shapes", PropType::Text, "the described enumerated shapes, e.g. `[1, 64] | [1, 128]`, absent when none"),
+        prop("flexible-rank", PropType::Int, "the number of dimensions of the described ranges (or of the first enumerated shape), absent when the description declares neither"),
+        prop("described-shapes", PropType::Text, "the shapes the description allows, for messages: its ranges, else its enumerated shapes, else its default shape"),
         prop("optional", PropType::Bool, "callers may omit the feature"),
         prop("default", PropType::Text, "the value an omitted optional array input takes (`defaultOptionalValue`), absent when none"),
         prop("image-width", PropType::Int, "an image's described width"),
         prop("image-height", PropType::Int, "an image's described height"),
         prop("from-metadata", PropType::Bool, "the description is a compiled model's `metadata.json`"),
+        prop("function-in-program", PropType::Bool, "the program has the function the description describes (false: a `FunctionDescription` names a function the program lacks)"),
+        prop("classifier", PropType::Bool, "the description gives some output of the function a type that is no array, image or state (a classifier's label and probabilities)"),
         prop("in-program", PropType::Bool, "the program's function has a feature of this name and role"),
+        prop("program-role", PropType::Text, "how the program's function declares a function input of this name: `input` or `state` (for described inputs and states; absent when it declares none)"),
+        prop("described-role", PropType::Text, "for an input or state only the program has: the role the description gives the same name instead (`input` or `state`), absent when none"),
         prop("program-type", PropType::Text, "the program's type for it, e.g. `tensor<fp32, [1, 64]>`, absent when the program lacks it"),
         prop("program-dtype", PropType::Text, "the program's element type for it"),
         prop("program-shape", PropType::Text, "the program's shape for it, e.g. `[1, ?, 64]`"),
         prop("program-rank", PropType::Int, "the program's rank for it, absent when unknown"),
         prop("program-dynamic", PropType::Bool, "the program's shape for it has an unknown dimension (or rank)"),
+        prop("program-width", PropType::Int, "the last dimension of the program's shape, when known and the rank is 3 or more (an image's width)"),
+        prop("program-height", PropType::Int, "the dimension before it, on the same terms (an image's height)"),
+        prop("differing-axis", PropType::Int, "when the described shape and the program's have the same rank: the first axis at which the program's size is known and the description allows another (it differs from the default shape's size, lies outside the range, or differs from some enumerated shape's size); absent when none"),
+        prop("unknown-axis", PropType::Int, "on the same terms: the first axis the program leaves unknown (`?`) while the description allows one size only (the default shape without ranges, a range of one size, the same size in every enumerated shape); absent when none"),
     ],
 }];
 
-/// Every described feature of `model`, with the program's signature beside it. Text MIL and Core
-/// AI assets have no description: nothing.
+/// Every described feature of `model`, with the program's signature beside it, and the features
+/// of a described function the description lacks. Text MIL and Core AI assets have no
+/// description, a compiled model without `metadata.json` features neither: nothing.
 pub fn description_feature_entities(model: &Model) -> Vec<Entity> {
     let desc = &model.description;
     let funcs = &model.program.functions;
@@ -50,9 +66,12 @@ pub fn description_feature_entities(model: &Model) -> Vec<Entity> {
         ModelKind::MlModelc => true,
         ModelKind::MlPackage | ModelKind::MlModel => false,
     };
+    let top = &desc.top;
+    if from_metadata && top.inputs.is_empty() && top.outputs.is_empty() && top.states.is_empty() {
+        return Vec::new();
+    }
     let described: Vec<(&FunctionDesc, Option<&Function>)> = if desc.functions.is_empty() {
-        let f = funcs.iter().find(|f| f.name == "main").or(funcs.first());
-        vec![(&desc.top, f)]
+        vec![(top, described_function(model))]
     } else {
         desc.functions
             .iter()
@@ -68,18 +87,28 @@ pub fn description_feature_entities(model: &Model) -> Vec<Entity> {
     };
     let mut out = Vec::new();
     for (d, f) in described {
-        let roles = [
-            (Role::Input, &d.inputs),
-            (Role::Output, &d.outputs),
-            (Role::State, &d.states),
-        ];
-        for (role, features) in roles {
-            for fd in features {
-                out.push(feature_entity(role, fd, f, from_metadata));
+        let pair = Pairing {
+            d,
+            f,
+            metadata: from_metadata,
+            classifier: d.outputs.iter().any(|x| !is_tensor_feature(&x.kind)),
+        };
+        for role in [Role::Input, Role::Output, Role::State] {
+            for fd in role.of(d) {
+                out.push(pair.described(role, fd));
             }
+        }
+        if let Some(f) = f {
+            out.extend(pair.program_only(f));
         }
     }
     out
+}
+
+/// The function a model-level (single-function) description describes: `main`, else the first.
+pub(crate) fn described_function(model: &Model) -> Option<&Function> {
+    let funcs = &model.program.functions;
+    funcs.iter().find(|f| f.name == "main").or(funcs.first())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -97,64 +126,225 @@ impl Role {
             Role::State => "state",
         }
     }
-}
 
-fn feature_entity(role: Role, fd: &FeatureDesc, f: Option<&Function>, metadata: bool) -> Entity {
-    let mut x = Entity::new("description-feature")
-        .with("role", role.as_str())
-        .with("name", fd.name.as_str())
-        .with("type", type_word(&fd.kind))
-        .with("optional", fd.optional)
-        .with("from-metadata", metadata);
-    describe_shape(&mut x, &fd.kind);
-    let Some(f) = f else {
-        x.set("in-program", false);
-        return x;
-    };
-    x.function = Some(f.name.to_string());
-    x.span = Some(f.span);
-    let program = program_type(role, &fd.name, f);
-    x.set("in-program", program.is_some());
-    if let Some((t, span)) = program {
-        if let Some(span) = span {
-            x.span = Some(span);
-        }
-        if role == Role::State {
-            x.state = Some(fd.name.clone());
-        }
-        x.set("program-type", t.to_string());
-        x.set("program-dtype", t.dtype.text_name());
-        x.set(
-            "program-dynamic",
-            t.shape
-                .as_ref()
-                .is_none_or(|s| s.iter().any(|d| d.known().is_none())),
-        );
-        if let Some(dims) = &t.shape {
-            let dims: Vec<String> = dims.iter().map(ToString::to_string).collect();
-            x.set("program-shape", format!("[{}]", dims.join(", ")));
-            x.set("program-rank", dims.len());
+    fn of(self, d: &FunctionDesc) -> &[FeatureDesc] {
+        match self {
+            Role::Input => &d.inputs,
+            Role::Output => &d.outputs,
+            Role::State => &d.states,
         }
     }
-    x
 }
 
-/// The program's tensor type for the feature, and where the program declares it (inputs and
-/// states; outputs are reported at the function).
-fn program_type<'f>(
-    role: Role,
-    name: &str,
-    f: &'f Function,
-) -> Option<(&'f TensorType, Option<crate::ir::Span>)> {
+/// Arrays, images and states are tensors in the program; other described types (a classifier's
+/// label and probabilities) are not.
+fn is_tensor_feature(k: &FeatureKind) -> bool {
+    matches!(
+        k,
+        FeatureKind::Array { .. } | FeatureKind::State { .. } | FeatureKind::Image { .. }
+    )
+}
+
+/// A description beside the program's function it describes (`None`: the program lacks it).
+struct Pairing<'a> {
+    d: &'a FunctionDesc,
+    f: Option<&'a Function>,
+    metadata: bool,
+    classifier: bool,
+}
+
+impl Pairing<'_> {
+    fn entity(&self, role: Role, name: &str, described: bool) -> Entity {
+        let mut x = Entity::new("description-feature")
+            .with("role", role.as_str())
+            .with("name", name)
+            .with("described", described)
+            .with("from-metadata", self.metadata)
+            .with("function-in-program", self.f.is_some());
+        if role == Role::Output {
+            x.set("classifier", self.classifier);
+        }
+        if let Some(f) = self.f {
+            x.function = Some(f.name.to_string());
+            x.span = Some(f.span);
+        }
+        x
+    }
+
+    /// A feature the description gives.
+    fn described(&self, role: Role, fd: &FeatureDesc) -> Entity {
+        let mut x = self
+            .entity(role, &fd.name, true)
+            .with("type", type_word(&fd.kind))
+            .with("optional", fd.optional);
+        describe_shape(&mut x, &fd.kind);
+        let Some(f) = self.f else {
+            x.set("in-program", false);
+            return x;
+        };
+        if role != Role::Output {
+            // How the program declares the name, in this role or the other.
+            if let Some((_, i)) = f.inputs().find(|(_, i)| i.name.as_str() == fd.name) {
+                let state = i.ty.is_state();
+                x.set("program-role", if state { "state" } else { "input" });
+                x.span = Some(i.span);
+                if state {
+                    x.state = Some(fd.name.clone());
+                }
+            }
+        }
+        let program = program_type(role, &fd.name, f);
+        x.set("in-program", program.is_some());
+        if let Some(t) = program {
+            describe_program(&mut x, t);
+            compare_shapes(&mut x, &fd.kind, t);
+        }
+        x
+    }
+
+    /// The inputs, states and outputs of `f` the description lacks.
+    fn program_only(&self, f: &Function) -> Vec<Entity> {
+        let d = self.d;
+        let has = |role: Role, name: &str| role.of(d).iter().any(|x| x.name == name);
+        let mut out = Vec::new();
+        for (_, i) in f.inputs() {
+            let Some(t) = i.ty.tensor() else { continue };
+            let (role, other) = if i.ty.is_state() {
+                (Role::State, Role::Input)
+            } else {
+                (Role::Input, Role::State)
+            };
+            if has(role, &i.name) {
+                continue;
+            }
+            let mut x = self.entity(role, &i.name, false).with("in-program", true);
+            if has(other, &i.name) {
+                x.set("described-role", other.as_str());
+            }
+            x.span = Some(i.span);
+            if role == Role::State {
+                x.state = Some(i.name.to_string());
+            }
+            describe_program(&mut x, t);
+            out.push(x);
+        }
+        for o in f.outputs() {
+            let Some(t) = program_type(Role::Output, o, f) else {
+                continue;
+            };
+            if !has(Role::Output, o) {
+                let mut x = self.entity(Role::Output, o, false).with("in-program", true);
+                describe_program(&mut x, t);
+                out.push(x);
+            }
+        }
+        out
+    }
+}
+
+/// The program's tensor type for the feature.
+fn program_type<'f>(role: Role, name: &str, f: &'f Function) -> Option<&'f TensorType> {
     match role {
         Role::Output => {
             let o = f.outputs().iter().find(|o| o.as_str() == name)?;
-            Some((f.value_type(o)?.tensor()?, None))
+            f.value_type(o)?.tensor()
         }
         Role::Input | Role::State => f
             .inputs()
             .find(|(_, i)| i.name.as_str() == name && i.ty.is_state() == (role == Role::State))
-            .and_then(|(_, i)| Some((i.ty.tensor()?, Some(i.span)))),
+            .and_then(|(_, i)| i.ty.tensor()),
+    }
+}
+
+/// The `program-*` properties of the program's type `t`.
+fn describe_program(x: &mut Entity, t: &TensorType) {
+    x.set("program-type", t.to_string());
+    x.set("program-dtype", t.dtype.text_name());
+    x.set(
+        "program-dynamic",
+        t.shape
+            .as_ref()
+            .is_none_or(|s| s.iter().any(|d| d.known().is_none())),
+    );
+    if let Some(dims) = &t.shape {
+        let texts: Vec<String> = dims.iter().map(ToString::to_string).collect();
+        x.set("program-shape", format!("[{}]", texts.join(", ")));
+        x.set("program-rank", dims.len());
+        if let [.., h, w] = dims.as_slice() {
+            if dims.len() >= 3 {
+                if let Some(w) = w.known() {
+                    x.set("program-width", w);
+                }
+                if let Some(h) = h.known() {
+                    x.set("program-height", h);
+                }
+            }
+        }
+    }
+}
+
+/// `differing-axis` and `unknown-axis`: the described shape (with its ranges or enumerated shapes)
+/// against the program's, axis by axis, when both give one and their ranks agree.
+fn compare_shapes(x: &mut Entity, kind: &FeatureKind, t: &TensorType) {
+    let (shape, flexible) = match kind {
+        FeatureKind::Array {
+            shape, flexible, ..
+        } => (shape, flexible.as_ref()),
+        FeatureKind::State { shape, .. } => (shape, None),
+        _ => return,
+    };
+    let Some(dims) = &t.shape else { return };
+    if shape.is_empty() && flexible.is_none() {
+        return;
+    }
+    let rank = match flexible {
+        Some(Flexibility::Ranges(r)) => r.len(),
+        Some(Flexibility::Enumerated(e)) => e.first().map_or(shape.len(), Vec::len),
+        None => shape.len(),
+    };
+    if rank != dims.len() || (!shape.is_empty() && shape.len() != dims.len()) {
+        return;
+    }
+    let mut differing = None;
+    let mut unknown = None;
+    for (axis, d) in dims.iter().enumerate() {
+        match d.known() {
+            Some(n) => {
+                let n = i64::try_from(n).unwrap_or(i64::MAX);
+                let allowed = match flexible {
+                    None => shape.get(axis) == Some(&n),
+                    Some(Flexibility::Ranges(r)) => r.get(axis).is_some_and(|&(lo, hi)| {
+                        i64::try_from(lo).is_ok_and(|lo| n >= lo) && (hi < 0 || n <= hi)
+                    }),
+                    Some(Flexibility::Enumerated(e)) => e.iter().all(|s| s.get(axis) == Some(&n)),
+                };
+                if !allowed && differing.is_none() {
+                    differing = Some(axis);
+                }
+            }
+            None => {
+                let several = match flexible {
+                    None => false,
+                    Some(Flexibility::Ranges(r)) => r
+                        .get(axis)
+                        .is_some_and(|&(lo, hi)| i64::try_from(lo).ok() != Some(hi)),
+                    Some(Flexibility::Enumerated(e)) => {
+                        let mut sizes = e.iter().filter_map(|s| s.get(axis));
+                        let first = sizes.next();
+                        sizes.any(|s| Some(s) != first)
+                    }
+                };
+                if !several && unknown.is_none() {
+                    unknown = Some(axis);
+                }
+            }
+        }
+    }
+    if let Some(a) = differing {
+        x.set("differing-axis", a);
+    }
+    if let Some(a) = unknown {
+        x.set("unknown-axis", a);
     }
 }
 
@@ -199,6 +389,7 @@ fn describe_shape(x: &mut Entity, kind: &FeatureKind) {
     x.set("flexible", flexible.is_some());
     if !shape.is_empty() {
         x.set("shape", dims_text(shape));
+        x.set("described-shapes", dims_text(shape));
     }
     match flexible {
         Some(Flexibility::Ranges(r)) => {
@@ -210,11 +401,19 @@ fn describe_shape(x: &mut Entity, kind: &FeatureKind) {
                     hi => format!("{lo}...{hi}"),
                 })
                 .collect();
-            x.set("shape-ranges", format!("[{}]", v.join(", ")));
+            let text = format!("[{}]", v.join(", "));
+            x.set("flexible-rank", r.len());
+            x.set("shape-ranges", text.as_str());
+            x.set("described-shapes", text);
         }
         Some(Flexibility::Enumerated(e)) => {
             let v: Vec<String> = e.iter().map(|s| dims_text(s)).collect();
-            x.set("enumerated-shapes", v.join(" | "));
+            if let Some(first) = e.first() {
+                x.set("flexible-rank", first.len());
+            }
+            let text = v.join(" | ");
+            x.set("enumerated-shapes", text.as_str());
+            x.set("described-shapes", text);
         }
         None => {}
     }

@@ -21,6 +21,7 @@ mod coreai;
 mod coreai_program_rules;
 mod corpus_dump;
 mod corpus_rules;
+mod description_rules;
 mod fix_exact;
 mod fix_offers;
 mod fix_packages;
