@@ -23,68 +23,27 @@ description is field 2 of `Model`), so this runs without coremltools.
 """
 import json
 import shutil
+import sys
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent
 FP32 = 65568  # ArrayFeatureType.ArrayDataType.FLOAT32
 
 
-# --- protobuf wire format: a message is a list of (field, wire type, value) -------------------
+# --- protobuf wire format: fuzz/wire_variants.py's reader and writer (stdlib only) ---------
 
-def read_varint(b, i):
-    n, shift = 0, 0
-    while True:
-        x = b[i]
-        i += 1
-        n |= (x & 0x7F) << shift
-        shift += 7
-        if x < 0x80:
-            return n, i
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        x = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(x | 0x80)
-        else:
-            out.append(x)
-            return bytes(out)
+sys.path.insert(0, str(CORPUS.parent / "fuzz"))
+from wire_variants import Writer, parse as parse_fields  # noqa: E402
 
 
 def parse(b):
-    fields, i = [], 0
-    while i < len(b):
-        key, i = read_varint(b, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = read_varint(b, i)
-        elif wt == 2:
-            n, i = read_varint(b, i)
-            v, i = bytes(b[i:i + n]), i + n
-        elif wt == 1:
-            v, i = bytes(b[i:i + 8]), i + 8
-        elif wt == 5:
-            v, i = bytes(b[i:i + 4]), i + 4
-        else:
-            raise ValueError(f"wire type {wt}")
-        fields.append([num, wt, v])
-    return fields
+    """A message as a list of [field number, wire type, value] (values replaced in place)."""
+    return [list(f) for f in parse_fields(b)]
 
 
 def encode(fields):
-    out = bytearray()
-    for num, wt, v in fields:
-        out += varint(num << 3 | wt)
-        if wt == 0:
-            out += varint(v)
-        elif wt == 2:
-            out += varint(len(v)) + v
-        else:
-            out += v
-    return bytes(out)
+    w = Writer("")
+    return b"".join(w.field(num, wt, v) for num, wt, v in fields)
 
 
 def get(fields, num):
