@@ -169,19 +169,8 @@ fn state_declarations(model: &Model) -> Vec<Entity> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{DType, FeatureDesc, FeatureKind, ModelDesc};
+    use crate::ir::ModelDesc;
     use crate::rules::testing::snippet_model;
-
-    fn state(name: &str, shape: &[i64]) -> FeatureDesc {
-        FeatureDesc {
-            name: name.into(),
-            kind: FeatureKind::State {
-                dtype: Some(DType::Fp16),
-                shape: shape.to_vec(),
-            },
-            optional: false,
-        }
-    }
 
     const TWO: &str = "program(1.3)\n{\n    func infer<ios18>(state<tensor<fp16, [2, 257, 32]>> kv) {\n            tensor<fp16, [2, 257, 32]> r = read_state(input = kv)[name = string(\"r\")];\n        } -> (r);\n    func prefill<ios18>(state<tensor<fp16, [2, 256, 32]>> kv) {\n            tensor<fp16, [2, 256, 32]> r = read_state(input = kv)[name = string(\"r\")];\n        } -> (r);\n}\n";
 
@@ -216,7 +205,6 @@ mod tests {
         for name in ["infer", "decode"] {
             d.functions.push(FunctionDesc {
                 name: Some(name.into()),
-                states: vec![state("kv", &[2, 257, 32])],
                 ..FunctionDesc::default()
             });
         }

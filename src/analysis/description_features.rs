@@ -519,4 +519,48 @@ mod tests {
             .all(|e| text(e, "from-metadata").as_deref() == Some("true")));
         assert!(features(ModelKind::MilText).is_empty());
     }
+
+    #[test]
+    fn features_only_the_program_has_and_the_axis_walks() {
+        let mut m = snippet_model("t.mlpackage", MIL).unwrap();
+        m.kind = ModelKind::MlPackage;
+        let mut d = ModelDesc::default();
+        // `x` fixed at [1, 8] where the program has [1, ?]; `kv` described as an input.
+        d.top.inputs = vec![array("x", &[1, 8], None), array("kv", &[2, 8], None)];
+        d.top.outputs = vec![array("y", &[1, 9], None)];
+        m.description = d;
+        let all = description_feature_entities(&m);
+        crate::analysis::entity::tests::assert_registered(&all, ENTITY_KINDS);
+        let get = |role: &str, name: &str| {
+            all.iter()
+                .find(|e| {
+                    text(e, "role").as_deref() == Some(role)
+                        && text(e, "name").as_deref() == Some(name)
+                })
+                .unwrap_or_else(|| panic!("{role} {name}: {all:?}"))
+        };
+        let x = get("input", "x");
+        assert_eq!(text(x, "unknown-axis").as_deref(), Some("1"));
+        assert_eq!(text(x, "differing-axis"), None);
+        assert_eq!(text(x, "described-shapes").as_deref(), Some("[1, 8]"));
+        let kv = get("input", "kv");
+        assert_eq!(text(kv, "in-program").as_deref(), Some("false"));
+        assert_eq!(text(kv, "program-role").as_deref(), Some("state"));
+        assert_eq!(kv.state.as_deref(), Some("kv"));
+        // The program's state and output `z`, which the description lacks.
+        let state = get("state", "kv");
+        assert_eq!(text(state, "described").as_deref(), Some("false"));
+        assert_eq!(text(state, "described-role").as_deref(), Some("input"));
+        assert_eq!(
+            text(state, "program-type").as_deref(),
+            Some("tensor<fp16, [2, 8]>")
+        );
+        let z = get("output", "z");
+        assert_eq!(text(z, "described").as_deref(), Some("false"));
+        assert_eq!(text(z, "classifier").as_deref(), Some("false"));
+        // `y`: [1, 9] described, [1, ?] in the program: an output's `?` is for the rule to judge.
+        let y = get("output", "y");
+        assert_eq!(text(y, "unknown-axis").as_deref(), Some("1"));
+        assert_eq!(all.len(), 5, "{all:?}");
+    }
 }
