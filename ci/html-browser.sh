@@ -20,8 +20,8 @@ if [[ -d ../shared/realworld ]]; then
     --exit-zero > "$out/realworld.html"
   size="$(wc -c < "$out/realworld.html")"
   echo "corpus + tests/fixtures + realworld: $size bytes"
-  if (( size > 3050000 )); then
-    echo "FAIL: the report of corpus/, tests/fixtures and ../shared/realworld is over 3.05 MB" >&2
+  if (( size > 3000000 )); then
+    echo "FAIL: the report of corpus/, tests/fixtures and ../shared/realworld is over 3 MB" >&2
     exit 1
   fi
   python3 ci/html_browser.py "$out/realworld.html"
