@@ -134,6 +134,16 @@ pub fn workflow_data(s: &str) -> String {
 /// `s` for HTML element content or a quoted attribute: markup escaped, and each character
 /// [`terminal`] escapes shown visibly as its escape.
 pub fn html(s: &str) -> String {
+    html_escaped(s, true)
+}
+
+/// [`html`] for element content only (never an attribute): quotes stay as they are, which
+/// quoted program text is full of.
+pub fn html_text(s: &str) -> String {
+    html_escaped(s, false)
+}
+
+fn html_escaped(s: &str, quotes: bool) -> String {
     let mut out = String::with_capacity(s.len());
     let escaping = needs_escape(s);
     for c in s.chars() {
@@ -141,8 +151,8 @@ pub fn html(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
+            '"' if quotes => out.push_str("&quot;"),
+            '\'' if quotes => out.push_str("&#39;"),
             '\\' if escaping => out.push_str("\\\\"),
             c if is_unsafe(c) => {
                 out.push_str("<span class=\"esc\">");
@@ -295,6 +305,11 @@ mod tests {
             "&lt;img onerror=x&gt;<span class=\"esc\">\\u{1b}</span>&amp;&#39;&quot;"
         );
         assert_eq!(xml("a\u{0}<"), "a\\0&lt;");
+        // Element content keeps its quotes; markup and controls are escaped as in an attribute.
+        assert_eq!(
+            html_text("<b a=\"x\">'\u{1b}&"),
+            "&lt;b a=\"x\"&gt;'<span class=\"esc\">\\u{1b}</span>&amp;"
+        );
     }
 
     #[test]

@@ -85,8 +85,8 @@ fn node_class(n: &PictureNode) -> String {
 /// in that order, boxes on top), and where each box is.
 struct Canvas<'p> {
     picture: &'p Picture,
-    /// Prefix of the node ids (`{prefix}-n{index}`), when the nodes are link targets.
-    node_ids: Option<&'p str>,
+    /// The nodes that are link targets, and their ids' prefix.
+    node_ids: Option<NodeIds<'p>>,
     nodes: String,
     edges: String,
     lines: String,
@@ -129,8 +129,11 @@ impl RenderBackend for Canvas<'_> {
             });
         }
         let _ = write!(self.nodes, "<g class=\"{}\"", node_class(n));
-        if let Some(prefix) = self.node_ids {
-            let _ = write!(self.nodes, " id=\"{prefix}-n{index}\"");
+        if let Some(ids) = self
+            .node_ids
+            .filter(|ids| ids.only.is_none_or(|only| only.contains(&index)))
+        {
+            let _ = write!(self.nodes, " id=\"{}-n{index}\"", ids.prefix);
         }
         let _ = write!(
             self.nodes,
@@ -332,9 +335,19 @@ pub struct Drawing {
     pub boxes: Vec<Option<Rect>>,
 }
 
-/// Lays `p` out top to bottom. Arrows end in the marker `#{arrow}` (see `marker`); nodes get the
-/// ids `{node_ids}-n{index}` when `node_ids` is given.
-pub fn draw(p: &Picture, node_ids: Option<&str>, arrow: &str) -> Drawing {
+/// Which nodes of a picture get an id, `{prefix}-n{index}`.
+#[derive(Clone, Copy)]
+pub struct NodeIds<'a> {
+    /// Written before each node's `-n{index}`.
+    pub prefix: &'a str,
+    /// Only these (in a report, the boxes a finding links to: an id on every node of every
+    /// overview cost 40 KB of a 3 MB report); `None`: every node.
+    pub only: Option<&'a std::collections::BTreeSet<usize>>,
+}
+
+/// Lays `p` out top to bottom. Arrows end in the marker `#{arrow}` (see `marker`); the nodes
+/// `node_ids` names get their ids.
+pub fn draw(p: &Picture, node_ids: Option<NodeIds<'_>>, arrow: &str) -> Drawing {
     let mut vg = VisualGraph::new(Orientation::TopToBottom);
     let mut handles = Vec::with_capacity(p.nodes.len());
     for (i, n) in p.nodes.iter().enumerate() {
@@ -495,7 +508,11 @@ pub fn fit(d: &Drawing, focus: &[usize], box_w: f64, box_h: f64) -> View {
 /// marker; `id` prefixes every element id (one page holds many pictures).
 pub fn render(p: &Picture, id: &str) -> String {
     let arrow = format!("{id}-arrow");
-    let d = draw(p, Some(id), &arrow);
+    let ids = NodeIds {
+        prefix: id,
+        only: None,
+    };
+    let d = draw(p, Some(ids), &arrow);
     format!(
         "<svg class=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" id=\"{id}\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\"><defs>{}</defs>{}</svg>",
         marker(&arrow),

@@ -15,7 +15,7 @@ use crate::check::{CheckRun, ModelOutcome};
 use crate::finding::{Finding, Severity};
 use crate::ir::Model;
 use crate::report::graph::{self, overview, select, svg};
-use crate::report::model_text::{html as escape, xml as attribute};
+use crate::report::model_text::{html as escape, html_text, xml as attribute};
 use crate::rules::RuleInfo;
 
 mod layered;
@@ -196,6 +196,7 @@ pub fn render_for(run: &CheckRun, rules: &[RuleInfo], target: &Target) -> String
         arrow: format!("{ids}arrow"),
         ids,
         fragment,
+        linked: BTreeMap::new(),
     };
     let style = format!(
         "{}{}",
@@ -434,10 +435,14 @@ fn finding(
         "<article class=\"finding\" id=\"{ids}f{n}\" data-severity=\"{sev}\" data-rule=\"{rule}\" data-model=\"{}\">\
          <h3><span class=\"sev {sev}\">{sev}</span> {title}</h3><p class=\"message\">{}</p>",
         m.path_index,
-        escape(&x.message)
+        html_text(&x.message)
     );
     if let Some(help) = &x.help {
-        let _ = write!(out, "<p class=\"help\"><b>help:</b> {}</p>", escape(help));
+        let _ = write!(
+            out,
+            "<p class=\"help\"><b>help:</b> {}</p>",
+            html_text(help)
+        );
     }
     if let Some(fix) = &x.fix {
         let _ = write!(
@@ -500,7 +505,7 @@ fn finding(
             let _ = write!(
                 out,
                 "<span{class}><i>{i:>5}</i> {}</span>",
-                escape(&shortened(l))
+                html_text(&shortened(l))
             );
         }
         out.push_str("</pre>");
@@ -555,9 +560,12 @@ fn finding(
                 let name = x.op.as_deref().or(x.state.as_deref());
                 let target = match &v.layered {
                     Some(l) => name.and_then(|n| l.row_of(n)).map(str::to_string),
-                    None => name
-                        .and_then(|n| v.overview.box_of(n))
-                        .map(|b| format!("ov{}-{fi}-n{b}", m.result)),
+                    None => name.and_then(|n| v.overview.box_of(n)).map(|b| {
+                        let overview = format!("ov{}-{fi}", m.result);
+                        let id = format!("{overview}-n{b}");
+                        page.linked.entry(overview).or_default().insert(b);
+                        id
+                    }),
                 };
                 let _ = write!(
                     out,
@@ -609,7 +617,12 @@ fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView
                 continue;
             }
             let o = &v.overview;
-            let d = svg::draw(&o.picture, Some(&id), &page.arrow);
+            let linked = page.linked.get(&id).cloned().unwrap_or_default();
+            let ids = svg::NodeIds {
+                prefix: &id,
+                only: Some(&linked),
+            };
+            let d = svg::draw(&o.picture, Some(ids), &page.arrow);
             let _ = writeln!(
                 out,
                 "<article class=\"overview\" id=\"{id}-section\" data-model=\"{}\"><h3>{} · {}</h3><p class=\"note\">{} ops{}{uncoloured}</p>{}</article>",
@@ -646,7 +659,7 @@ fn rule_docs(out: &mut String, run: &CheckRun, rules: &[RuleInfo]) {
             out,
             "<article class=\"rule-doc\" id=\"rule-{}\"><pre>{}</pre></article>",
             attribute(id),
-            escape(&text)
+            html_text(&text)
         );
     }
     out.push_str("</section>\n");
@@ -662,8 +675,8 @@ pub fn pictures_page(pictures: &[(String, graph::Picture)]) -> String {
         scoped(svg::STANDALONE_STYLE, ROOT_CLASS),
         svg::marker("arrow")
     );
-    for (i, (title, p)) in pictures.iter().enumerate() {
-        let d = svg::draw(p, Some(&format!("p{i}")), "arrow");
+    for (title, p) in pictures {
+        let d = svg::draw(p, None, "arrow");
         let _ = write!(
             out,
             "<article class=\"overview\"><h3>{}</h3>{}{}</article>",

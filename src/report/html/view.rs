@@ -1,6 +1,8 @@
 //! The report's shared state: where each model result is, the per-function data its pictures
 //! need, and the page every part writes into.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::analysis::placement::FunctionPlacement;
 use crate::finding::Finding;
 use crate::ir::{Function, Model};
@@ -39,4 +41,6 @@ pub(super) struct Page {
     pub(super) fragment: bool,
     /// The arrow marker every picture's edges end in.
     pub(super) arrow: String,
+    /// The boxes findings link to, by the id of their overview (`ov{model}-{function}`).
+    pub(super) linked: BTreeMap<String, BTreeSet<usize>>,
 }
