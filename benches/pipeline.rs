@@ -93,7 +93,7 @@ fn node_rules() -> &'static [&'static Rule] {
 
 // The same allocator as the `coreml-lint` binary, so that stage times add up to what it spends.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: coreml_lint::allocator::Mimalloc = coreml_lint::allocator::Mimalloc;
 
 fn main() {
     divan::main();

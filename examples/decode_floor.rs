@@ -14,7 +14,7 @@ use coreml_lint::read::proto::{self, model::Type, Block};
 
 // Same allocator as `coreml-lint`, so that the floor and the lint are compared like for like.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: coreml_lint::allocator::Mimalloc = coreml_lint::allocator::Mimalloc;
 
 fn count_ops(block: &Block) -> usize {
     block

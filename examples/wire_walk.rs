@@ -17,7 +17,7 @@ mod floor;
 
 // Same allocator as `coreml-lint`, so that process start-up costs the same.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: coreml_lint::allocator::Mimalloc = coreml_lint::allocator::Mimalloc;
 
 /// The message types whose nested messages the walk descends into.
 #[derive(Clone, Copy, PartialEq)]

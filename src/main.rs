@@ -252,7 +252,7 @@ fn use_color(choice: ColorChoice) -> bool {
 // The reader builds many small allocations (graph nodes, names); mimalloc (v2: v3's huge-page arenas
 // raise peak RSS by a third) costs less CPU than glibc's allocator (BENCHMARKS.md).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: coreml_lint::allocator::Mimalloc = coreml_lint::allocator::Mimalloc;
 
 fn main() -> ExitCode {
     coreml_lint::allocator::purge_freed_memory_at_once();
