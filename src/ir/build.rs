@@ -156,6 +156,21 @@ impl FunctionBuilder {
         }
     }
 
+    /// The shared name of an op type, parameter, attribute key or weight path: one allocation per
+    /// distinct text of the function (what [`FunctionBuilder::op`] would share it with anyway).
+    pub fn intern(&mut self, text: &str) -> Name {
+        self.builder.names.intern(text)
+    }
+
+    /// The name of a value an op binds: the definition's when it is visible here, else a new one
+    /// (the op then fails to build, or a nested block defines it).
+    pub fn value_name(&self, text: &str) -> Name {
+        match self.builder.visible.get_key_value(text) {
+            Some((shared, _)) => shared.clone(),
+            None => Name::from(text),
+        }
+    }
+
     /// A function parameter (states included), in declaration order.
     pub fn input(&mut self, input: InputSyntax) -> Result<(), BuildError> {
         self.builder.input(input, BODY)
