@@ -81,6 +81,13 @@ impl BuildError {
     }
 }
 
+/// Whether an op's names are already the function's shared ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    No,
+    Interned,
+}
+
 struct Builder {
     graph: StableDiGraph<Node, Edge>,
     blocks: Vec<Block>,
@@ -178,7 +185,17 @@ impl FunctionBuilder {
 
     /// The body's next op (its nested blocks with it).
     pub fn op(&mut self, op: OpSyntax) -> Result<(), BuildError> {
-        let node = self.builder.op(op, BODY)?;
+        let node = self.builder.op(op, BODY, Shared::No)?;
+        self.builder.blocks[0].ops.push(node);
+        Ok(())
+    }
+
+    /// [`FunctionBuilder::op`] for an op without nested blocks whose op type, parameter names,
+    /// attribute keys and weight paths all come from [`FunctionBuilder::intern`] (so they are not
+    /// looked up again).
+    pub fn interned_op(&mut self, op: OpSyntax) -> Result<(), BuildError> {
+        debug_assert!(op.blocks.is_empty());
+        let node = self.builder.op(op, BODY, Shared::Interned)?;
         self.builder.blocks[0].ops.push(node);
         Ok(())
     }
@@ -289,18 +306,26 @@ impl Builder {
         }
         let mut ops = Vec::with_capacity(syn.ops.len());
         for op in syn.ops {
-            ops.push(self.op(op, id)?);
+            ops.push(self.op(op, id, Shared::No)?);
         }
         self.blocks[id.0 as usize].ops = ops;
         self.close_block(id, syn.outputs, syn.outputs_span)?;
         Ok(id)
     }
 
-    fn op(&mut self, mut syn: OpSyntax, block: BlockId) -> Result<NodeId, BuildError> {
-        syn.op_type = self.names.adopt(syn.op_type);
-        for (key, literal) in syn.attributes.iter_mut() {
-            *key = self.names.adopt(key.clone());
-            self.share_blob_path(literal);
+    fn op(
+        &mut self,
+        mut syn: OpSyntax,
+        block: BlockId,
+        shared: Shared,
+    ) -> Result<NodeId, BuildError> {
+        let adopt = shared == Shared::No;
+        if adopt {
+            syn.op_type = self.names.adopt(syn.op_type);
+            for (key, literal) in syn.attributes.iter_mut() {
+                *key = self.names.adopt(key.clone());
+                self.share_blob_path(literal);
+            }
         }
         // A reader's vectors grow from a capacity of four; most ops keep one or two entries each for
         // the life of the graph.
@@ -310,12 +335,16 @@ impl Builder {
         let mut edges = Vec::with_capacity(syn.inputs.len());
         for p in &mut syn.inputs {
             p.args.shrink_to_fit();
-            p.name = self.names.adopt(p.name.clone());
+            if adopt {
+                p.name = self.names.adopt(p.name.clone());
+            }
             for (pos, arg) in p.args.iter_mut().enumerate() {
                 let n = match arg {
                     Arg::Name(n) => n,
                     Arg::Value(literal) => {
-                        self.share_blob_path(literal);
+                        if adopt {
+                            self.share_blob_path(literal);
+                        }
                         continue;
                     }
                 };

@@ -363,7 +363,7 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fau
     }
     for (i, raw) in block.operations.into_iter().enumerate() {
         if let Some(op) = direct::operation(&raw, &mut graph) {
-            graph.op(op).map_err(built)?;
+            graph.interned_op(op).map_err(built)?;
             continue;
         }
         let op = zc::Operation::decode(raw).map_err(|e| {
