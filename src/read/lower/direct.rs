@@ -100,7 +100,7 @@ impl<'a> Fields<'a> {
 /// Each length-delimited field of `b` by number, for messages whose fields all are (`None` when
 /// one is not, repeats, or is not in `tags`): `out[i]` is field `tags[i]`.
 #[inline]
-fn slices<'a, const N: usize>(b: &'a [u8], tags: [u64; N]) -> Option<[Option<&'a [u8]>; N]> {
+fn slices<const N: usize>(b: &[u8], tags: [u64; N]) -> Option<[Option<&[u8]>; N]> {
     let mut out = [None; N];
     let mut fields = Fields(b);
     while let Some((tag, f)) = fields.next_field()? {
