@@ -103,6 +103,8 @@ struct Builder {
     /// Op types, parameter and attribute names, weight paths: few distinct ones, many uses.
     names: Interner,
     order: u32,
+    /// Room for the edges into the op being added (empty between ops).
+    edges: Vec<(ValueDef, Edge)>,
 }
 
 /// Builds the graph of one function. Names must be defined before use (which also rules out cycles).
@@ -151,6 +153,7 @@ impl FunctionBuilder {
             scopes: Vec::new(),
             names: Interner::with_capacity(64),
             order: 0,
+            edges: Vec::new(),
         };
         builder.open_block(None);
         builder.blocks[0].ops.reserve_exact(ops);
@@ -332,7 +335,8 @@ impl Builder {
         syn.inputs.shrink_to_fit();
         syn.outputs.shrink_to_fit();
         syn.attributes.shrink_to_fit();
-        let mut edges = Vec::with_capacity(syn.inputs.len());
+        // The edges of one op at a time, in a vector kept between ops.
+        let mut edges = std::mem::take(&mut self.edges);
         for p in &mut syn.inputs {
             p.args.shrink_to_fit();
             if adopt {
@@ -377,11 +381,11 @@ impl Builder {
         }
         let order = self.order;
         self.order += 1;
-        let output_names: Vec<Name> = syn.outputs.iter().map(|o| o.name.clone()).collect();
+        let outputs = syn.outputs.len();
         // An op's `name` is most often its first output's name: share it.
-        if let (Some(name), Some(first)) = (&mut syn.name, output_names.first()) {
-            if *name == *first {
-                *name = first.clone();
+        if let (Some(name), Some(first)) = (&mut syn.name, syn.outputs.first()) {
+            if *name == first.name {
+                *name = first.name.clone();
             }
         }
         let node = NodeId(self.graph.add_node(Node::Op(Op {
@@ -395,9 +399,10 @@ impl Builder {
             order,
             span: syn.span,
         })));
-        for (def, edge) in edges {
+        for (def, edge) in edges.drain(..) {
             self.graph.add_edge(def.node.0, node.0, edge);
         }
+        self.edges = edges;
         // Nested blocks see values defined before the op; the op's own results are defined after them.
         let mut nested = Vec::with_capacity(syn.blocks.len());
         for blk in syn.blocks {
@@ -406,7 +411,12 @@ impl Builder {
         if let Some(Node::Op(op)) = self.graph.node_weight_mut(node.0) {
             op.blocks = nested;
         }
-        for (i, name) in output_names.into_iter().enumerate() {
+        for i in 0..outputs {
+            let name = match self.graph.node_weight(node.0) {
+                Some(Node::Op(op)) => op.outputs.get(i).map(|o| o.name.clone()),
+                _ => None,
+            };
+            let Some(name) = name else { break };
             self.define(
                 name,
                 ValueDef {

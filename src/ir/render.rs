@@ -446,7 +446,7 @@ impl Renderer {
     /// with their line breaks escaped.
     fn stand_in(&mut self, id: NodeId, op: &Op) {
         let start = self.pos();
-        let breaks = |s: &str| memchr::memchr_iter(b'\n', s.as_bytes()).count();
+        let breaks = |s: &str| s.bytes().filter(|&b| b == b'\n').count();
         let names = op.outputs.iter().map(|o| breaks(&o.name)).sum::<usize>()
             + breaks(&op.op_type)
             + op.inputs
