@@ -16,6 +16,15 @@ impl Attributes {
         Attributes(Vec::new())
     }
 
+    /// Attributes from pairs already sorted by key, each key once.
+    pub(crate) fn from_sorted(pairs: Vec<(Name, Literal)>) -> Attributes {
+        debug_assert!(pairs.windows(2).all(|w| match w {
+            [a, b] => a.0 < b.0,
+            _ => true,
+        }));
+        Attributes(pairs)
+    }
+
     fn position(&self, key: &str) -> Result<usize, usize> {
         self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
     }

@@ -81,6 +81,13 @@ impl BuildError {
     }
 }
 
+/// Whether an op's names are already the function's shared ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    No,
+    Interned,
+}
+
 struct Builder {
     graph: StableDiGraph<Node, Edge>,
     blocks: Vec<Block>,
@@ -96,6 +103,8 @@ struct Builder {
     /// Op types, parameter and attribute names, weight paths: few distinct ones, many uses.
     names: Interner,
     order: u32,
+    /// Room for the edges into the op being added (empty between ops).
+    edges: Vec<(ValueDef, Edge)>,
 }
 
 /// Builds the graph of one function. Names must be defined before use (which also rules out cycles).
@@ -144,6 +153,7 @@ impl FunctionBuilder {
             scopes: Vec::new(),
             names: Interner::with_capacity(64),
             order: 0,
+            edges: Vec::new(),
         };
         builder.open_block(None);
         builder.blocks[0].ops.reserve_exact(ops);
@@ -156,6 +166,21 @@ impl FunctionBuilder {
         }
     }
 
+    /// The shared name of an op type, parameter, attribute key or weight path: one allocation per
+    /// distinct text of the function (what [`FunctionBuilder::op`] would share it with anyway).
+    pub fn intern(&mut self, text: &str) -> Name {
+        self.builder.names.intern(text)
+    }
+
+    /// The name of a value an op binds: the definition's when it is visible here, else a new one
+    /// (the op then fails to build, or a nested block defines it).
+    pub fn value_name(&self, text: &str) -> Name {
+        match self.builder.visible.get_key_value(text) {
+            Some((shared, _)) => shared.clone(),
+            None => Name::from(text),
+        }
+    }
+
     /// A function parameter (states included), in declaration order.
     pub fn input(&mut self, input: InputSyntax) -> Result<(), BuildError> {
         self.builder.input(input, BODY)
@@ -163,7 +188,17 @@ impl FunctionBuilder {
 
     /// The body's next op (its nested blocks with it).
     pub fn op(&mut self, op: OpSyntax) -> Result<(), BuildError> {
-        let node = self.builder.op(op, BODY)?;
+        let node = self.builder.op(op, BODY, Shared::No)?;
+        self.builder.blocks[0].ops.push(node);
+        Ok(())
+    }
+
+    /// [`FunctionBuilder::op`] for an op without nested blocks whose op type, parameter names,
+    /// attribute keys and weight paths all come from [`FunctionBuilder::intern`] (so they are not
+    /// looked up again).
+    pub fn interned_op(&mut self, op: OpSyntax) -> Result<(), BuildError> {
+        debug_assert!(op.blocks.is_empty());
+        let node = self.builder.op(op, BODY, Shared::Interned)?;
         self.builder.blocks[0].ops.push(node);
         Ok(())
     }
@@ -274,33 +309,46 @@ impl Builder {
         }
         let mut ops = Vec::with_capacity(syn.ops.len());
         for op in syn.ops {
-            ops.push(self.op(op, id)?);
+            ops.push(self.op(op, id, Shared::No)?);
         }
         self.blocks[id.0 as usize].ops = ops;
         self.close_block(id, syn.outputs, syn.outputs_span)?;
         Ok(id)
     }
 
-    fn op(&mut self, mut syn: OpSyntax, block: BlockId) -> Result<NodeId, BuildError> {
-        syn.op_type = self.names.adopt(syn.op_type);
-        for (key, literal) in syn.attributes.iter_mut() {
-            *key = self.names.adopt(key.clone());
-            self.share_blob_path(literal);
+    fn op(
+        &mut self,
+        mut syn: OpSyntax,
+        block: BlockId,
+        shared: Shared,
+    ) -> Result<NodeId, BuildError> {
+        let adopt = shared == Shared::No;
+        if adopt {
+            syn.op_type = self.names.adopt(syn.op_type);
+            for (key, literal) in syn.attributes.iter_mut() {
+                *key = self.names.adopt(key.clone());
+                self.share_blob_path(literal);
+            }
         }
         // A reader's vectors grow from a capacity of four; most ops keep one or two entries each for
         // the life of the graph.
         syn.inputs.shrink_to_fit();
         syn.outputs.shrink_to_fit();
         syn.attributes.shrink_to_fit();
-        let mut edges = Vec::with_capacity(syn.inputs.len());
+        // The edges of one op at a time, in a vector kept between ops.
+        let mut edges = std::mem::take(&mut self.edges);
         for p in &mut syn.inputs {
             p.args.shrink_to_fit();
-            p.name = self.names.adopt(p.name.clone());
+            if adopt {
+                p.name = self.names.adopt(p.name.clone());
+            }
             for (pos, arg) in p.args.iter_mut().enumerate() {
                 let n = match arg {
                     Arg::Name(n) => n,
                     Arg::Value(literal) => {
-                        self.share_blob_path(literal);
+                        if adopt {
+                            self.share_blob_path(literal);
+                        }
                         continue;
                     }
                 };
@@ -333,11 +381,11 @@ impl Builder {
         }
         let order = self.order;
         self.order += 1;
-        let output_names: Vec<Name> = syn.outputs.iter().map(|o| o.name.clone()).collect();
+        let outputs = syn.outputs.len();
         // An op's `name` is most often its first output's name: share it.
-        if let (Some(name), Some(first)) = (&mut syn.name, output_names.first()) {
-            if *name == *first {
-                *name = first.clone();
+        if let (Some(name), Some(first)) = (&mut syn.name, syn.outputs.first()) {
+            if *name == first.name {
+                *name = first.name.clone();
             }
         }
         let node = NodeId(self.graph.add_node(Node::Op(Op {
@@ -351,9 +399,10 @@ impl Builder {
             order,
             span: syn.span,
         })));
-        for (def, edge) in edges {
+        for (def, edge) in edges.drain(..) {
             self.graph.add_edge(def.node.0, node.0, edge);
         }
+        self.edges = edges;
         // Nested blocks see values defined before the op; the op's own results are defined after them.
         let mut nested = Vec::with_capacity(syn.blocks.len());
         for blk in syn.blocks {
@@ -362,7 +411,12 @@ impl Builder {
         if let Some(Node::Op(op)) = self.graph.node_weight_mut(node.0) {
             op.blocks = nested;
         }
-        for (i, name) in output_names.into_iter().enumerate() {
+        for i in 0..outputs {
+            let name = match self.graph.node_weight(node.0) {
+                Some(Node::Op(op)) => op.outputs.get(i).map(|o| o.name.clone()),
+                _ => None,
+            };
+            let Some(name) = name else { break };
             self.define(
                 name,
                 ValueDef {

@@ -111,6 +111,17 @@ impl Interner {
         self.names.insert(name.clone());
         name
     }
+
+    /// The name of `text`: the one the interner has, else a new one it keeps (the one allocation
+    /// of that text in the function).
+    pub fn intern(&mut self, text: &str) -> Name {
+        if let Some(known) = self.names.get(text) {
+            return known.clone();
+        }
+        let name = Name::from(text);
+        self.names.insert(name.clone());
+        name
+    }
 }
 
 #[cfg(test)]
@@ -124,6 +135,9 @@ mod tests {
         let b = names.adopt(Name::from("var_12"));
         assert!(Arc::ptr_eq(&a.0, &b.0));
         assert!(!Arc::ptr_eq(&a.0, &names.adopt(Name::from("var_13")).0));
+        assert!(Arc::ptr_eq(&a.0, &names.intern("var_12").0));
+        let c = names.intern("var_14");
+        assert!(Arc::ptr_eq(&c.0, &names.adopt(Name::from("var_14")).0));
     }
 
     #[test]

@@ -35,8 +35,10 @@ pub fn render_program(program: &mut Program) -> String {
     render(program, Keep::Text).text
 }
 
-/// Where each line of `program`'s text MIL starts, and its length, without keeping the text; records
-/// the same spans as [`render_program`]. For reports that need line numbers but no source.
+/// Where each line of `program`'s text MIL starts, without writing the text of the statements of
+/// ops without nested blocks (a stand-in with their line breaks instead): records spans that
+/// start on the same line and column as [`render_program`]'s, in the same order, but are not
+/// offsets into its text. For reports that need line numbers but no source (JSON, SARIF).
 pub fn index_program(program: &mut Program) -> LineIndex {
     let rendered = render(program, Keep::LineStarts);
     LineIndex::from_breaks(rendered.line_starts, rendered.len)
@@ -357,7 +359,12 @@ impl Renderer {
                 continue;
             }
             self.indent(depth);
-            self.statement(f, id, depth);
+            match f.op(id) {
+                Some(op) if self.keep == Keep::LineStarts && op.blocks.is_empty() => {
+                    self.stand_in(id, op);
+                }
+                _ => self.statement(f, id, depth),
+            }
             self.out.push('\n');
             if self.out.len() >= FLUSH_AT {
                 self.flush();
@@ -428,6 +435,39 @@ impl Renderer {
             self.out.push_str(&SPACES[..chunk]);
             n -= chunk;
         }
+    }
+
+    /// For line numbers only ([`Keep::LineStarts`]): in place of an op's statement (one without
+    /// nested blocks), as many line breaks as the statement holds, then `;`, with the statement's
+    /// span over them. The span starts where the statement would, so its line and column are the
+    /// statement's, and every line after starts on the line it would; the bytes are not the
+    /// statement's. A statement breaks lines only inside the names it writes as they are (its
+    /// outputs', op type, parameters', bound values' and attribute keys): literals are quoted
+    /// with their line breaks escaped.
+    fn stand_in(&mut self, id: NodeId, op: &Op) {
+        let start = self.pos();
+        let breaks = |s: &str| s.bytes().filter(|&b| b == b'\n').count();
+        let names = op.outputs.iter().map(|o| breaks(&o.name)).sum::<usize>()
+            + breaks(&op.op_type)
+            + op.inputs
+                .iter()
+                .map(|p| {
+                    breaks(&p.name)
+                        + p.args
+                            .iter()
+                            .map(|a| match a {
+                                Arg::Name(n) => breaks(n),
+                                Arg::Value(_) => 0,
+                            })
+                            .sum::<usize>()
+                })
+                .sum::<usize>()
+            + op.attributes.iter().map(|(k, _)| breaks(k)).sum::<usize>();
+        for _ in 0..names {
+            self.out.push('\n');
+        }
+        self.out.push(';');
+        self.spans.nodes.push((id, Span::new(start, self.pos())));
     }
 
     fn statement(&mut self, f: &Function, id: NodeId, depth: usize) {
@@ -889,18 +929,69 @@ mod line_index_tests {
         let parsed = crate::read::miltext::parse_program(NESTED, std::path::Path::new("m.mil"))
             .expect("parses");
         let (mut rendered, mut indexed) = (parsed.clone(), parsed);
-        let text = render_program(&mut rendered);
-        let index = index_program(&mut indexed);
-        assert_eq!(spans(&rendered), spans(&indexed));
-        assert_eq!(index, LineIndex::of(&text));
+        assert_index_places_every_span_as_the_text(&mut rendered, &mut indexed);
+    }
+
+    /// Every span [`index_program`] records starts on the line and column of the one
+    /// [`render_program`] records, non-empty, in the same order; the text has as many lines.
+    fn assert_index_places_every_span_as_the_text(rendered: &mut Program, indexed: &mut Program) {
+        let text = render_program(rendered);
+        let index = index_program(indexed);
+        assert_eq!(index.count(), LineIndex::of(&text).count());
         assert!(index.count() > 10);
-        for offset in 0..=text.len() + 2 {
+        let (real, stand_in) = (spans(rendered), spans(indexed));
+        assert_eq!(real.len(), stand_in.len());
+        for (r, s) in real.iter().zip(&stand_in) {
             assert_eq!(
-                index.line_col(offset),
-                crate::ir::span::line_col(&text, offset),
-                "offset {offset}"
+                index.line_col(s.start),
+                crate::ir::span::line_col(&text, r.start),
+                "{r:?} / {s:?}"
             );
+            assert!(s.len > 0);
         }
+        let order = |spans: &[Span]| {
+            let mut by_start: Vec<usize> = (0..spans.len()).collect();
+            by_start.sort_by_key(|&i| spans[i].start);
+            by_start
+        };
+        assert_eq!(order(&real), order(&stand_in));
+    }
+
+    #[test]
+    fn the_index_places_ops_after_names_with_line_breaks_as_the_text() {
+        let text = Literal {
+            ty: ValueType::Tensor(TensorType::scalar(DType::String)),
+            payload: Payload::Tensor(TensorData::Strings(vec!["a\nb".into()])),
+        };
+        let mut program = nested();
+        for f in &mut program.functions {
+            let ids: Vec<_> = f.graph.node_indices().collect();
+            for id in ids {
+                if let Node::Op(op) = &mut f.graph[id] {
+                    // Every name a statement writes as it is, in the body and in nested blocks.
+                    op.op_type = Name::from(format!("{}\ntype", op.op_type));
+                    for o in &mut op.outputs {
+                        o.name = Name::from(format!("{}\n\nout", o.name));
+                    }
+                    for p in &mut op.inputs {
+                        p.name = Name::from(format!("{}\nparam", p.name));
+                        for a in &mut p.args {
+                            if let Arg::Name(n) = a {
+                                *n = Name::from(format!("{n}\nbound"));
+                            }
+                        }
+                    }
+                    let attributes: crate::ir::Attributes = op
+                        .attributes
+                        .iter()
+                        .map(|(k, v)| (format!("{k}\nkey"), v.clone()))
+                        .chain([("k\ney".to_string(), text.clone())])
+                        .collect();
+                    op.attributes = attributes;
+                }
+            }
+        }
+        assert_index_places_every_span_as_the_text(&mut program.clone(), &mut program);
     }
 
     /// Every line of the program's text, quoted alone, in pairs far apart, and all together,

@@ -1,7 +1,9 @@
 //! Protobuf `Model` → IR [`Program`](crate::ir::Program) and [`ModelDesc`](crate::ir::ModelDesc).
 //!
-//! Every function of the `mlProgram` is lowered (in name order) to a [`FunctionSyntax`] and built
-//! into a graph. Spans are left empty: the renderer assigns them when it prints the program.
+//! Every function of the `mlProgram` is lowered (in name order) and built into a graph, one
+//! top-level operation at a time: `direct.rs` reads an operation's bytes straight into its syntax
+//! (what converters write); any other operation is decoded by prost into `zero_copy` messages and
+//! lowered here. Spans are left empty: the renderer assigns them when it prints the program.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
 
@@ -22,6 +24,8 @@ use crate::ir::{
     TensorType, ValueType,
 };
 use crate::limits;
+
+mod direct;
 
 /// A lowered ML program.
 #[derive(Debug)]
@@ -358,6 +362,10 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fau
         graph.input(lower_input(input, 0)?).map_err(built)?;
     }
     for (i, raw) in block.operations.into_iter().enumerate() {
+        if let Some(op) = direct::operation(&raw, &mut graph) {
+            graph.interned_op(op).map_err(built)?;
+            continue;
+        }
         let op = zc::Operation::decode(raw).map_err(|e| {
             Fault::Decode(format!(
                 "operation {i}: {}",
