@@ -5,7 +5,10 @@
 //! The rules of each kind are compiled for that question when the run starts: their properties
 //! become the kind's slots (a [`Partial`] entity holds its properties by slot), and what each
 //! rule requires of booleans and of the properties being there becomes bit masks, tested before
-//! the rule's whole test.
+//! the rule's whole test. When a kind's tests read only which properties are there, true, false
+//! or to come, which of their words a text is and whether two compared properties are equal, an
+//! answer is kept per such key (per run and thread): the op-set check's tens of thousands of
+//! parameters are mostly alike.
 
 use rustc_hash::FxHashMap;
 
@@ -17,14 +20,54 @@ use crate::analysis::entity::{EntityDemand, EntityKind, Partial, PropView, Slot,
 /// The tests of the run's entity rules, by the kind they select.
 pub struct RuleDemand<'r> {
     by_kind: FxHashMap<&'static str, KindDemand<'r>>,
+    /// Tells this demand's answers from another's in the thread's [`ANSWERS`].
+    id: u64,
 }
 
 /// The run's rules of one kind, compiled to read a partial entity by slot.
 struct KindDemand<'r> {
     kind: &'static EntityKind,
+    /// Its place among the demand's kinds (part of an answer's key).
+    index: usize,
     /// Each rule's test and what it requires.
     rules: Vec<(SlotTest<'r>, Required)>,
+    /// How a partial entity's answer is keyed, when the tests read only what a key holds.
+    key: Option<KeyPlan<'r>>,
 }
+
+/// What the tests of a kind read of a partial entity, when that is only which of their
+/// properties are there, true, false or still to come, which of the words they name a text
+/// property is, and whether two properties they compare are equal: entities alike in that get the same answer, so it is worked out once per run and
+/// thread (the op-set check asks about some 50 k parameters of a 14 k-op program, most alike).
+struct KeyPlan<'r> {
+    /// The slots the tests read.
+    tested: u64,
+    /// Each text slot tested with words, with every word a test names.
+    words: Vec<(Slot, Vec<&'r str>)>,
+    /// The slots `same-as` compares.
+    same: Vec<(Slot, Slot)>,
+}
+
+/// A partial entity's key: its kind's index, the [`KeyPlan::tested`] slots there, true, false and
+/// to come, then for each text slot of [`KeyPlan::words`] the index of its word plus one (0: none),
+/// a byte each, and a bit for each pair of [`KeyPlan::same`] that is equal.
+type AnswerKey = (usize, [u64; 6]);
+
+/// The answers one demand worked out on a thread.
+#[derive(Default)]
+struct Answers {
+    demand: u64,
+    by_key: FxHashMap<AnswerKey, bool>,
+}
+
+thread_local! {
+    /// The answers worked out on this thread for the demand that asked last (another demand
+    /// starts them afresh).
+    static ANSWERS: std::cell::RefCell<Answers> = std::cell::RefCell::default();
+}
+
+/// Each demand's `id`.
+static DEMANDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// An [`EntityTest`] whose properties are slots.
 enum SlotTest<'r> {
@@ -52,16 +95,23 @@ impl<'r> RuleDemand<'r> {
         let mut by_kind: FxHashMap<&'static str, KindDemand<'r>> = FxHashMap::default();
         for rule in rules.rules().iter().filter(|r| r.status != Status::Removed) {
             if let Target::Entity(er, _) = &rule.target {
+                let index = by_kind.len();
                 let kind = by_kind.entry(er.kind.name).or_insert_with(|| KindDemand {
                     kind: er.kind,
+                    index,
                     rules: Vec::new(),
+                    key: None,
                 });
                 let test = kind.slot_test(&er.test);
                 let required = test.required();
                 kind.rules.push((test, required));
             }
         }
-        RuleDemand { by_kind }
+        for kind in by_kind.values_mut() {
+            kind.key = KeyPlan::of(kind.rules.iter().map(|(t, _)| t));
+        }
+        let id = DEMANDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        RuleDemand { by_kind, id }
     }
 
     /// Whether some rule selects entities of `kind`.
@@ -94,9 +144,32 @@ impl<'r> KindDemand<'r> {
         }
     }
 
+    /// Whether some rule of the kind may select `partial`: the answer kept for its key, else
+    /// worked out ([`Self::work_out`]) and kept.
+    fn may_select(&self, demand: u64, partial: &Partial<'_>, pending: u64) -> bool {
+        let Some(plan) = &self.key else {
+            return self.work_out(partial, pending);
+        };
+        let key = (self.index, plan.key(partial, pending));
+        let kept = ANSWERS.with(|a| {
+            let mut a = a.borrow_mut();
+            if a.demand != demand {
+                a.demand = demand;
+                a.by_key.clear();
+            }
+            a.by_key.get(&key).copied()
+        });
+        if let Some(answer) = kept {
+            return answer;
+        }
+        let answer = self.work_out(partial, pending);
+        ANSWERS.with(|a| a.borrow_mut().by_key.insert(key, answer));
+        answer
+    }
+
     /// Whether some rule of the kind may select `partial`: first by what each rule requires (a
     /// few bit operations), then by the rule's whole test.
-    fn may_select(&self, partial: &Partial<'_>, pending: u64) -> bool {
+    fn work_out(&self, partial: &Partial<'_>, pending: u64) -> bool {
         let (set, is_true, is_false) = partial.masks();
         let to_come = pending & !set;
         let (there, may_be_true, may_be_false) =
@@ -252,7 +325,95 @@ impl EntityDemand for RuleDemand<'_> {
     fn may_select(&self, partial: &Partial<'_>, pending: u64) -> bool {
         self.by_kind
             .get(partial.kind().name)
-            .is_some_and(|kind| kind.may_select(partial, pending))
+            .is_some_and(|kind| kind.may_select(self.id, partial, pending))
+    }
+}
+
+impl<'r> KeyPlan<'r> {
+    /// The plan for `tests`, or `None` when one reads more than a key holds (a number, a
+    /// pattern, two properties compared) or names too many words.
+    fn of<'t>(tests: impl Iterator<Item = &'t SlotTest<'r>>) -> Option<KeyPlan<'r>>
+    where
+        'r: 't,
+    {
+        let mut plan = KeyPlan {
+            tested: 0,
+            words: Vec::new(),
+            same: Vec::new(),
+        };
+        for t in tests {
+            plan.add(t)?;
+        }
+        let fits = plan.words.len() <= 8
+            && plan.words.iter().all(|(_, w)| w.len() < 255)
+            && plan.same.len() <= 64;
+        fits.then_some(plan)
+    }
+
+    fn add(&mut self, t: &SlotTest<'r>) -> Option<()> {
+        match t {
+            SlotTest::Prop(slot, pred) if *slot < MAX_PROPERTIES => {
+                self.tested |= 1 << slot;
+                match pred {
+                    Pred::Present(_) | Pred::Bool(_) => Some(()),
+                    Pred::Words(words) => {
+                        let at = match self.words.iter().position(|(s, _)| s == slot) {
+                            Some(at) => at,
+                            None => {
+                                self.words.push((*slot, Vec::new()));
+                                self.words.len() - 1
+                            }
+                        };
+                        let known = &mut self.words[at].1;
+                        for w in words {
+                            if !known.contains(&w.as_str()) {
+                                known.push(w.as_str());
+                            }
+                        }
+                        Some(())
+                    }
+                    _ => None,
+                }
+            }
+            SlotTest::SameAs(a, b) if *a < MAX_PROPERTIES && *b < MAX_PROPERTIES => {
+                self.tested |= (1 << a) | (1 << b);
+                if !self.same.contains(&(*a, *b)) {
+                    self.same.push((*a, *b));
+                }
+                Some(())
+            }
+            SlotTest::All(ts) | SlotTest::Any(ts) => ts.iter().try_for_each(|t| self.add(t)),
+            SlotTest::Not(t) => self.add(t),
+            _ => None,
+        }
+    }
+
+    /// `partial`'s key: what its tests read of it (see [`AnswerKey`]).
+    fn key(&self, partial: &Partial<'_>, pending: u64) -> [u64; 6] {
+        let (set, is_true, is_false) = partial.masks();
+        let to_come = pending & !set;
+        let mut words = 0u64;
+        for (i, (slot, known)) in self.words.iter().enumerate() {
+            let word = match partial.get(*slot) {
+                Some(PropView::Text(t)) => known.iter().position(|w| *w == t).map_or(0, |p| p + 1),
+                _ => 0,
+            };
+            words |= (word as u64) << (8 * i);
+        }
+        let mut same = 0u64;
+        for (i, (a, b)) in self.same.iter().enumerate() {
+            let equal = matches!((partial.get(*a), partial.get(*b)), (Some(x), Some(y)) if x == y);
+            same |= u64::from(equal) << i;
+        }
+        let tested = self.tested;
+        [
+            set & tested,
+            is_true & tested,
+            is_false & tested,
+            to_come & tested,
+            words,
+            same,
+        ]
     }
 }
 
@@ -264,6 +425,68 @@ mod tests {
     use crate::analysis::registry::ModelEntities;
     use crate::rules::testing::snippet_model;
     use crate::rules::{match_model, RuleSet};
+
+    /// An answer kept for a key is the answer worked out for every partial entity of that key.
+    /// For each rule of each kind the built-in rules key, random partial entities whose tested
+    /// properties are unset, to come, true, false, one of the words a test names or another text
+    /// (the rest unset: a small space, so many entities share a key): the kept answer equals the
+    /// one worked out afresh. A key that leaves out something a test reads fails this.
+    #[test]
+    fn a_kept_answer_is_the_answer_of_every_entity_of_its_key() {
+        let rules = RuleSet::builtin().expect("built-in rules load");
+        let demand = RuleDemand::of(&rules);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut read_back = 0;
+        for kind in demand.by_kind.values() {
+            let Some(plan) = &kind.key else { continue };
+            let mut partial = Partial::new(kind.kind);
+            for (test, _) in &kind.rules {
+                let own = KeyPlan::of(std::iter::once(test)).expect("a keyed kind's test");
+                let slots: Vec<Slot> = (0..MAX_PROPERTIES)
+                    .filter(|s| own.tested & (1 << s) != 0)
+                    .collect();
+                let mut keys = std::collections::BTreeSet::new();
+                for _ in 0..2_000 {
+                    partial.reset(kind.kind);
+                    let mut pending = 0u64;
+                    for &slot in &slots {
+                        let words = plan.words.iter().find(|(s, _)| *s == slot);
+                        let words: &[&str] = words.map_or(&[], |(_, w)| w);
+                        match next(6 + words.len()) {
+                            0 => {}
+                            1 => pending |= 1 << slot,
+                            2 => _ = partial.set(slot, true),
+                            3 => _ = partial.set(slot, false),
+                            4 => _ = partial.set(slot, "fp16"),
+                            5 => _ = partial.set(slot, "fp32"),
+                            w => _ = partial.set(slot, words[w - 6]),
+                        }
+                    }
+                    let key = plan.key(&partial, pending);
+                    read_back += usize::from(!keys.insert(key));
+                    assert_eq!(
+                        kind.may_select(demand.id, &partial, pending),
+                        kind.work_out(&partial, pending),
+                        "{}: {key:?}",
+                        kind.kind.name
+                    );
+                }
+            }
+        }
+        assert!(
+            ["mil-parameter", "mil-op"]
+                .iter()
+                .all(|k| demand.by_kind.get(k).is_some_and(|d| d.key.is_some())),
+            "the op-set kinds are keyed"
+        );
+        assert!(read_back > 10_000, "{read_back} answers read back");
+    }
 
     /// The op-set check describes in part, then whole only what the rules may select: on every
     /// snippet of every built-in rule's tests, the entity rules find exactly what they find when
