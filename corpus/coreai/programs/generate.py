@@ -106,6 +106,43 @@ def metal_kernel(name: str):
     return save(conv.to_coreai(), name)
 
 
+def metal_kernel_groups(name: str):
+    """A Metal kernel of two arguments and three results: coreai-core prints its operands as
+    `kernel_args(2), threads_per_grid, threads_per_thread_group, result_shapes(3)`, the stored op
+    as seven operands with no group sizes (the dump's named parameters are checked against it)."""
+    from coreai.authoring import MetalParameter
+    from coreai_torch import TorchMetalKernel
+
+    def three(
+        x: torch.Tensor, w: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return x * w, x + w, x - w
+
+    kernel = TorchMetalKernel(
+        "three",
+        input_names=["x", "w"],
+        result_names=["a", "b", "c"],
+        src="a[gid] = x[gid] * w[gid]; b[gid] = x[gid] + w[gid]; c[gid] = x[gid] - w[gid];",
+        torch_defn=three,
+        metal_params=[MetalParameter("gid", "uint", "thread_position_in_grid")],
+    )
+
+    class Kernel(nn.Module):
+        def forward(self, x, w):
+            grid = dict(threads_per_grid=(64, 1, 1), threads_per_thread_group=(32, 1, 1))
+            a, b, c = kernel(x, w, result_shapes=[(1, 64)] * 3, **grid)
+            return a + b + c
+
+    conv = TorchConverter(mode=TorchConverter.Mode.RELEASE)
+    conv.register_custom_kernels([kernel])
+    x = torch.randn(1, 64, dtype=torch.float16)
+    w = torch.randn(1, 64, dtype=torch.float16)
+    conv.add_exported_program(
+        export(Kernel(), (x, w)), input_names=["x", "w"], output_names=["y"]
+    )
+    return save(conv.to_coreai(), name)
+
+
 def decoder_args(seq: int, tokens: int):
     return (
         torch.randn(1, tokens, D, dtype=torch.float16),
@@ -222,6 +259,7 @@ def main():
     split("split-zero", [4, 0, 4])
     fp32_island("fp32-island")
     metal_kernel("metal-kernel")
+    metal_kernel_groups("metal-kernel-groups")
 
 
 if __name__ == "__main__":
