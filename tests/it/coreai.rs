@@ -141,7 +141,6 @@ fn dump_gives_what_coreai_core_reads() {
         "split-zero",
         "fp32-island",
         "metal-kernel",
-        "metal-kernel-groups",
         "kv2048-ios",
         "kv1024-ios",
     ] {
@@ -200,9 +199,9 @@ fn dump_gives_what_coreai_core_reads() {
             }
         }
     }
-    // 15 functions with a name and an op count each; 32 + 2 × 5 + 3 inputs, states and outputs of
-    // the 11 entry points (coreai-core's summary lists none for the private composite graphs).
-    assert_eq!(facts, 75);
+    // 14 functions with a name and an op count each; 32 + 2 × 5 + 3 inputs, states and outputs of
+    // the 10 entry points (coreai-core's summary lists none for the private composite graphs).
+    assert_eq!(facts, 73);
 }
 
 /// An `invoke_v1` of a composite graph is lowered as the composite's op, with the composite's
@@ -323,9 +322,9 @@ fn dump_counts_the_ops_of_coreai_cores_printed_program() {
             functions += 1;
         }
     }
-    // 20 graphs over the 13 programs (2 entry points and 2 composites in `decoder`, 2 entry
+    // 19 graphs over the 12 programs (2 entry points and 2 composites in `decoder`, 2 entry
     // points in `conv`).
-    assert_eq!(functions, 20);
+    assert_eq!(functions, 19);
 }
 
 /// The programs of the corpus with coreai-core's printed form of each: (asset, printed text, dump).
@@ -666,9 +665,9 @@ fn dump_reads_the_operands_coreai_core_prints_in_its_order() {
         assert!(compared.contains(op), "no `{op}` compared: {compared:?}");
     }
     // conv2d: weight, strides, dilations, groups; pad: pad, constant_val; expand_dims and
-    // shrink_dims: axes; the 11 broadcast_in_dims of the corpus: sizes, axes; the Metal kernels'
-    // operands (1 + 2 + 1 and 2 + 2 + 3).
-    assert_eq!(typed, 4 + 2 + 2 + 2 * 11 + 4 + 7, "{compared:?}");
+    // shrink_dims: axes; the 11 broadcast_in_dims of the corpus: sizes, axes; the Metal kernel's
+    // operands (2 kernel_args, the 2 dispatch sizes, 3 result_shapes).
+    assert_eq!(typed, 4 + 2 + 2 + 2 * 11 + 2 + 2 + 3, "{compared:?}");
 }
 
 /// SARIF on Core AI assets: each result is at the bundle's `main.mlirb`, names its function and op

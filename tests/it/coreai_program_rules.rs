@@ -72,10 +72,6 @@ fn every_core_ai_hazard_is_still_reported() {
         ("programs/kv2048-ios.aimodel", "coreai-kv-state-length"),
         ("programs/logits1000.aimodel", "coreai-logits-alignment"),
         ("programs/metal-kernel.aimodel", "coreai-metal-kernel"),
-        (
-            "programs/metal-kernel-groups.aimodel",
-            "coreai-metal-kernel",
-        ),
         ("programs/split-zero.aimodel", "zero-sized-dim"),
     ] {
         let (_, found) = check(&[corpus.join(asset)], &[]);

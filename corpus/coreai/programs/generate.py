@@ -78,38 +78,10 @@ class Fp32Island(nn.Module):
 
 
 def metal_kernel(name: str):
-    """An fp16 program calling an inline Metal kernel (`aicode.metal.metal4_kernel_v1`)."""
-    from coreai.authoring import MetalParameter
-    from coreai_torch import TorchMetalKernel
-
-    def double(x: torch.Tensor) -> torch.Tensor:
-        return x * 2
-
-    kernel = TorchMetalKernel(
-        "double",
-        input_names=["x"],
-        result_names=["y"],
-        src="y[gid] = x[gid] * 2;",
-        torch_defn=double,
-        metal_params=[MetalParameter("gid", "uint", "thread_position_in_grid")],
-    )
-
-    class Kernel(nn.Module):
-        def forward(self, x):
-            grid = dict(threads_per_grid=(64, 1, 1), threads_per_thread_group=(64, 1, 1))
-            return kernel(x, result_shapes=[(1, 64)], **grid) + 1
-
-    conv = TorchConverter(mode=TorchConverter.Mode.RELEASE)
-    conv.register_custom_kernels([kernel])
-    x = torch.randn(1, 64, dtype=torch.float16)
-    conv.add_exported_program(export(Kernel(), (x,)), input_names=["x"], output_names=["y"])
-    return save(conv.to_coreai(), name)
-
-
-def metal_kernel_groups(name: str):
-    """A Metal kernel of two arguments and three results: coreai-core prints its operands as
-    `kernel_args(2), threads_per_grid, threads_per_thread_group, result_shapes(3)`, the stored op
-    as seven operands with no group sizes (the dump's named parameters are checked against it)."""
+    """An fp16 program calling an inline Metal kernel (`aicode.metal.metal4_kernel_v1`) of two
+    arguments and three results: coreai-core prints its operands as `kernel_args(2),
+    threads_per_grid, threads_per_thread_group, result_shapes(3)`, the stored op as seven operands
+    with no group sizes (the dump's named parameters are checked against the printout)."""
     from coreai.authoring import MetalParameter
     from coreai_torch import TorchMetalKernel
 
@@ -130,15 +102,14 @@ def metal_kernel_groups(name: str):
     class Kernel(nn.Module):
         def forward(self, x, w):
             grid = dict(threads_per_grid=(64, 1, 1), threads_per_thread_group=(32, 1, 1))
-            a, b, c = kernel(x, w, result_shapes=[(1, 64)] * 3, **grid)
-            return a + b + c
+            return kernel(x, w, result_shapes=[(1, 64)] * 3, **grid)
 
     conv = TorchConverter(mode=TorchConverter.Mode.RELEASE)
     conv.register_custom_kernels([kernel])
     x = torch.randn(1, 64, dtype=torch.float16)
     w = torch.randn(1, 64, dtype=torch.float16)
     conv.add_exported_program(
-        export(Kernel(), (x, w)), input_names=["x", "w"], output_names=["y"]
+        export(Kernel(), (x, w)), input_names=["x", "w"], output_names=["a", "b", "c"]
     )
     return save(conv.to_coreai(), name)
 
@@ -259,7 +230,6 @@ def main():
     split("split-zero", [4, 0, 4])
     fp32_island("fp32-island")
     metal_kernel("metal-kernel")
-    metal_kernel_groups("metal-kernel-groups")
 
 
 if __name__ == "__main__":
