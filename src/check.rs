@@ -163,7 +163,11 @@ pub fn check_observed(
         .or_else(|| checker.settings.baseline.clone().map(BaselineMode::Compare));
     // A bad baseline stops the check before any model is read.
     let compared = match &mode {
-        Some(BaselineMode::Compare(file)) => Some(BaselineFile::read(file)?),
+        Some(BaselineMode::Compare(file)) => {
+            let mut recorded = BaselineFile::read(file)?;
+            recorded.redirect(checker.linter.rules().redirects());
+            Some(recorded)
+        }
         _ => None,
     };
     // The placement estimate a baseline records and compares reads the graphs.

@@ -136,7 +136,7 @@ def main():
     (p / "main.mlirb").write_text(
         f"version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {size}\n"
     )
-    write_expected("lfs-pointer", ["coreai-lfs-pointer"])
+    write_expected("lfs-pointer", ["bundle-lfs-pointer"])
 
     p = copy_of(clean, "missing-hash")
     (p / "main.hash").unlink()

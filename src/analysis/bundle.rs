@@ -1,25 +1,27 @@
-//! Bundle items (FIELD-HAZARDS A7): files of the package the reader found replaced by Git LFS
-//! pointers, and `Manifest.json` items with nothing on disk. A weight file that is a pointer is
-//! found by the blob checks (`analysis::blobs`), which describe it as a bundle item too and then
-//! judge nothing else in it.
+//! Bundle items (FIELD-HAZARDS A7): files of the package or Core AI asset the reader found
+//! replaced by Git LFS pointers, and `Manifest.json` items with nothing on disk. A weight file that
+//! is a pointer is found by the blob checks (`analysis::blobs`), which describe it as a bundle item
+//! too and then judge nothing else in it.
 
 use std::path::{Path, PathBuf};
 
 use super::entity::{prop, Entity, EntityKind, PropType};
-use crate::ir::{BundleFaultKind, Model};
+use crate::ir::{BundleFaultKind, Model, ModelKind};
+use crate::read::aimodel;
 
 /// The entity kind produced here.
 pub const ENTITY_KINDS: &[EntityKind] = &[EntityKind {
     name: "bundle-item",
-    doc: "a file of the model's folder that the reader found wanting: a Git LFS pointer, or a \
-          `Manifest.json` item with nothing on disk",
+    doc: "a file of the model's folder (a Core ML package or compiled model, a Core AI asset) \
+          that the reader found wanting: a Git LFS pointer, or a `Manifest.json` item with \
+          nothing on disk",
     located_at: "the model (a weight file: the first op that reads it)",
     properties: &[
         prop("file", PropType::Text, "the file's path"),
         prop(
             "what",
             PropType::Text,
-            "what the model needs the file for, e.g. `model's metadata.json (its inputs, outputs and version)`",
+            "what the model needs the file for, e.g. `model's metadata.json (its inputs, outputs and version)`, `Core AI program (its graphs and weights)`",
         ),
         prop("lfs-pointer", PropType::Bool, "the file is a Git LFS pointer"),
         prop(
@@ -46,7 +48,7 @@ pub fn bundle_entities(model: &Model) -> Vec<Entity> {
         .map(|fault| match &fault.kind {
             BundleFaultKind::LfsPointer => {
                 // Reported at the pointer file itself (`metadata.json`), not at the program.
-                let mut e = lfs_pointer(&fault.file, what_file(&fault.file));
+                let mut e = lfs_pointer(&fault.file, what_file(model, &fault.file));
                 e.file = Some(fault.file.clone());
                 e
             }
@@ -57,7 +59,7 @@ pub fn bundle_entities(model: &Model) -> Vec<Entity> {
                     .any(|w: &PathBuf| w.starts_with(&fault.file));
                 Entity::new("bundle-item")
                     .with("file", fault.file.display().to_string())
-                    .with("what", what_file(&fault.file))
+                    .with("what", what_file(model, &fault.file))
                     .with("lfs-pointer", false)
                     .with("missing", true)
                     .with("id", id.as_str())
@@ -77,13 +79,21 @@ pub(crate) fn lfs_pointer(file: &Path, what: String) -> Entity {
         .with("missing", false)
 }
 
-/// What a file of a bundle is, by its name.
-fn what_file(file: &Path) -> String {
-    match file.file_name().and_then(|n| n.to_str()) {
-        Some("metadata.json") => "model's metadata.json (its inputs, outputs and version)".into(),
-        Some("coremldata.bin") => "compiled model's coremldata.bin".into(),
-        Some(other) => format!("file `{other}`"),
-        None => "file".into(),
+/// What a file of `model`'s bundle is, by its name.
+fn what_file(model: &Model, file: &Path) -> String {
+    let core_ai = model.kind == ModelKind::AiModel;
+    match (core_ai, file.file_name().and_then(|n| n.to_str())) {
+        (true, Some(aimodel::PROGRAM)) => "Core AI program (its graphs and weights)".into(),
+        (true, Some(aimodel::HASH)) => "program's SHA-256".into(),
+        (true, Some(aimodel::METADATA)) => {
+            "asset's metadata.json (its producer and version)".into()
+        }
+        (false, Some("metadata.json")) => {
+            "model's metadata.json (its inputs, outputs and version)".into()
+        }
+        (false, Some("coremldata.bin")) => "compiled model's coremldata.bin".into(),
+        (_, Some(other)) => format!("file `{other}`"),
+        (_, None) => "file".into(),
     }
 }
 

@@ -209,7 +209,7 @@ mod tests {
         }
         let ids: std::collections::BTreeSet<String> =
             rules.rules().iter().map(|r| r.id.clone()).collect();
-        assert_eq!(ids.len(), 8);
+        assert_eq!(ids.len(), 7);
         assert_eq!(reported, ids);
     }
 }

@@ -3,6 +3,7 @@
 //! estimate op by op. Sorted, pretty JSON with a version; no line numbers, no absolute paths.
 //! `schemas/baseline.schema.json` is generated from these types.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
@@ -219,6 +220,16 @@ impl BaselineFile {
             BaselineError::new(path, format!("cannot read the baseline: {e}{hint}"))
         })?;
         BaselineFile::parse(path, &text)
+    }
+
+    /// Renames the entries of a rule whose id changed through `redirects` (old id → new id), so a
+    /// baseline written before the change still holds its findings (rules/redirects.yaml).
+    pub fn redirect(&mut self, redirects: &BTreeMap<String, String>) {
+        for e in &mut self.findings {
+            if let Some(new) = redirects.get(&e.rule) {
+                e.rule.clone_from(new);
+            }
+        }
     }
 
     /// Writes the file to `path` atomically (a temporary file beside it, then a rename).

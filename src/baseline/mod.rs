@@ -130,11 +130,11 @@ pub fn compare<'a>(
     roots: &[PathBuf],
     regressions: &dyn Fn(&Model, Vec<Entity>) -> Vec<Finding>,
 ) -> Result<Comparison, BaselineError> {
-    let mut remaining: BTreeMap<Key, usize> = baseline
-        .findings
-        .iter()
-        .map(|e| (e.key(), e.count))
-        .collect();
+    // Two entries may share a key once an old rule id is redirected: their counts add up.
+    let mut remaining: BTreeMap<Key, usize> = BTreeMap::new();
+    for e in &baseline.findings {
+        *remaining.entry(e.key()).or_default() += e.count;
+    }
     let recorded: BTreeMap<(&str, Option<&str>, &str), &FunctionPlacement> = baseline
         .placement
         .iter()

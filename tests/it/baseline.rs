@@ -574,6 +574,31 @@ fn a_baseline_listing_ane_ops_by_name_still_pins_placement() {
     assert!(rules.contains(&"placement-regression".to_string()), "{doc}");
 }
 
+/// A baseline written when a Core AI asset's LFS pointer was `coreai-lfs-pointer`'s (the id
+/// `rules/redirects.yaml` now sends to `bundle-lfs-pointer`) still holds that finding.
+#[test]
+fn a_baseline_entry_under_an_old_rule_id_still_holds_its_finding() {
+    let zoo = zoo();
+    common::copy_tree(
+        &common::corpus().join("coreai/lfs-pointer.aimodel"),
+        &zoo.path().join("Models/lfs.aimodel"),
+    );
+    let mut file = write_baseline(zoo.path(), "b.json", &["Models/lfs.aimodel"]);
+    let entries = file["findings"].as_array_mut().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["rule"], "bundle-lfs-pointer");
+    entries[0]["rule"] = "coreai-lfs-pointer".into();
+    std::fs::write(zoo.path().join("old.json"), file.to_string()).unwrap();
+    let (code, doc) = json(
+        zoo.path(),
+        &["--baseline", "old.json", "Models/lfs.aimodel"],
+    );
+    assert_eq!(code, 0, "{doc}");
+    assert!(rules_of(&doc).is_empty(), "{doc}");
+    assert_eq!(doc["baseline"]["fixed"], 0, "{doc}");
+    assert_eq!(doc["baseline"]["new"], 0, "{doc}");
+}
+
 /// The baseline of the real-world zoo (27 models, 84 findings) stays reviewable: at most
 /// 150 KB (411 KB when every op was listed by name), and it still pins every op's placement.
 #[test]

@@ -1,7 +1,9 @@
 //! Bundle completeness (FIELD-HAZARDS A7) from the command line: a Git LFS pointer in place of a
 //! file the program cannot be read without is a read error naming the file (exit 2); in place of
 //! any other file it is one `bundle-lfs-pointer` finding and no other finding about that file; a
-//! Manifest item missing on disk is `bundle-manifest-missing-item`.
+//! Manifest item missing on disk is `bundle-manifest-missing-item`. A Core AI asset is read the
+//! same way: each pointer among its files is one `bundle-lfs-pointer` finding, whose old id
+//! `coreai-lfs-pointer` still selects it.
 
 use crate::common;
 
@@ -14,10 +16,16 @@ const POINTER: &str = "version https://git-lfs.github.com/spec/v1\noid sha256:4d
 
 /// `coreml-lint check --output-format FORMAT path`: (exit code, stdout, stderr).
 fn check(format: &str, path: &Path) -> (i32, String, String) {
+    check_with(format, path, &[])
+}
+
+/// `coreml-lint check --output-format FORMAT [args] path`: (exit code, stdout, stderr).
+fn check_with(format: &str, path: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("coreml-lint")
         .unwrap()
         .env("NO_COLOR", "1")
         .args(["check", "--output-format", format])
+        .args(args)
         .arg(path)
         .output()
         .unwrap();
@@ -151,6 +159,68 @@ fn pointer_metadata_and_coremldata_are_findings() {
         "{github}"
     );
     assert!(human.contains("metadata.json:"), "{human}");
+}
+
+/// Every file of a Core AI asset that is a pointer is one finding of the one LFS rule, at the
+/// pointer file, saying what the file is; nothing else is reported about it, and the rule's old
+/// id for the Core AI case selects and ignores it.
+#[test]
+fn pointers_in_a_core_ai_asset_are_one_finding_each() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["main.mlirb"], &["not the Core AI program"]),
+        (&["main.hash"], &["not the program's SHA-256"]),
+        (&["metadata.json"], &["not the asset's metadata.json"]),
+        (
+            &["main.mlirb", "main.hash", "metadata.json"],
+            &[
+                "not the Core AI program",
+                "not the program's SHA-256",
+                "not the asset's metadata.json",
+            ],
+        ),
+    ];
+    for (files, whats) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let root = copy("coreai/clean.aimodel", dir.path());
+        for file in *files {
+            std::fs::write(root.join(file), POINTER).unwrap();
+        }
+        let (code, out, _) = check("json", &root);
+        assert_eq!(code, 1, "{files:?}: {out}");
+        assert_eq!(rules_of(&out), vec!["bundle-lfs-pointer"; files.len()]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let diags = v["diagnostics"].as_array().unwrap();
+        for (file, what) in files.iter().zip(*whats) {
+            let d = diags
+                .iter()
+                .find(|d| {
+                    d["file"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with(&format!(".aimodel/{file}"))
+                })
+                .unwrap_or_else(|| panic!("{file}: {out}"));
+            let message = d["message"].as_str().unwrap();
+            assert!(
+                message.contains(&format!("{file} is a Git LFS pointer, {what}")),
+                "{message}"
+            );
+            assert!(d["help"].as_str().unwrap().contains("git lfs pull"), "{d}");
+        }
+        let (_, selected, _) = check_with("json", &root, &["--select", "coreai-lfs-pointer"]);
+        assert_eq!(rules_of(&selected), rules_of(&out), "{files:?}");
+        let (code, ignored, _) = check_with("json", &root, &["--ignore", "coreai-lfs-pointer"]);
+        assert_eq!((code, rules_of(&ignored)), (0, vec![]), "{files:?}");
+    }
+    // The old id explains the rule that reports it now.
+    let out = Command::cargo_bin("coreml-lint")
+        .unwrap()
+        .args(["rule", "coreai-lfs-pointer"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("bundle-lfs-pointer"), "{text}");
 }
 
 #[test]

@@ -199,9 +199,9 @@ fn dump_gives_what_coreai_core_reads() {
             }
         }
     }
-    // 14 functions with a name and an op count each; 32 + 2 × 5 inputs, states and outputs of the
-    // 10 entry points (coreai-core's summary lists none for the private composite graphs).
-    assert_eq!(facts, 70);
+    // 14 functions with a name and an op count each; 32 + 2 × 5 + 3 inputs, states and outputs of
+    // the 10 entry points (coreai-core's summary lists none for the private composite graphs).
+    assert_eq!(facts, 73);
 }
 
 /// An `invoke_v1` of a composite graph is lowered as the composite's op, with the composite's
@@ -407,7 +407,7 @@ fn dump_shows_versions_resources_composite_attributes_and_parameter_names() {
                     resources += 1;
                 }
                 assert!(
-                    !d.contains("operand0 =") || d.contains("aicode.metal.metal4_kernel_v1"),
+                    !d.contains("operand0 ="),
                     "{name}/{graph}: an op with named parameters: {d}"
                 );
             }
@@ -487,7 +487,9 @@ fn placement_on_a_core_ai_asset_names_no_core_ml_api() {
 }
 
 /// The operands of a printed op `%7 = coreai.conv2d %6, %3, %2, %2, %1 : (…)`, when they are a plain
-/// list of values (not `scatter_nd … with … at`, `invoke @f(…)`, a Metal kernel's clauses).
+/// list of values (not `scatter_nd … with … at`, `invoke @f(…)`), or a Metal kernel's clauses
+/// `kernel_args(%3, %4), threads_per_grid %0, threads_per_thread_group %1, result_shapes(%2, %2)`
+/// in their order.
 fn printed_operands(op: &str) -> Option<Vec<&str>> {
     let rest = op.split_once(" = ").map_or(op, |(_, r)| r);
     let (_, args) = rest.split_once(' ')?;
@@ -497,12 +499,40 @@ fn printed_operands(op: &str) -> Option<Vec<&str>> {
         .split(" mode = ")
         .next()?
         .trim();
-    let args: Vec<&str> = args.split(", ").collect();
+    let mut args: Vec<&str> = args.split(", ").collect();
+    if rest.starts_with("coreai.metal4_kernel ") {
+        args = args
+            .iter()
+            .map(|a| a.rsplit(['(', ' ']).next().unwrap().trim_end_matches(')'))
+            .collect();
+    }
     args.iter()
         .all(|a| a.starts_with('%') && !a.contains(' '))
         .then_some(args)
 }
 
+/// A printed op's operand types, split at the top level (a Metal kernel's operand type has commas
+/// inside its `<…>`).
+fn printed_operand_types(op: &str) -> Option<Vec<&str>> {
+    let signature = op.split_once(" : (")?.1;
+    let (mut depth, mut start, mut out) = (0i32, 0, Vec::new());
+    for (i, c) in signature.char_indices() {
+        match c {
+            '<' | '[' => depth += 1,
+            '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(signature[start..i].trim());
+                start = i + 1;
+            }
+            ')' if depth == 0 => {
+                out.push(signature[start..i].trim());
+                return Some(out);
+            }
+            _ => {}
+        }
+    }
+    None
+}
 /// The result names of a printed op (`%22:3` gives `%22#0`, `%22#1`, `%22#2`) or a dumped one.
 fn result_names(op: &str) -> Vec<String> {
     let Some((lhs, _)) = op.split_once(" = ") else {
@@ -515,14 +545,15 @@ fn result_names(op: &str) -> Vec<String> {
     lhs.split(", ").map(str::to_string).collect()
 }
 
-/// The values a dumped op reads, in its parameters' order (a tuple parameter's in order).
-fn dumped_operands(op: &str) -> Vec<String> {
+/// The values a dumped op reads, each with its parameter, in its parameters' order (a tuple
+/// parameter's values in order, each under its name); literal values left out.
+fn dumped_params(op: &str) -> Vec<(String, String)> {
     let call = op.split_once(" = ").map_or(op, |(_, r)| r);
     let inner = call.split_once('(').unwrap().1;
     let inner = inner.rsplit_once(") : ").map_or(inner, |(a, _)| a);
     let mut out = Vec::new();
-    let parts: Vec<&str> = inner.split(" = ").skip(1).collect();
-    for (i, part) in parts.iter().enumerate() {
+    let parts: Vec<&str> = inner.split(" = ").collect();
+    for (i, part) in parts.iter().enumerate().skip(1) {
         // Each part but the last ends with the next parameter's name.
         let value = match i + 1 < parts.len() {
             true => part.rsplit_once(", ").map_or(*part, |(v, _)| v),
@@ -531,10 +562,20 @@ fn dumped_operands(op: &str) -> Vec<String> {
         if value.starts_with('[') || value.starts_with("dense_resource") {
             continue;
         }
+        let param = parts[i - 1].rsplit([' ', '(']).next().unwrap();
         let value = value.trim_start_matches('(').trim_end_matches(')');
-        out.extend(value.split(", ").map(str::to_string));
+        out.extend(
+            value
+                .split(", ")
+                .map(|v| (param.to_string(), v.to_string())),
+        );
     }
     out
+}
+
+/// The values a dumped op reads, in its parameters' order.
+fn dumped_operands(op: &str) -> Vec<String> {
+    dumped_params(op).into_iter().map(|(_, v)| v).collect()
 }
 
 /// On every program of the corpus, each op `dump` prints reads the values coreai-core's printed op
@@ -580,19 +621,12 @@ fn dump_reads_the_operands_coreai_core_prints_in_its_order() {
                     .unwrap();
                 compared.insert(op.to_string());
                 // Each named parameter has the type its name says, in the printed operand types.
-                let Some(signature) = p.split(" : (").nth(1) else {
+                let Some(types) = printed_operand_types(p) else {
                     continue; // `cast %x : tensor<…> to tensor<…>`: one operand
                 };
-                let types: Vec<&str> = signature.split([')']).next().unwrap().split(", ").collect();
-                let params: Vec<&str> = d
-                    .split_once('(')
-                    .unwrap()
-                    .1
-                    .split(" = ")
-                    .map(|s| s.rsplit([' ', '(']).next().unwrap())
-                    .collect();
-                for (param, ty) in params.iter().zip(&types) {
-                    let expected = match (op, *param) {
+                let params = dumped_params(d);
+                for ((param, _), ty) in params.iter().zip(&types) {
+                    let expected = match (op, param.as_str()) {
                         ("conv2d", "weight") => "tensor<8x4x3x3xf16>",
                         ("conv2d", "strides" | "dilations") => "tensor<2xui32>",
                         ("conv2d", "groups") => "tensor<ui32>",
@@ -600,6 +634,12 @@ fn dump_reads_the_operands_coreai_core_prints_in_its_order() {
                         ("pad", "constant_val") => "tensor<f16>",
                         ("broadcast_in_dims", "sizes") => "xui32>",
                         ("broadcast_in_dims" | "expand_dims" | "shrink_dims", "axes") => "xsi32>",
+                        ("metal4_kernel", "kernel_args") => "#coreaix.hw_constraints<MTLBuffer, \
+                                                             alignments: [1x1x1], interleave: [1x1]>>",
+                        ("metal4_kernel", "threads_per_grid" | "threads_per_thread_group") => {
+                            "tensor<3xui32>"
+                        }
+                        ("metal4_kernel", "result_shapes") => "tensor<2xui32>",
                         _ => continue,
                     };
                     assert!(
@@ -620,12 +660,14 @@ fn dump_reads_the_operands_coreai_core_prints_in_its_order() {
         "split",
         "concat",
         "write_handle",
+        "metal4_kernel",
     ] {
         assert!(compared.contains(op), "no `{op}` compared: {compared:?}");
     }
     // conv2d: weight, strides, dilations, groups; pad: pad, constant_val; expand_dims and
-    // shrink_dims: axes; the 11 broadcast_in_dims of the corpus: sizes, axes.
-    assert_eq!(typed, 4 + 2 + 2 + 2 * 11, "{compared:?}");
+    // shrink_dims: axes; the 11 broadcast_in_dims of the corpus: sizes, axes; the Metal kernel's
+    // operands (2 kernel_args, the 2 dispatch sizes, 3 result_shapes).
+    assert_eq!(typed, 4 + 2 + 2 + 2 * 11 + 2 + 2 + 3, "{compared:?}");
 }
 
 /// SARIF on Core AI assets: each result is at the bundle's `main.mlirb`, names its function and op

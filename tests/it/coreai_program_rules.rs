@@ -64,7 +64,7 @@ fn every_core_ai_hazard_is_still_reported() {
         ("debug.aimodel", "coreai-debug-info"),
         ("floor.aimodel", "coreai-gpu-rounding"),
         ("hash-mismatch.aimodel", "coreai-hash-mismatch"),
-        ("lfs-pointer.aimodel", "coreai-lfs-pointer"),
+        ("lfs-pointer.aimodel", "bundle-lfs-pointer"),
         ("missing-hash.aimodel", "coreai-missing-file"),
         ("no-producer.aimodel", "coreai-no-producer"),
         ("symlink.aimodel", "coreai-symlink"),

@@ -225,11 +225,11 @@ def test_a_diagnostic_is_the_json_record_field_for_field(rel: str) -> None:
 def test_a_core_ai_diagnostic_is_at_its_line_in_the_dump() -> None:
     rel = "corpus/coreai/programs/metal-kernel.aimodel"
     (d,) = check_from_root(rel)
-    assert (d.rule, d.function, d.op) == ("coreai-metal-kernel", "main", "%4")
+    assert (d.rule, d.function, d.op) == ("coreai-metal-kernel", "main", "%5")
     # The bytecode is binary: no line in it; the op's line is the one `coreml-lint dump` prints.
     assert d.file.endswith("metal-kernel.aimodel/main.mlirb") and d.line is None and d.column is None
     dump = cli("dump", rel).stdout.splitlines()
-    assert dump[d.dump_line - 1][d.dump_column - 1 :].startswith("%4 = metal4_kernel(")
+    assert dump[d.dump_line - 1][d.dump_column - 1 :].startswith("%5, %6, %7 = metal4_kernel(")
     # The decoders' KV states: one diagnostic per state for the GPU, none for cpu-only.
     kv = CORPUS / "coreai/programs/kv2048-ios.aimodel"
     states = [(d.rule, d.state) for d in coreml_lint.check(kv, config=False)]

@@ -78,31 +78,39 @@ class Fp32Island(nn.Module):
 
 
 def metal_kernel(name: str):
-    """An fp16 program calling an inline Metal kernel (`aicode.metal.metal4_kernel_v1`)."""
+    """An fp16 program calling an inline Metal kernel (`aicode.metal.metal4_kernel_v1`) of two
+    arguments and three results: coreai-core prints its operands as `kernel_args(2),
+    threads_per_grid, threads_per_thread_group, result_shapes(3)`, the stored op as seven operands
+    with no group sizes (the dump's named parameters are checked against the printout)."""
     from coreai.authoring import MetalParameter
     from coreai_torch import TorchMetalKernel
 
-    def double(x: torch.Tensor) -> torch.Tensor:
-        return x * 2
+    def three(
+        x: torch.Tensor, w: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return x * w, x + w, x - w
 
     kernel = TorchMetalKernel(
-        "double",
-        input_names=["x"],
-        result_names=["y"],
-        src="y[gid] = x[gid] * 2;",
-        torch_defn=double,
+        "three",
+        input_names=["x", "w"],
+        result_names=["a", "b", "c"],
+        src="a[gid] = x[gid] * w[gid]; b[gid] = x[gid] + w[gid]; c[gid] = x[gid] - w[gid];",
+        torch_defn=three,
         metal_params=[MetalParameter("gid", "uint", "thread_position_in_grid")],
     )
 
     class Kernel(nn.Module):
-        def forward(self, x):
-            grid = dict(threads_per_grid=(64, 1, 1), threads_per_thread_group=(64, 1, 1))
-            return kernel(x, result_shapes=[(1, 64)], **grid) + 1
+        def forward(self, x, w):
+            grid = dict(threads_per_grid=(64, 1, 1), threads_per_thread_group=(32, 1, 1))
+            return kernel(x, w, result_shapes=[(1, 64)] * 3, **grid)
 
     conv = TorchConverter(mode=TorchConverter.Mode.RELEASE)
     conv.register_custom_kernels([kernel])
     x = torch.randn(1, 64, dtype=torch.float16)
-    conv.add_exported_program(export(Kernel(), (x,)), input_names=["x"], output_names=["y"])
+    w = torch.randn(1, 64, dtype=torch.float16)
+    conv.add_exported_program(
+        export(Kernel(), (x, w)), input_names=["x", "w"], output_names=["a", "b", "c"]
+    )
     return save(conv.to_coreai(), name)
 
 

@@ -2,7 +2,9 @@
 //! bytecode container of `main.mlirb`, as an [`AiAsset`] inventory on a [`Model`] with no program.
 //!
 //! Missing, symlinked or Git-LFS-pointer files are recorded (rules report them), never followed;
-//! bytecode that does not parse is a [`ReadError`] naming the file and the byte offset.
+//! a Git LFS pointer is also the model's [`BundleFault`], as in a Core ML bundle, so one check
+//! (`bundle-lfs-pointer`) reports it for both kinds. Bytecode that does not parse is a
+//! [`ReadError`] naming the file and the byte offset.
 
 pub mod aicode;
 pub mod bytecode;
@@ -18,7 +20,9 @@ use std::sync::Arc;
 use super::outcome::ReadOutcome;
 use super::{limits, ReadError};
 use crate::ir::coreai::{AiAsset, AssetFile};
-use crate::ir::{Model, ModelDesc, ModelKind, Node, Program, SourceText, Span};
+use crate::ir::{
+    BundleFault, BundleFaultKind, Model, ModelDesc, ModelKind, Node, Program, SourceText, Span,
+};
 
 /// The program file.
 pub const PROGRAM: &str = "main.mlirb";
@@ -55,6 +59,7 @@ pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> 
             }
         }
     }
+    let bundle = lfs_pointers(&asset, dir);
     Ok(ReadOutcome::Model(Box::new(Model {
         path: dir.to_path_buf(),
         kind: ModelKind::AiModel,
@@ -78,8 +83,22 @@ pub fn read_aimodel(dir: &Path, render: bool) -> Result<ReadOutcome, ReadError> 
         model_path: dir.to_path_buf(),
         root: dir.to_path_buf(),
         sub_model: None,
-        bundle: Vec::new(),
+        bundle,
     })))
+}
+
+/// The files of the asset that are Git LFS pointers, as the bundle faults every model kind
+/// reports through (`analysis::bundle`).
+fn lfs_pointers(asset: &AiAsset, dir: &Path) -> Vec<BundleFault> {
+    asset
+        .files
+        .iter()
+        .filter(|(_, f)| *f == AssetFile::LfsPointer)
+        .map(|(name, _)| BundleFault {
+            kind: BundleFaultKind::LfsPointer,
+            file: dir.join(name),
+        })
+        .collect()
 }
 
 /// The inventory of the bundle at `dir` (the program is not read).

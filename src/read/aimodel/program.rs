@@ -50,10 +50,78 @@ pub struct Lowered {
 
 /// One op-name mapping of `rules/coreai/ops.yaml`.
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct OpMapping {
     op: String,
     #[serde(default)]
     params: Vec<String>,
+    /// The group (a `name*` of `params`) that holds one operand per result of the op.
+    #[serde(default, rename = "per-result")]
+    per_result: Option<String>,
+}
+
+/// The operand parameters of an op kind, as `rules/coreai/ops.yaml` lists them.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    /// The names in operand order; `name*` is a group of any number of operands.
+    pub names: &'static [String],
+    /// The group holding one operand per result (a Metal kernel's `result_shapes`).
+    pub per_result: Option<&'static str>,
+}
+
+impl Params {
+    const NONE: Params = Params {
+        names: &[],
+        per_result: None,
+    };
+
+    fn of(m: &'static OpMapping) -> Params {
+        Params {
+            names: &m.params,
+            per_result: m.per_result.as_deref(),
+        }
+    }
+
+    /// The parameter of each of `operands` operands of an op with `results` results: its name and
+    /// whether it belongs to a group (a tuple parameter). A group sized by the results holds one
+    /// operand per result, the other group what remains beside the single parameters; the stored
+    /// op records no sizes (`docs/coreai-bytecode.md`). Operands past the list, and every operand
+    /// when the counts cannot be split so, are `operand<N>`.
+    pub fn of_operands(&self, operands: usize, results: usize) -> Vec<(String, bool)> {
+        let is_group = |n: &str| n.ends_with('*');
+        let singles = self.names.iter().filter(|n| !is_group(n)).count();
+        let per_result = self.names.iter().filter(|n| self.is_per_result(n)).count();
+        let sized = per_result.saturating_mul(results);
+        let other_groups = self.names.len() - singles - per_result;
+        // What the group that is not sized by the results holds; with single parameters only and
+        // too few operands, the first parameters name those there are.
+        let rest = match operands.checked_sub(singles.saturating_add(sized)) {
+            Some(rest) => Some(rest),
+            None if per_result == 0 && other_groups == 0 => Some(0),
+            None => None,
+        };
+        let mut out = Vec::with_capacity(operands);
+        if let Some(rest) = rest {
+            for name in self.names {
+                let size = match (is_group(name), self.is_per_result(name)) {
+                    (false, _) => 1,
+                    (true, true) => results,
+                    (true, false) => rest,
+                };
+                let pname = name.trim_end_matches('*');
+                let room = operands - out.len().min(operands);
+                out.extend((0..size.min(room)).map(|_| (pname.to_string(), is_group(name))));
+            }
+        }
+        while out.len() < operands {
+            out.push((format!("operand{}", out.len()), false));
+        }
+        out
+    }
+
+    fn is_per_result(&self, name: &str) -> bool {
+        name.ends_with('*') && self.per_result == Some(name.trim_end_matches('*'))
+    }
 }
 
 fn mappings() -> &'static HashMap<String, OpMapping> {
@@ -75,24 +143,27 @@ pub fn op_stem(name: &str) -> &str {
     }
 }
 
-/// The MIL op type and operand parameter names of a stored op name.
-pub fn mil_op(name: &str) -> (String, &'static [String]) {
+/// The MIL op type and operand parameters of a stored op name.
+pub fn mil_op(name: &str) -> (String, Params) {
     let stem = op_stem(name);
     let mapping = mappings()
         .get(stem)
         .or_else(|| mappings().get(stem.strip_prefix("primitive.")?));
     match mapping {
-        Some(m) => (m.op.clone(), &m.params),
-        None => (stem.rsplit('.').next().unwrap_or(stem).to_string(), &[]),
+        Some(m) => (m.op.clone(), Params::of(m)),
+        None => (
+            stem.rsplit('.').next().unwrap_or(stem).to_string(),
+            Params::NONE,
+        ),
     }
 }
 
-/// The MIL op type and parameter names of a call of a composite graph (`composite.NAME` in
+/// The MIL op type and parameters of a call of a composite graph (`composite.NAME` in
 /// `rules/coreai/ops.yaml`); an unlisted composite keeps its name.
-pub fn composite_op(composite: &str) -> (String, &'static [String]) {
+pub fn composite_op(composite: &str) -> (String, Params) {
     match mappings().get(&format!("composite.{composite}")) {
-        Some(m) => (m.op.clone(), &m.params),
-        None => (composite.to_string(), &[]),
+        Some(m) => (m.op.clone(), Params::of(m)),
+        None => (composite.to_string(), Params::NONE),
     }
 }
 
@@ -522,30 +593,16 @@ impl Cx<'_> {
                 results.push(Output { name, ty });
             }
             let mut inputs_of_op: Vec<Param> = Vec::new();
-            for (i, id) in op.operands.iter().enumerate() {
+            let param_names = params.of_operands(op.operands.len(), results.len());
+            for (id, (pname, group)) in op.operands.iter().zip(param_names) {
                 let value = Arg::Name(self.operand(&names, *id, op)?);
-                let tuple = params
-                    .last()
-                    .filter(|p| p.ends_with('*') && i + 1 >= params.len());
-                if let Some(p) = tuple {
-                    let pname = p.trim_end_matches('*');
-                    match inputs_of_op.last_mut() {
-                        Some(last) if last.name == pname => last.args.push(value),
-                        _ => inputs_of_op.push(Param {
-                            name: Name::from(pname),
-                            args: vec![value],
-                        }),
-                    }
-                    continue;
+                match inputs_of_op.last_mut() {
+                    Some(last) if group && last.name == pname.as_str() => last.args.push(value),
+                    _ => inputs_of_op.push(Param {
+                        name: Name::from(pname.as_str()),
+                        args: vec![value],
+                    }),
                 }
-                let pname = params
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| format!("operand{i}"));
-                inputs_of_op.push(Param {
-                    name: Name::from(pname.as_str()),
-                    args: vec![value],
-                });
             }
             let mut attributes = Attributes::default();
             if op_type == "const" {
@@ -994,6 +1051,67 @@ mod tests {
         }
     }
 
+    /// Every op kind's groups split its operands one way: at most one group not sized by the
+    /// results, and `per-result` names a group of the list.
+    #[test]
+    fn op_table_groups_split_one_way() {
+        for (key, m) in mappings() {
+            let groups: Vec<&str> = m
+                .params
+                .iter()
+                .filter_map(|p| p.strip_suffix('*'))
+                .collect();
+            let sized_by_results = usize::from(m.per_result.is_some());
+            assert!(groups.len() <= 1 + sized_by_results, "{key}: {groups:?}");
+            if let Some(g) = &m.per_result {
+                assert!(groups.contains(&g.as_str()), "{key}: {g} is no group");
+            }
+        }
+    }
+
+    #[test]
+    fn operands_are_named_by_their_groups() {
+        let names = |stored: &str, operands: usize, results: usize| -> String {
+            mil_op(stored)
+                .1
+                .of_operands(operands, results)
+                .iter()
+                .map(|(n, group)| format!("{n}{}", if *group { "*" } else { "" }))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let metal = "aicode.metal.metal4_kernel_v1";
+        assert_eq!(
+            names(metal, 4, 1),
+            "kernel_args* threads_per_grid threads_per_thread_group result_shapes*"
+        );
+        assert_eq!(
+            names(metal, 7, 3),
+            "kernel_args* kernel_args* threads_per_grid threads_per_thread_group \
+             result_shapes* result_shapes* result_shapes*"
+        );
+        assert_eq!(
+            names(metal, 3, 1),
+            "threads_per_grid threads_per_thread_group result_shapes*",
+            "a kernel without arguments"
+        );
+        // Counts that cannot split (fewer operands than the results need) name no parameter.
+        assert_eq!(names(metal, 3, 3), "operand0 operand1 operand2");
+        let concat = "aicode.primitive.concat_v1";
+        assert_eq!(names(concat, 3, 1), "axis values* values*");
+        assert_eq!(names(concat, 0, 1), "");
+        let conv = "aicode.primitive.conv2d_v1";
+        assert_eq!(names(conv, 3, 1), "x weight strides");
+        assert_eq!(
+            names(conv, 6, 1),
+            "x weight strides dilations groups operand5"
+        );
+        assert_eq!(
+            names("aicode.primitive.lut_to_dense_v1", 2, 1),
+            "operand0 operand1"
+        );
+    }
+
     #[test]
     fn op_table_reads_and_names_mil_ops() {
         assert!(mappings().len() > 40);
@@ -1022,9 +1140,9 @@ mod tests {
                 "x sizes axes",
             ),
         ] {
-            let (name, names) = mil_op(stored);
+            let (name, mapped) = mil_op(stored);
             assert_eq!(
-                (name.as_str(), names.join(" ").as_str()),
+                (name.as_str(), mapped.names.join(" ").as_str()),
                 (op, params),
                 "{stored}"
             );
