@@ -351,6 +351,38 @@ pub enum LoadError {
     },
 }
 
+/// A parser's message as a rule's author reads it: the place is the label's to show (the parser
+/// appends "at line L column C", which the label can contradict once it moves to the key), and
+/// the parser's names of our types are said as what they are in a rule file.
+fn readable(message: &str) -> String {
+    let message = match message.rfind(" at line ") {
+        Some(at)
+            if message[at + " at line ".len()..]
+                .split(" column ")
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            &message[..at]
+        }
+        _ => message,
+    };
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("struct ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "struct ".len()..];
+        let end = after
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .unwrap_or(after.len());
+        out.push_str(match &after[..end] {
+            "SerRule" => "a rule object (a map of keys)",
+            _ => "a map of keys",
+        });
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn invalid(file: &str, text: &str, message: String, labels: Vec<LabeledSpan>) -> LoadError {
     LoadError::Invalid(Box::new(RuleFileError {
         file: file.to_string(),
@@ -362,7 +394,7 @@ fn invalid(file: &str, text: &str, message: String, labels: Vec<LabeledSpan>) ->
 
 /// A YAML syntax or schema error of `file`, labelled where the parser stopped.
 fn yaml_invalid(file: &str, text: &str, e: &yaml::YamlError) -> LoadError {
-    let message = super::schema::explain_forms(&e.message);
+    let message = readable(&super::schema::explain_forms(&e.message));
     // serde's path (`match.fed-by: …`) ends at the rule object; a form's error names its key.
     let at_key = super::schema::form_key(&message).and_then(|key| {
         let (path, _) = message.split_once(": ")?;

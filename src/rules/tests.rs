@@ -253,6 +253,26 @@ fn load_error(id: &str, body: &str) -> (String, Vec<(String, usize)>) {
     }
 }
 
+/// A parser's error says what a rule file holds, not our type names, and leaves the place to its
+/// label (which points at the key when the error names one).
+#[test]
+fn parse_errors_name_no_internal_type_and_leave_the_place_to_the_label() {
+    let body =
+        "id: r\ntitle: t\nseverity: warning\nmatch:\n  op: softmax\n  inside: 7\nmessage: m\n";
+    let (msg, labels) = load_error("r", body);
+    assert_eq!(
+        msg,
+        "match.inside: invalid type: integer `7`, expected a rule object (a map of keys)"
+    );
+    assert_eq!(labels[0].1, body.find('7').expect("value"));
+    // A form's error is labelled at its key, not at the line serde stopped at.
+    let body = "id: r\ntitle: t\nseverity: warning\nmatch:\n  op: softmax\n  name: { regex: 5 }\nmessage: m\n";
+    let (msg, labels) = load_error("r", body);
+    assert!(!msg.contains(" at line "), "{msg}");
+    assert!(msg.contains("`name:` takes a regular expression"), "{msg}");
+    assert_eq!(labels[0].1, body.find("name").expect("key"));
+}
+
 const BASE: &str = "id: r\ntitle: t\nseverity: warning\nmatch:\n  state-write:\n    state: $S\n    full: true\nmessage: \"MSG\"\n";
 
 #[test]
