@@ -485,7 +485,8 @@ impl CaptureNum {
             Binding::Node(n) => match cx.f.node(*n)? {
                 Node::Op(op) => {
                     let o = op.outputs.first()?;
-                    (o.name.as_str(), Some(&o.ty), None)
+                    let name = o.name.as_str();
+                    (name, Some(&o.ty), cx.analysis.consts.get(name))
                 }
                 Node::Input(i) => (i.name.as_str(), Some(&i.ty), None),
             },

@@ -56,6 +56,11 @@ fn compare_reads_another_captures_numbers() {
         "  op: gather\n  capture: $G\n  param:\n    x: { capture: $X }\n  compare:\n    $G.dim.1: { equals: $X.dim.-1 }\n    $G.rank: 2\n",
     );
     assert_eq!(ops_of(GATHERS, &both), ["kv_ok", "kv_past"]);
+    // A captured op's value is its first output's: a constant's elements, known.
+    let const_op = rule(
+        "  op: const\n  capture: $C\n  name: \"^(inside|past)$\"\n  compare:\n    $C.value.max: { min: 4 }\n",
+    );
+    assert_eq!(ops_of(GATHERS, &const_op), ["past"]);
     // An unknown number (an input's constant value) never compares.
     let unknown = rule(
         "  op: gather\n  param:\n    x: { capture: $X }\n    indices: { capture: $I }\n  compare:\n    $X.value.max: { min: 0 }\n",
