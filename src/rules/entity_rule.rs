@@ -517,8 +517,21 @@ impl EntityCompiler {
     }
 }
 
-/// The kind `kind:` names, or an error naming the known kinds.
+/// Kinds that are gone, with what replaced them: a rule written for one is told what to write.
+const REPLACED_KINDS: &[(&str, &str)] = &[(
+    "signature-difference",
+    "`signature-difference` is gone: the description's inputs, outputs and states are \
+     `description-feature` entities (`described`, `type`, `program-type`, `shape`, `differing-axis`, \
+     …) and its functions `description-function` entities; a rule compares their properties \
+     (rules/description-signature-mismatch.yaml, docs/rule-language.md)",
+)];
+
+/// The kind `kind:` names, or an error naming the known kinds (or what replaced a kind that is
+/// gone).
 pub(crate) fn entity_kind_named(name: &str) -> Result<&'static EntityKind, String> {
+    if let Some((_, replaced)) = REPLACED_KINDS.iter().find(|(old, _)| *old == name) {
+        return Err((*replaced).to_string());
+    }
     crate::analysis::registry::entity_kind(name).ok_or_else(|| {
         let names = crate::analysis::registry::entity_kinds().map(|k| k.name);
         format!(

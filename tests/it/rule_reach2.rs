@@ -336,3 +336,19 @@ fn blob_rules_written_without_fragments_load_and_select_the_same() {
         assert_eq!(at(&format!("old-{id}")), now, "{id}");
     }
 }
+
+/// A rule written for the `signature-difference` entities (gone: the description's features are
+/// entities of their own) is told what replaced them, at the kind.
+#[test]
+fn a_rule_on_the_gone_signature_difference_is_told_what_replaced_it() {
+    let body = "id: r\ntitle: t\nseverity: info\nmatch: { kind: signature-difference, capture: $D }\nmessage: \"{D.detail}\"\n";
+    let (msg, labels) = refused(body);
+    assert!(
+        msg.contains("`signature-difference` is gone")
+            && msg.contains("`description-feature`")
+            && msg.contains("`description-function`"),
+        "{msg}"
+    );
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert_eq!(labels[0].1, body.find("kind").unwrap());
+}
