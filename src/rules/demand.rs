@@ -37,8 +37,9 @@ struct KindDemand<'r> {
 
 /// What the tests of a kind read of a partial entity, when that is only which of their
 /// properties are there, true, false or still to come, which of the words they name a text
-/// property is, and whether two properties they compare are equal: entities alike in that get the same answer, so it is worked out once per run and
-/// thread (the op-set check asks about some 50 k parameters of a 14 k-op program, most alike).
+/// property is, and whether two properties they compare are equal: entities alike in that get
+/// the same answer, so it is worked out once per run and thread (the op-set check asks about
+/// some 50 k parameters of a 14 k-op program, most alike).
 struct KeyPlan<'r> {
     /// The slots the tests read.
     tested: u64,
@@ -151,20 +152,16 @@ impl<'r> KindDemand<'r> {
             return self.work_out(partial, pending);
         };
         let key = (self.index, plan.key(partial, pending));
-        let kept = ANSWERS.with(|a| {
+        ANSWERS.with(|a| {
             let mut a = a.borrow_mut();
             if a.demand != demand {
                 a.demand = demand;
                 a.by_key.clear();
             }
-            a.by_key.get(&key).copied()
-        });
-        if let Some(answer) = kept {
-            return answer;
-        }
-        let answer = self.work_out(partial, pending);
-        ANSWERS.with(|a| a.borrow_mut().by_key.insert(key, answer));
-        answer
+            *a.by_key
+                .entry(key)
+                .or_insert_with(|| self.work_out(partial, pending))
+        })
     }
 
     /// Whether some rule of the kind may select `partial`: first by what each rule requires (a
@@ -331,7 +328,7 @@ impl EntityDemand for RuleDemand<'_> {
 
 impl<'r> KeyPlan<'r> {
     /// The plan for `tests`, or `None` when one reads more than a key holds (a number, a
-    /// pattern, two properties compared) or names too many words.
+    /// pattern, a property of another capture) or names too many words or comparisons.
     fn of<'t>(tests: impl Iterator<Item = &'t SlotTest<'r>>) -> Option<KeyPlan<'r>>
     where
         'r: 't,

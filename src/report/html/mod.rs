@@ -6,7 +6,7 @@
 //! It reads the graphs after the run: the check must keep them (`Keep::Programs`) and render
 //! protobuf programs as text (`Rendering::Text`) for the line numbers and excerpts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::analysis::placement::FunctionPlacement;
@@ -617,10 +617,10 @@ fn overviews(page: &mut Page, models: &[ModelRef<'_>], views: &[Vec<FunctionView
                 continue;
             }
             let o = &v.overview;
-            let linked = page.linked.get(&id).cloned().unwrap_or_default();
+            let none = BTreeSet::new();
             let ids = svg::NodeIds {
                 prefix: &id,
-                only: Some(&linked),
+                only: Some(page.linked.get(&id).unwrap_or(&none)),
             };
             let d = svg::draw(&o.picture, Some(ids), &page.arrow);
             let _ = writeln!(
