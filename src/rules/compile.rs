@@ -87,14 +87,13 @@ impl Compiler {
         entity: &str,
         props: &Props,
     ) -> Option<T> {
-        let known = property_names::<T>();
         let all = || serde_json::Map::from_iter(props.iter().map(|(k, v)| (k.clone(), v.clone())));
-        // Most rules are right: read them whole, and key by key only to locate what is wrong.
-        if props.keys().all(|k| known.iter().any(|n| n == k)) {
-            if let Ok(t) = serde_json::from_value::<T>(serde_json::Value::Object(all())) {
-                return Some(t);
-            }
+        // Most rules are right: read them whole (every `T` denies unknown fields), and key by key
+        // only to locate what is wrong.
+        if let Ok(t) = serde_json::from_value::<T>(serde_json::Value::Object(all())) {
+            return Some(t);
         }
+        let known = property_names::<T>();
         let mut ok = true;
         for (key, value) in props {
             if !known.iter().any(|k| k == key) {
@@ -129,6 +128,9 @@ impl Compiler {
 
     /// The op's properties among a node rule object's other keys (the rest are errors).
     fn op_props(&mut self, props: &Props) -> OpProps {
+        if props.is_empty() {
+            return OpProps::default();
+        }
         let known = property_names::<OpProps>();
         let mut ours = Props::new();
         for (key, value) in props {

@@ -212,7 +212,7 @@ impl Template {
         let mut buf = String::new();
         let mut rest = text;
         // The text up to the next brace is copied as one slice.
-        while let Some(at) = rest.find(['{', '}']) {
+        while let Some(at) = memchr::memchr2(b'{', b'}', rest.as_bytes()) {
             buf.push_str(&rest[..at]);
             let brace = &rest[at..];
             if let Some(after) = brace.strip_prefix("{{") {

@@ -298,3 +298,19 @@ pub fn aimodel_program(data: &[u8], dir: &Path) {
         "check changed the bundle"
     );
 }
+
+/// Core AI `main.mlirb` bytes through the MLIR bytecode container reader and, when the container
+/// reads, the program reader (IR section, `aicode` types and attributes, properties, lowering into
+/// the IR): each must return an error with an offset inside the input, never panic.
+pub fn aimodel_bytecode(data: &[u8]) {
+    use coreml_lint::read::aimodel::{bytecode, program};
+    match bytecode::parse(data) {
+        Err(e) => assert!(e.offset <= data.len()),
+        Ok(b) => {
+            let mut text = String::new();
+            if let Err(e) = program::lower(data, &b, &mut text) {
+                assert!(e.offset <= data.len());
+            }
+        }
+    }
+}

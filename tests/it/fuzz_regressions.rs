@@ -61,6 +61,17 @@ fn pipeline_regressions() {
     }
 }
 
+/// The container and program readers on every saved input.
+#[test]
+fn aimodel_bytecode_regressions() {
+    let cases = inputs("aimodel_bytecode");
+    assert!(!cases.is_empty(), "no saved aimodel_bytecode inputs");
+    for (path, bytes) in cases {
+        eprintln!("{}", path.display());
+        fuzz_harness::aimodel_bytecode(&bytes);
+    }
+}
+
 /// The `aimodel_program` check on every saved input and on the corpus's Core AI programs (its
 /// seeds), so the harness itself is known to read a program end to end.
 #[test]

@@ -335,7 +335,7 @@ fn parse_resources(
                 let alignment = e.varint()?;
                 let size = e.varint()?;
                 e.align_to(alignment)?;
-                if e.pos as u64 + size != len {
+                if (e.pos as u64).checked_add(size) != Some(len) {
                     return e.err(format!(
                         "blob of {size} bytes does not fill its {len}-byte entry"
                     ));
