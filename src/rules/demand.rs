@@ -148,6 +148,11 @@ impl<'r> KindDemand<'r> {
     /// Whether some rule of the kind may select `partial`: the answer kept for its key, else
     /// worked out ([`Self::work_out`]) and kept.
     fn may_select(&self, demand: u64, partial: &Partial<'_>, pending: u64) -> bool {
+        // Most partial entities lack what every rule requires (a healthy parameter is accepted):
+        // a few bit operations answer them before a key is made or looked up.
+        if !self.rules.iter().any(|(_, r)| r.allows(partial, pending)) {
+            return false;
+        }
         let Some(plan) = &self.key else {
             return self.work_out(partial, pending);
         };
@@ -167,17 +172,23 @@ impl<'r> KindDemand<'r> {
     /// Whether some rule of the kind may select `partial`: first by what each rule requires (a
     /// few bit operations), then by the rule's whole test.
     fn work_out(&self, partial: &Partial<'_>, pending: u64) -> bool {
+        let to_come = pending & !partial.masks().0;
+        let known = Known { partial, to_come };
+        self.rules
+            .iter()
+            .any(|(test, r)| r.allows(partial, pending) && known.may_match(test) != Some(false))
+    }
+}
+
+impl Required {
+    /// Whether `partial` (with the slots `pending` still to come) may meet these requirements:
+    /// nothing required is missing for good, no required boolean holds the other value.
+    fn allows(&self, partial: &Partial<'_>, pending: u64) -> bool {
         let (set, is_true, is_false) = partial.masks();
         let to_come = pending & !set;
-        let (there, may_be_true, may_be_false) =
-            (set | to_come, is_true | to_come, is_false | to_come);
-        let known = Known { partial, to_come };
-        self.rules.iter().any(|(test, r)| {
-            r.present & !there == 0
-                && r.is_true & !may_be_true == 0
-                && r.is_false & !may_be_false == 0
-                && known.may_match(test) != Some(false)
-        })
+        self.present & !(set | to_come) == 0
+            && self.is_true & !(is_true | to_come) == 0
+            && self.is_false & !(is_false | to_come) == 0
     }
 }
 
