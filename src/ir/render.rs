@@ -1108,22 +1108,29 @@ mod line_index_tests {
             .expect("the op")
     }
 
-    #[test]
-    fn quotes_index_stands_in_for_plain_statements_only() {
-        let mut program = nested();
-        let f = &mut program.functions[1];
+    /// Applies `edit` to every op of function `function`.
+    fn edit_ops(program: &mut Program, function: usize, mut edit: impl FnMut(&mut Op)) {
+        let f = &mut program.functions[function];
         let ids: Vec<_> = f.graph.node_indices().collect();
         for id in ids {
             if let Node::Op(op) = &mut f.graph[id] {
-                op.attributes.insert(
-                    Name::from("note"),
-                    Literal {
-                        ty: ValueType::Tensor(TensorType::scalar(DType::String)),
-                        payload: Payload::Tensor(TensorData::Strings(vec!["a\u{202e}b".into()])),
-                    },
-                );
+                edit(op);
             }
         }
+    }
+
+    #[test]
+    fn quotes_index_stands_in_for_plain_statements_only() {
+        let mut program = nested();
+        edit_ops(&mut program, 1, |op| {
+            op.attributes.insert(
+                Name::from("note"),
+                Literal {
+                    ty: ValueType::Tensor(TensorType::scalar(DType::String)),
+                    payload: Payload::Tensor(TensorData::Strings(vec!["a\u{202e}b".into()])),
+                },
+            );
+        });
         let mut written = program.clone();
         render_program(&mut written);
         let mut indexed = program.clone();
@@ -1148,15 +1155,11 @@ mod line_index_tests {
     #[test]
     fn quoted_lines_follow_a_name_with_a_line_break_and_note_the_control() {
         let mut program = nested();
-        let f = &mut program.functions[0];
-        let ids: Vec<_> = f.graph.node_indices().collect();
-        for id in ids {
-            if let Node::Op(op) = &mut f.graph[id] {
-                if op.outputs.first().is_some_and(|o| &*o.name == "a") {
-                    op.outputs[0].name = Name::from("a\nsecond line\u{202e}");
-                }
+        edit_ops(&mut program, 0, |op| {
+            if op.outputs.first().is_some_and(|o| &*o.name == "a") {
+                op.outputs[0].name = Name::from("a\nsecond line\u{202e}");
             }
-        }
+        });
         assert!(index_program_for_quotes(&mut program.clone()).needs_escape);
         assert!(!index_program_for_quotes(&mut nested()).needs_escape);
         assert_quotes_match_the_text(program);

@@ -41,18 +41,31 @@ fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     slot.replace(value).is_none().then_some(())
 }
 
-/// A map entry's key and value, each exactly once.
+/// The two fields of a message of two length-delimited fields (a map entry, a `NamedValueType`),
+/// each exactly once, in the table's order: `second` says which one a field is.
 #[inline]
-fn entry(b: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (mut key, mut value) = (None, None);
-    let mut all = fields::<map_entry::Field>(b);
+fn pair<'a, F: Read<'a>>(
+    b: &'a [u8],
+    second: impl Fn(F) -> (bool, &'a [u8]),
+) -> Option<(&'a [u8], &'a [u8])> {
+    let (mut one, mut two) = (None, None);
+    let mut all = fields::<F>(b);
     while let Some(f) = all.next_field()? {
-        match f {
-            map_entry::Field::Key(k) => once(&mut key, k)?,
-            map_entry::Field::Value(v) => once(&mut value, v)?,
+        match second(f) {
+            (false, v) => once(&mut one, v)?,
+            (true, v) => once(&mut two, v)?,
         }
     }
-    Some((key?, value?))
+    Some((one?, two?))
+}
+
+/// A map entry's key and value.
+#[inline]
+fn entry(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    pair(b, |f| match f {
+        map_entry::Field::Key(k) => (false, k),
+        map_entry::Field::Value(v) => (true, v),
+    })
 }
 
 /// The start of the `name` attribute's map entry as writers put it (the key first): the op's
@@ -175,17 +188,12 @@ fn by_key<T>(entries: &mut Vec<T>, key: impl Fn(&T) -> &Name) {
     });
 }
 
-/// A `NamedValueType`'s name and type, each exactly once.
+/// A `NamedValueType`'s name and type.
 fn named_value_type(b: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (mut name, mut ty) = (None, None);
-    let mut all = fields::<named_value_type::Field>(b);
-    while let Some(f) = all.next_field()? {
-        match f {
-            named_value_type::Field::Name(n) => once(&mut name, n)?,
-            named_value_type::Field::Type(t) => once(&mut ty, t)?,
-        }
-    }
-    Some((name?, ty?))
+    pair(b, |f| match f {
+        named_value_type::Field::Name(n) => (false, n),
+        named_value_type::Field::Type(t) => (true, t),
+    })
 }
 
 /// The fields of a `Value`, each at most once.
