@@ -668,7 +668,7 @@ impl FieldsModule {
     }
 }
 
-/// The constants, `Field` and its reader of one message: `(doc, tag, constant, variant, type,
+/// The constants, `Field` and its reader of one message: `(protobuf name, tag, constant, variant, type,
 /// label)` per field.
 fn render_field_reader(
     out: &mut Out,
