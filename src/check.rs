@@ -373,7 +373,7 @@ impl Checker {
             let mut findings = self.settings.apply(self.linter.lint(&model));
             findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             if self.rendering == Rendering::Quoted {
-                quote::quote_snippet_lines(&mut model, &findings);
+                quote::quote_snippet_lines(&mut model, &mut findings);
             }
             if keep == Keep::Reports {
                 release_graphs(&mut model);

@@ -22,6 +22,11 @@ pub fn lines_need_escape(text: &str) -> bool {
     first_not_plain(text.as_bytes()).is_some_and(|first| chars_need_escape(&text[first..]))
 }
 
+/// Whether `text` is printable ASCII and `\n` only: no character in it is shown escaped.
+pub fn is_plain(text: &str) -> bool {
+    first_not_plain(text.as_bytes()).is_none()
+}
+
 /// [`lines_need_escape`] character by character.
 fn chars_need_escape(text: &str) -> bool {
     let mut chars = text.chars().peekable();

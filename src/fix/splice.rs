@@ -4,12 +4,17 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::indexing_slicing))]
 
-use crate::read::proto::{ModelDescription, Program};
+use crate::read::proto::{fields, wire, ModelDescription, Program};
+
+/// A field's number, from its key in `read::proto::fields` (rendered from the one table).
+const fn number(key: u64) -> u32 {
+    (key >> 3) as u32
+}
 
 /// Tag of `Model.description`.
-pub const MODEL_DESCRIPTION_TAG: u32 = 2;
+pub const MODEL_DESCRIPTION_TAG: u32 = number(fields::model::DESCRIPTION);
 /// Tag of `Model.mlProgram`.
-pub const MODEL_ML_PROGRAM_TAG: u32 = 502;
+pub const MODEL_ML_PROGRAM_TAG: u32 = number(fields::model::ML_PROGRAM);
 
 /// Why a `Model` could not be re-encoded at the wire level.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -42,18 +47,16 @@ struct WireField {
     length_delimited: bool,
 }
 
-/// Reads a base-128 varint at `*pos`, advancing it. prost's public codec for varints is its
-/// length-delimiter pair (`prost::encoding` is not public API); keys and lengths are both varints.
+/// Reads a base-128 varint at `*pos` (the reader's, `read::proto::wire::varint`), advancing it.
 fn read_varint(bytes: &[u8], pos: &mut usize) -> Result<u64, SpliceError> {
-    let malformed = SpliceError::Malformed {
+    let mut rest = bytes.get(*pos..).unwrap_or_default();
+    let before = rest.len();
+    let value = wire::varint(&mut rest).ok_or(SpliceError::Malformed {
         offset: *pos,
         what: "malformed or truncated varint",
-    };
-    let mut rest = bytes.get(*pos..).ok_or(malformed.clone())?;
-    let before = rest.len();
-    let value = prost::decode_length_delimiter(&mut rest).map_err(|_| malformed)?;
+    })?;
     *pos += before - rest.len();
-    Ok(value as u64)
+    Ok(value)
 }
 
 /// Writes a base-128 varint (prost's public encoder takes a `usize`; keys are `u64` here).
@@ -208,12 +211,17 @@ pub fn encode_model_preserving(
 // Pipelines: the bytes of one sub-model, and the whole model with one sub-model replaced
 // ---------------------------------------------------------------------------------------------
 
-/// Tags of `Model.pipeline` (the models list is its field 1), and of `Model.pipelineClassifier`
-/// and `Model.pipelineRegressor` (which hold a `Pipeline` in their field 1).
-const PIPELINE_TAG: u32 = 202;
-const PIPELINE_HOLDER_TAGS: [u32; 2] = [200, 201];
-/// Tag of `Pipeline.models`, and of the pipeline inside a pipeline classifier or regressor.
-const PIPELINE_MODELS_TAG: u32 = 1;
+/// Tags of `Model.pipeline`, and of `Model.pipelineClassifier` and `Model.pipelineRegressor`
+/// (which hold a `Pipeline`).
+const PIPELINE_TAG: u32 = number(fields::model::PIPELINE);
+const PIPELINE_HOLDER_TAGS: [u32; 2] = [
+    number(fields::model::PIPELINE_CLASSIFIER),
+    number(fields::model::PIPELINE_REGRESSOR),
+];
+/// Tag of the `Pipeline` inside a pipeline classifier or regressor.
+const HOLDER_PIPELINE_TAG: u32 = number(fields::pipeline_holder::PIPELINE);
+/// Tag of `Pipeline.models`.
+const PIPELINE_MODELS_TAG: u32 = number(fields::pipeline::MODELS);
 
 /// The field numbers leading from a `Model` to the `Pipeline` message it holds.
 fn pipeline_route(model: &[u8]) -> Result<Vec<u32>, SpliceError> {
@@ -224,7 +232,7 @@ fn pipeline_route(model: &[u8]) -> Result<Vec<u32>, SpliceError> {
     PIPELINE_HOLDER_TAGS
         .into_iter()
         .find(|&tag| fields.iter().any(|f| f.number == tag))
-        .map(|tag| vec![tag, PIPELINE_MODELS_TAG])
+        .map(|tag| vec![tag, HOLDER_PIPELINE_TAG])
         .ok_or(SpliceError::Missing {
             what: "pipeline (it is not a pipeline)",
         })

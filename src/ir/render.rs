@@ -15,7 +15,7 @@ use super::types::{DType, Dim, TensorType, ValueType};
 use super::Program;
 use crate::limits::MAX_NESTING;
 use crate::mil_number::write_hex_float;
-use crate::unsafe_chars::lines_need_escape;
+use crate::unsafe_chars::{is_plain, lines_need_escape};
 
 /// Text opset name for a proto opset name (`CoreML8` → `ios18`); text names pass through.
 pub(crate) fn text_opset(opset: &str) -> &str {
@@ -45,7 +45,9 @@ pub fn index_program(program: &mut Program) -> LineIndex {
 }
 
 /// [`index_program`], also noting whether the text holds a character a terminal is shown escaped:
-/// for a report that quotes a few lines ([`quote_lines`]) but says whether any line needed it.
+/// for a report that quotes a few lines ([`quote_lines`]) but says whether any line needed it. A
+/// statement whose names or strings hold a character that is not printable ASCII is written (and
+/// scanned), not stood in for.
 pub fn index_program_for_quotes(program: &mut Program) -> RenderedLines {
     let rendered = render(program, Keep::LineStartsNotingUnsafe);
     RenderedLines {
@@ -56,20 +58,23 @@ pub fn index_program_for_quotes(program: &mut Program) -> RenderedLines {
 }
 
 /// The lines `wanted` (0-based) of `program`'s text MIL, exactly as [`render_program`] writes them
-/// (without their line breaks), by number. `lines` indexes that text and the program's spans are
-/// those [`index_program`] recorded: an op whose lines are not wanted is skipped unrendered, and a
-/// function with no wanted line is not visited.
+/// (without their line breaks), by number; and the spans of the statements written to quote them.
+/// `lines` and the program's spans are those [`index_program`] or
+/// [`index_program_for_quotes`] recorded (a stand-in's span starts where its statement does and
+/// ends on its last line): an op whose lines are not wanted is skipped unrendered, and a function
+/// with no wanted line is not visited.
 pub fn quote_lines(
     program: &Program,
     lines: &LineIndex,
     wanted: &BTreeSet<usize>,
-) -> BTreeMap<usize, String> {
+) -> (BTreeMap<usize, String>, Vec<Span>) {
     let bare_scalars = bare_scalars(&program.version);
     let mut quoted = BTreeMap::new();
     let mut header = Renderer::new(bare_scalars, Keep::Text);
     header.quote = Some(Quote::new(0, wanted, lines));
     header.header(program);
     header.take_quoted_lines();
+    let mut statements = Vec::new();
     quoted.append(&mut header.quote.take().map(|q| q.kept).unwrap_or_default());
     let last = lines.count().saturating_sub(1);
     let starts: Vec<usize> = program
@@ -87,12 +92,15 @@ pub fn quote_lines(
         fr.quote = Some(Quote::new(first, wanted, lines));
         fr.function(f);
         fr.take_quoted_lines();
-        quoted.append(&mut fr.quote.take().map(|q| q.kept).unwrap_or_default());
+        if let Some(mut q) = fr.quote.take() {
+            quoted.append(&mut q.kept);
+            statements.append(&mut q.statements);
+        }
     }
     if wanted.contains(&last) {
         quoted.insert(last, "}".to_string());
     }
-    quoted
+    (quoted, statements)
 }
 
 /// How much text a render that keeps only line starts holds before it counts and drops it (every
@@ -246,6 +254,8 @@ struct Quote {
     /// Where the lines of the whole text start (spans are offsets into it).
     lines: LineIndex,
     kept: BTreeMap<usize, String>,
+    /// The spans of the statements written.
+    statements: Vec<Span>,
 }
 
 impl Quote {
@@ -257,6 +267,7 @@ impl Quote {
             next_wanted_start: 0,
             lines: lines.clone(),
             kept: BTreeMap::new(),
+            statements: Vec::new(),
         };
         q.find_next_wanted();
         q
@@ -360,9 +371,7 @@ impl Renderer {
             }
             self.indent(depth);
             match f.op(id) {
-                Some(op) if self.keep == Keep::LineStarts && op.blocks.is_empty() => {
-                    self.stand_in(id, op);
-                }
+                Some(op) if self.stands_in(op) => self.stand_in(id, op),
                 _ => self.statement(f, id, depth),
             }
             self.out.push('\n');
@@ -412,6 +421,7 @@ impl Renderer {
         };
         // A statement's span ends after its `;`, on its last line.
         if op.span.end() >= q.next_wanted_start {
+            q.statements.push(op.span);
             return false;
         }
         q.skipped_to = Some(op.span.end());
@@ -434,6 +444,20 @@ impl Renderer {
             let chunk = n.min(SPACES.len());
             self.out.push_str(&SPACES[..chunk]);
             n -= chunk;
+        }
+    }
+
+    /// Whether `op`'s statement is written as a [`Renderer::stand_in`]: when keeping line starts
+    /// only, for an op without nested blocks; when also noting characters shown escaped, only
+    /// while none was seen and the op's names and strings hold none (then the statement's text
+    /// holds none: the rest of it is ASCII syntax, types and numbers).
+    fn stands_in(&self, op: &Op) -> bool {
+        match self.keep {
+            Keep::Text => false,
+            Keep::LineStarts => op.blocks.is_empty(),
+            Keep::LineStartsNotingUnsafe => {
+                op.blocks.is_empty() && (self.unsafe_seen || plain_op(op))
+            }
         }
     }
 
@@ -883,6 +907,37 @@ pub(crate) fn unpack_bytes(dtype: DType, bytes: &[u8]) -> Vec<i64> {
         .collect()
 }
 
+/// Whether every name and string `op`'s statement writes is printable ASCII (or `\n`).
+fn plain_op(op: &Op) -> bool {
+    op.outputs.iter().all(|o| is_plain(&o.name))
+        && is_plain(&op.op_type)
+        && op.name.as_deref().is_none_or(is_plain)
+        && op.inputs.iter().all(|p| {
+            is_plain(&p.name)
+                && p.args.iter().all(|a| match a {
+                    Arg::Name(n) => is_plain(n),
+                    Arg::Value(lit) => plain_payload(&lit.payload),
+                })
+        })
+        && op
+            .attributes
+            .iter()
+            .all(|(k, v)| is_plain(k) && plain_payload(&v.payload))
+}
+
+/// Whether every string a literal's payload holds is printable ASCII (or `\n`).
+fn plain_payload(p: &Payload) -> bool {
+    match p {
+        Payload::Blob(b) => is_plain(&b.path),
+        Payload::Tensor(TensorData::Strings(v)) => v.iter().all(|s| is_plain(s)),
+        Payload::Tensor(_) => true,
+        Payload::Tuple(items) | Payload::List(items) => items.iter().all(plain_payload),
+        Payload::Dict(pairs) => pairs
+            .iter()
+            .all(|(k, v)| plain_payload(k) && plain_payload(v)),
+    }
+}
+
 fn quote(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
@@ -1002,16 +1057,90 @@ mod line_index_tests {
         let lines: Vec<&str> = text.split('\n').collect();
         assert_eq!(indexed.index.count(), lines.len());
         let check = |wanted: BTreeSet<usize>| {
-            let quoted = quote_lines(&program, &indexed.index, &wanted);
+            let (quoted, statements) = quote_lines(&program, &indexed.index, &wanted);
             let expected: BTreeMap<usize, String> =
                 wanted.iter().map(|&l| (l, lines[l].to_string())).collect();
             assert_eq!(quoted, expected, "lines {wanted:?}");
+            // Each statement on a wanted line was written, and only those on one.
+            for (id, op) in all_ops(&program) {
+                let first = indexed.index.line_of(op.span.start);
+                let last = indexed.index.line_of(op.span.end());
+                let on_wanted = wanted.range(first..=last).next().is_some();
+                assert_eq!(
+                    statements.contains(&op.span),
+                    on_wanted,
+                    "{id:?}, {wanted:?}"
+                );
+            }
         };
+        // Every statement ends its line (`check::quote` takes a quoted statement's span to the
+        // end of its first line, where the human report clips it).
+        let mut written = program.clone();
+        let text = render_program(&mut written);
+        for (id, op) in all_ops(&written) {
+            assert_eq!(text.as_bytes().get(op.span.end()), Some(&b'\n'), "{id:?}");
+        }
         for line in 0..lines.len() {
             check(BTreeSet::from([line]));
             check(BTreeSet::from([line, (line * 7 + 3) % lines.len()]));
         }
         check((0..lines.len()).collect());
+    }
+
+    fn all_ops(program: &Program) -> Vec<(NodeId, &Op)> {
+        program
+            .functions
+            .iter()
+            .flat_map(|f| {
+                f.graph
+                    .node_indices()
+                    .filter_map(move |i| f.op(NodeId(i)).map(|op| (NodeId(i), op)))
+            })
+            .collect()
+    }
+
+    /// The span of the op whose first output is `name`.
+    fn span_of(program: &Program, name: &str) -> Span {
+        all_ops(program)
+            .into_iter()
+            .find(|(_, op)| op.outputs.first().is_some_and(|o| &*o.name == name))
+            .map(|(_, op)| op.span)
+            .expect("the op")
+    }
+
+    /// Applies `edit` to every op of function `function`.
+    fn edit_ops(program: &mut Program, function: usize, mut edit: impl FnMut(&mut Op)) {
+        let f = &mut program.functions[function];
+        let ids: Vec<_> = f.graph.node_indices().collect();
+        for id in ids {
+            if let Node::Op(op) = &mut f.graph[id] {
+                edit(op);
+            }
+        }
+    }
+
+    #[test]
+    fn quotes_index_stands_in_for_plain_statements_only() {
+        let mut program = nested();
+        edit_ops(&mut program, 1, |op| {
+            op.attributes.insert(
+                Name::from("note"),
+                Literal {
+                    ty: ValueType::Tensor(TensorType::scalar(DType::String)),
+                    payload: Payload::Tensor(TensorData::Strings(vec!["a\u{202e}b".into()])),
+                },
+            );
+        });
+        let mut written = program.clone();
+        render_program(&mut written);
+        let mut indexed = program.clone();
+        assert!(index_program_for_quotes(&mut indexed).needs_escape);
+        // `w` holds a string shown escaped: written whole; `z` and `a` are plain: stood in.
+        assert_eq!(span_of(&indexed, "w").len, span_of(&written, "w").len);
+        assert_eq!(span_of(&indexed, "z").len, 1);
+        assert_eq!(span_of(&indexed, "a").len, 1);
+        assert!(span_of(&written, "z").len > 1);
+        assert_quotes_match_the_text(program);
     }
 
     fn nested() -> Program {
@@ -1026,15 +1155,11 @@ mod line_index_tests {
     #[test]
     fn quoted_lines_follow_a_name_with_a_line_break_and_note_the_control() {
         let mut program = nested();
-        let f = &mut program.functions[0];
-        let ids: Vec<_> = f.graph.node_indices().collect();
-        for id in ids {
-            if let Node::Op(op) = &mut f.graph[id] {
-                if op.outputs.first().is_some_and(|o| &*o.name == "a") {
-                    op.outputs[0].name = Name::from("a\nsecond line\u{202e}");
-                }
+        edit_ops(&mut program, 0, |op| {
+            if op.outputs.first().is_some_and(|o| &*o.name == "a") {
+                op.outputs[0].name = Name::from("a\nsecond line\u{202e}");
             }
-        }
+        });
         assert!(index_program_for_quotes(&mut program.clone()).needs_escape);
         assert!(!index_program_for_quotes(&mut nested()).needs_escape);
         assert_quotes_match_the_text(program);

@@ -53,17 +53,11 @@ fn seed(name: &str) -> u64 {
         .max(1)
 }
 
-fn read_varint(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *b.get(i)?;
-        i += 1;
-        v |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some((v, i));
-        }
-    }
-    None
+/// The varint at `i` (the crate's reader) and where it ends.
+fn read_varint(b: &[u8], i: usize) -> Option<(u64, usize)> {
+    let mut rest = b.get(i..)?;
+    let v = coreml_lint::read::proto::wire::varint(&mut rest)?;
+    Some((v, b.len() - rest.len()))
 }
 
 fn varint(mut v: u64) -> Vec<u8> {

@@ -17,102 +17,17 @@ use crate::ir::{
     TensorType, ValueType,
 };
 use crate::limits;
-
-/// One field of a message: its number and what the wire holds.
-enum Field<'a> {
-    Varint(u64),
-    Bytes(&'a [u8]),
-    Fixed32,
-    Fixed64,
-}
-
-/// A varint, as prost reads one (at most ten bytes, the tenth 0 or 1).
-#[inline(always)]
-fn varint(b: &mut &[u8]) -> Option<u64> {
-    let (&first, rest) = b.split_first()?;
-    if first < 0x80 {
-        *b = rest;
-        return Some(u64::from(first));
-    }
-    long_varint(b)
-}
-
-#[inline(never)]
-fn long_varint(b: &mut &[u8]) -> Option<u64> {
-    let mut value = 0u64;
-    for i in 0..10 {
-        let (&byte, rest) = b.split_first()?;
-        *b = rest;
-        if i == 9 && byte > 1 {
-            return None;
-        }
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte < 0x80 {
-            return Some(value);
-        }
-    }
-    None
-}
-
-/// The next field of `b`; `None` when it does not decode (or is a group).
-#[inline(always)]
-fn field<'a>(b: &mut &'a [u8]) -> Option<(u64, Field<'a>)> {
-    let key = varint(b)?;
-    let tag = key >> 3;
-    if tag == 0 || key > u64::from(u32::MAX) {
-        return None;
-    }
-    let f = match key & 7 {
-        0 => Field::Varint(varint(b)?),
-        1 => {
-            *b = b.get(8..)?;
-            Field::Fixed64
-        }
-        2 => {
-            let len = usize::try_from(varint(b)?).ok()?;
-            let (bytes, rest) = (b.get(..len)?, b.get(len..)?);
-            *b = rest;
-            Field::Bytes(bytes)
-        }
-        5 => {
-            *b = b.get(4..)?;
-            Field::Fixed32
-        }
-        _ => return None,
-    };
-    Some((tag, f))
-}
-
-/// The fields of a message, stopping (with `None` from [`Fields::next_field`]) at the end.
-struct Fields<'a>(&'a [u8]);
-
-impl<'a> Fields<'a> {
-    /// `Some(None)` at the end, `None` when the bytes do not decode.
-    #[inline(always)]
-    fn next_field(&mut self) -> Option<Option<(u64, Field<'a>)>> {
-        if self.0.is_empty() {
-            return Some(None);
-        }
-        field(&mut self.0).map(Some)
-    }
-}
-
-/// Each length-delimited field of `b` by number, for messages whose fields all are (`None` when
-/// one is not, repeats, or is not in `tags`): `out[i]` is field `tags[i]`.
-#[inline]
-fn slices<const N: usize>(b: &[u8], tags: [u64; N]) -> Option<[Option<&[u8]>; N]> {
-    let mut out = [None; N];
-    let mut fields = Fields(b);
-    while let Some((tag, f)) = fields.next_field()? {
-        let Field::Bytes(bytes) = f else { return None };
-        let slot = tags.iter().position(|&t| t == tag)?;
-        if out.get(slot).copied().flatten().is_some() {
-            return None;
-        }
-        *out.get_mut(slot)? = Some(bytes);
-    }
-    Some(out)
-}
+use crate::read::proto::fields::argument::binding;
+use crate::read::proto::fields::dimension::{constant_dimension, unknown_dimension};
+use crate::read::proto::fields::tensor_value::{
+    repeated_bools, repeated_bytes, repeated_doubles, repeated_floats, repeated_ints,
+    repeated_long_ints, repeated_strings,
+};
+use crate::read::proto::fields::{
+    argument, blob_file_value, dimension, immediate_value, map_entry, named_value_type, operation,
+    tensor_type, tensor_value, value, value_type,
+};
+use crate::read::proto::wire::{fields, only, varint, Read};
 
 /// A `string` field: UTF-8 or `None`.
 #[inline]
@@ -120,50 +35,75 @@ fn text(b: &[u8]) -> Option<&str> {
     std::str::from_utf8(b).ok()
 }
 
-/// The one varint field 1 of a message (`ConstantDimension`, `UnknownDimension`), 0 when absent.
-#[inline]
-fn only_varint(b: &[u8]) -> Option<u64> {
-    let mut fields = Fields(b);
-    let mut value = None;
-    while let Some((tag, f)) = fields.next_field()? {
-        match (tag, f) {
-            (1, Field::Varint(v)) if value.is_none() => value = Some(v),
-            _ => return None,
-        }
-    }
-    Some(value.unwrap_or(0))
+/// Puts `value` in `slot`; `None` when the slot is taken (a field that should occur once, twice).
+#[inline(always)]
+fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    slot.replace(value).is_none().then_some(())
 }
 
-/// The one field of a message that is a oneof of messages: `Some(None)` when it is unset.
+/// The two fields of a message of two length-delimited fields (a map entry, a `NamedValueType`),
+/// each exactly once, in the table's order: `second` says which one a field is.
 #[inline]
-fn oneof(b: &[u8]) -> Option<Option<(u64, &[u8])>> {
-    let mut fields = Fields(b);
-    let mut set = None;
-    while let Some((tag, f)) = fields.next_field()? {
-        match f {
-            Field::Bytes(bytes) if set.is_none() => set = Some((tag, bytes)),
-            _ => return None,
+fn pair<'a, F: Read<'a>>(
+    b: &'a [u8],
+    second: impl Fn(F) -> (bool, &'a [u8]),
+) -> Option<(&'a [u8], &'a [u8])> {
+    let (mut one, mut two) = (None, None);
+    let mut all = fields::<F>(b);
+    while let Some(f) = all.next_field()? {
+        match second(f) {
+            (false, v) => once(&mut one, v)?,
+            (true, v) => once(&mut two, v)?,
         }
     }
-    Some(set)
+    Some((one?, two?))
+}
+
+/// A map entry's key and value.
+#[inline]
+fn entry(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    pair(b, |f| match f {
+        map_entry::Field::Key(k) => (false, k),
+        map_entry::Field::Value(v) => (true, v),
+    })
+}
+
+/// The start of the `name` attribute's map entry as writers put it (the key first): the op's
+/// name, not an attribute.
+const NAME_ENTRY: [u8; 7] = [
+    map_entry::KEY as u8,
+    4,
+    b'n',
+    b'a',
+    b'm',
+    b'e',
+    map_entry::VALUE as u8,
+];
+const _: () = assert!(map_entry::KEY < 0x80 && map_entry::VALUE < 0x80);
+
+/// The packed elements of a message of one field (`TensorValue.Repeated*`), as `payload` takes
+/// them from that field: empty when absent, `None` when repeated.
+#[inline]
+fn packed<'a, F: Read<'a>>(b: &'a [u8], payload: fn(F) -> &'a [u8]) -> Option<&'a [u8]> {
+    Some(only::<F>(b)?.map_or(&[][..], payload))
 }
 
 /// An operation without nested blocks, as `lower::lower_op` would lower it; `None` for anything
 /// else (the caller then takes the prost path). `names` is the function being built.
 pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyntax> {
+    use operation::Field as F;
     // First the counts, so each vector is allocated once at its length.
     let (mut n_inputs, mut n_outputs, mut n_attributes) = (0usize, 0usize, 0usize);
     let mut op_type = None;
-    let mut fields = Fields(raw);
-    while let Some((tag, f)) = fields.next_field()? {
-        let Field::Bytes(bytes) = f else { return None };
-        match tag {
-            1 if op_type.is_none() => op_type = Some(bytes),
-            2 => n_inputs += 1,
-            3 => n_outputs += 1,
-            // The `name` attribute (key first, as writers put it) names the op instead.
-            5 => n_attributes += usize::from(!bytes.starts_with(b"\x0a\x04name\x12")),
-            _ => return None,
+    let mut all = fields::<F>(raw);
+    while let Some(f) = all.next_field()? {
+        match f {
+            F::Type(b) => once(&mut op_type, b)?,
+            F::Inputs(_) => n_inputs += 1,
+            F::Outputs(_) => n_outputs += 1,
+            // The `name` attribute names the op instead.
+            F::Attributes(b) => n_attributes += usize::from(!b.starts_with(&NAME_ENTRY)),
+            F::Blocks(_) => return None,
         }
     }
     let op_type = names.intern(text(op_type?)?);
@@ -172,27 +112,25 @@ pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyn
     let mut attributes: Vec<(Name, Literal)> = Vec::with_capacity(n_attributes);
     // The `name` attribute: its text when it is one string, else its literal.
     let mut name: Option<Result<&str, Literal>> = None;
-    let mut fields = Fields(raw);
-    while let Some((tag, f)) = fields.next_field()? {
-        let Field::Bytes(bytes) = f else { return None };
-        match tag {
-            2 => {
-                let [key, argument] = slices(bytes, [1, 2])?;
+    let mut all = fields::<F>(raw);
+    while let Some(f) = all.next_field()? {
+        match f {
+            F::Inputs(b) => {
+                let (key, argument) = entry(b)?;
                 inputs.push(Param {
-                    name: names.intern(text(key?)?),
-                    args: arguments(argument?, names)?,
+                    name: names.intern(text(key)?),
+                    args: arguments(argument, names)?,
                 });
             }
-            3 => {
-                let [n, ty] = slices(bytes, [1, 2])?;
+            F::Outputs(b) => {
+                let (n, ty) = named_value_type(b)?;
                 outputs.push(Output {
-                    name: Name::from(text(n?)?),
-                    ty: value_type(ty?)?,
+                    name: Name::from(text(n)?),
+                    ty: value_type(ty)?,
                 });
             }
-            5 => {
-                let [key, v] = slices(bytes, [1, 2])?;
-                let (key, v) = (key?, v?);
+            F::Attributes(b) => {
+                let (key, v) = entry(b)?;
                 if key == b"name" {
                     name = Some(match one_string(v)? {
                         Some(s) => Ok(s),
@@ -202,7 +140,7 @@ pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyn
                     attributes.push((names.intern(text(key)?), value(v, names)?));
                 }
             }
-            _ => {}
+            F::Type(_) | F::Blocks(_) => {}
         }
     }
     // Maps as the decoded map holds them: by key, the last of equal keys winning.
@@ -250,23 +188,59 @@ fn by_key<T>(entries: &mut Vec<T>, key: impl Fn(&T) -> &Name) {
     });
 }
 
+/// A `NamedValueType`'s name and type.
+fn named_value_type(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    pair(b, |f| match f {
+        named_value_type::Field::Name(n) => (false, n),
+        named_value_type::Field::Type(t) => (true, t),
+    })
+}
+
+/// The fields of a `Value`, each at most once.
+struct ValueFields<'a> {
+    doc_string: Option<&'a [u8]>,
+    ty: Option<&'a [u8]>,
+    immediate: Option<&'a [u8]>,
+    blob: Option<&'a [u8]>,
+}
+
+fn value_fields(b: &[u8]) -> Option<ValueFields<'_>> {
+    use value::Field as F;
+    let mut v = ValueFields {
+        doc_string: None,
+        ty: None,
+        immediate: None,
+        blob: None,
+    };
+    let mut all = fields::<F>(b);
+    while let Some(f) = all.next_field()? {
+        match f {
+            F::DocString(d) => once(&mut v.doc_string, d)?,
+            F::Type(t) => once(&mut v.ty, t)?,
+            F::ImmediateValue(i) => once(&mut v.immediate, i)?,
+            F::BlobFileValue(p) => once(&mut v.blob, p)?,
+        }
+    }
+    Some(v)
+}
+
 /// The text of a `Value` that holds one string (an op's `name`), without lowering it to a
 /// literal; `Some(None)` when it holds something else and reads as a literal.
 fn one_string(b: &[u8]) -> Option<Option<&str>> {
-    let [doc, ty, immediate, blob] = slices(b, [1, 2, 3, 5])?;
-    text(doc.unwrap_or_default())?;
-    value_type(ty?)?;
-    let (Some(immediate), None) = (immediate, blob) else {
+    let v = value_fields(b)?;
+    text(v.doc_string.unwrap_or_default())?;
+    value_type(v.ty?)?;
+    let (Some(immediate), None) = (v.immediate, v.blob) else {
         return Some(None);
     };
-    let Some((1, tensor)) = oneof(immediate)? else {
+    let Some(immediate_value::Field::Tensor(tensor)) = only(immediate)? else {
         return Some(None);
     };
-    let Some((4, strings)) = oneof(tensor)? else {
+    let Some(tensor_value::Field::Strings(strings)) = only(tensor)? else {
         return Some(None);
     };
-    match slices(strings, [1]) {
-        Some([Some(s)]) => text(s).map(Some),
+    match only::<repeated_strings::Field>(strings) {
+        Some(Some(repeated_strings::Field::Values(s))) => text(s).map(Some),
         _ => Some(None),
     }
 }
@@ -274,23 +248,16 @@ fn one_string(b: &[u8]) -> Option<Option<&str>> {
 /// The bindings of an `Argument`.
 fn arguments(b: &[u8], names: &mut FunctionBuilder) -> Option<Vec<Arg>> {
     let mut count = 0;
-    let mut fields = Fields(b);
-    while let Some((tag, f)) = fields.next_field()? {
-        match (tag, f) {
-            (1, Field::Bytes(_)) => count += 1,
-            _ => return None,
-        }
+    let mut all = fields::<argument::Field>(b);
+    while let Some(argument::Field::Arguments(_)) = all.next_field()? {
+        count += 1;
     }
     let mut args = Vec::with_capacity(count);
-    let mut fields = Fields(b);
-    while let Some((_, f)) = fields.next_field()? {
-        let Field::Bytes(binding) = f else {
-            return None;
-        };
-        args.push(match oneof(binding)?? {
-            (1, n) => Arg::Name(names.value_name(text(n)?)),
-            (2, v) => Arg::Value(Box::new(value(v, names)?)),
-            _ => return None,
+    let mut all = fields::<argument::Field>(b);
+    while let Some(argument::Field::Arguments(binding)) = all.next_field()? {
+        args.push(match only(binding)?? {
+            binding::Field::Name(n) => Arg::Name(names.value_name(text(n)?)),
+            binding::Field::Value(v) => Arg::Value(Box::new(value(v, names)?)),
         });
     }
     Some(args)
@@ -298,40 +265,48 @@ fn arguments(b: &[u8], names: &mut FunctionBuilder) -> Option<Vec<Arg>> {
 
 /// A `ValueType` that is a tensor type.
 fn value_type(b: &[u8]) -> Option<ValueType> {
-    match oneof(b)?? {
-        (1, t) => tensor_type(t).map(ValueType::Tensor),
+    match only(b)?? {
+        value_type::Field::TensorType(t) => tensor_type(t).map(ValueType::Tensor),
         _ => None,
     }
 }
 
+/// The one field of a dimension's message (its size, or whether it is variadic), 0 when absent.
+fn dimension_number<'a, F: Read<'a>>(b: &'a [u8], number: fn(F) -> u64) -> Option<u64> {
+    Some(only::<F>(b)?.map_or(0, number))
+}
+
 /// A `TensorType` without attributes, as `lower::lower_tensor_type` lowers it.
 fn tensor_type(b: &[u8]) -> Option<TensorType> {
+    use tensor_type::Field as F;
     let (mut data_type, mut rank) = (None, None);
     let mut dims = Vec::new();
     // Every dimension is decoded (as prost would); the lowering stops at the first variadic one,
     // and refuses a size over the limit before it.
     let (mut variadic, mut oversize) = (false, false);
-    let mut fields = Fields(b);
-    while let Some((tag, f)) = fields.next_field()? {
-        match (tag, f) {
-            (1, Field::Varint(v)) if data_type.is_none() => data_type = Some(v as i32),
-            (2, Field::Varint(v)) if rank.is_none() => {
+    let mut all = fields::<F>(b);
+    while let Some(f) = all.next_field()? {
+        match f {
+            F::DataType(v) => once(&mut data_type, v as i32)?,
+            F::Rank(v) => {
                 let r = v as i64;
+                once(&mut rank, r)?;
                 // Writers put the rank first: room for exactly its dimensions.
                 if dims.is_empty() && (0..=64).contains(&r) {
                     dims.reserve_exact(r as usize);
                 }
-                rank = Some(r);
             }
-            (3, Field::Bytes(d)) => {
-                let dim = match oneof(d)? {
-                    Some((1, c)) => Dim::Known(only_varint(c)?),
-                    Some((2, u)) => {
-                        variadic |= only_varint(u)? != 0;
+            F::Dimensions(d) => {
+                let dim = match only(d)? {
+                    Some(dimension::Field::Constant(c)) => {
+                        Dim::Known(dimension_number(c, |constant_dimension::Field::Size(s)| s)?)
+                    }
+                    Some(dimension::Field::Unknown(u)) => {
+                        variadic |=
+                            dimension_number(u, |unknown_dimension::Field::Variadic(v)| v)? != 0;
                         Dim::Unknown
                     }
                     None => Dim::Unknown,
-                    Some(_) => return None,
                 };
                 if let Dim::Known(size) = dim {
                     oversize |= !variadic && size > limits::MAX_DIM;
@@ -340,7 +315,7 @@ fn tensor_type(b: &[u8]) -> Option<TensorType> {
                     dims.push(dim);
                 }
             }
-            _ => return None,
+            F::Attributes(_) => return None,
         }
     }
     let (dtype, rank) = (DType::from_proto(data_type.unwrap_or(0)), rank.unwrap_or(0));
@@ -358,19 +333,17 @@ fn tensor_type(b: &[u8]) -> Option<TensorType> {
 
 /// A `Value` whose type is a tensor type and whose data is a tensor or a blob reference.
 fn value(b: &[u8], names: &mut FunctionBuilder) -> Option<Literal> {
-    let [doc, ty, immediate, blob] = slices(b, [1, 2, 3, 5])?;
-    text(doc.unwrap_or_default())?;
-    let ty = value_type(ty?)?;
-    let payload = match (immediate, blob) {
+    let v = value_fields(b)?;
+    text(v.doc_string.unwrap_or_default())?;
+    let ty = value_type(v.ty?)?;
+    let payload = match (v.immediate, v.blob) {
         (None, Some(blob)) => {
-            let mut path = None;
-            let mut offset = None;
-            let mut fields = Fields(blob);
-            while let Some((tag, f)) = fields.next_field()? {
-                match (tag, f) {
-                    (1, Field::Bytes(p)) if path.is_none() => path = Some(p),
-                    (2, Field::Varint(o)) if offset.is_none() => offset = Some(o),
-                    _ => return None,
+            let (mut path, mut offset) = (None, None);
+            let mut all = fields::<blob_file_value::Field>(blob);
+            while let Some(f) = all.next_field()? {
+                match f {
+                    blob_file_value::Field::FileName(p) => once(&mut path, p)?,
+                    blob_file_value::Field::Offset(o) => once(&mut offset, o)?,
                 }
             }
             Payload::Blob(BlobRef {
@@ -378,8 +351,8 @@ fn value(b: &[u8], names: &mut FunctionBuilder) -> Option<Literal> {
                 offset: offset.unwrap_or(0),
             })
         }
-        (Some(immediate), None) => match oneof(immediate)?? {
-            (1, tensor) => {
+        (Some(immediate), None) => match only(immediate)?? {
+            immediate_value::Field::Tensor(tensor) => {
                 let dtype = ty.tensor().map_or(DType::Unknown(0), |t| t.dtype);
                 Payload::Tensor(tensor_data(tensor, dtype)?)
             }
@@ -392,35 +365,46 @@ fn value(b: &[u8], names: &mut FunctionBuilder) -> Option<Literal> {
 
 /// A `TensorValue`'s elements, as `lower::tensor_data` decodes them.
 fn tensor_data(b: &[u8], dtype: DType) -> Option<TensorData> {
-    let Some((which, elements)) = oneof(b)? else {
+    use tensor_value::Field as F;
+    let Some(elements) = only(b)? else {
         return Some(empty_data(dtype));
     };
-    if which == 4 {
-        let mut strings = Vec::new();
-        let mut fields = Fields(elements);
-        while let Some((tag, f)) = fields.next_field()? {
-            match (tag, f) {
-                (1, Field::Bytes(s)) => strings.push(text(s)?.to_string()),
-                _ => return None,
+    Some(match elements {
+        F::Strings(e) => {
+            let mut strings = Vec::new();
+            let mut all = fields::<repeated_strings::Field>(e);
+            while let Some(repeated_strings::Field::Values(s)) = all.next_field()? {
+                strings.push(text(s)?.to_string());
             }
+            TensorData::Strings(strings)
         }
-        return Some(TensorData::Strings(strings));
-    }
-    // The other encodings hold one field 1: packed elements, or (7) the raw bytes.
-    let [packed] = slices(elements, [1])?;
-    let packed = packed.unwrap_or_default();
-    Some(match which {
-        1 => TensorData::Floats(
-            fixed::<4>(packed)?
+        F::Floats(e) => TensorData::Floats(
+            fixed::<4>(packed(e, |repeated_floats::Field::Values(p)| p)?)?
                 .map(|c| f64::from(f32::from_le_bytes(c)))
                 .collect(),
         ),
-        6 => TensorData::Floats(fixed::<8>(packed)?.map(f64::from_le_bytes).collect()),
-        2 => TensorData::Ints(varints(packed, |v| i64::from(v as i32))?),
-        5 => TensorData::Ints(varints(packed, |v| v as i64)?),
-        3 => TensorData::Bools(varints(packed, |v| v != 0)?),
-        7 => decode_bytes(packed, dtype, limits::MAX_IMMEDIATE_ELEMENTS),
-        _ => return None,
+        F::Doubles(e) => TensorData::Floats(
+            fixed::<8>(packed(e, |repeated_doubles::Field::Values(p)| p)?)?
+                .map(f64::from_le_bytes)
+                .collect(),
+        ),
+        F::Ints(e) => TensorData::Ints(varints(
+            packed(e, |repeated_ints::Field::Values(p)| p)?,
+            |v| i64::from(v as i32),
+        )?),
+        F::LongInts(e) => TensorData::Ints(varints(
+            packed(e, |repeated_long_ints::Field::Values(p)| p)?,
+            |v| v as i64,
+        )?),
+        F::Bools(e) => TensorData::Bools(varints(
+            packed(e, |repeated_bools::Field::Values(p)| p)?,
+            |v| v != 0,
+        )?),
+        F::Bytes(e) => decode_bytes(
+            packed(e, |repeated_bytes::Field::Values(p)| p)?,
+            dtype,
+            limits::MAX_IMMEDIATE_ELEMENTS,
+        ),
     })
 }
 

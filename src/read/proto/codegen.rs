@@ -565,18 +565,265 @@ pub fn render() -> String {
     out.text
 }
 
-#[test]
-fn committed_messages_rs_is_the_rendered_table() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/read/proto/messages.rs");
-    let text = render();
+/// `fields.rs`'s header.
+const FIELDS_HEADER: &str = "\
+//! Each message's fields by key (field number and wire type), rendered by `codegen.rs` from
+//! `table.rs`: do not edit; change the table and run
+//! `COREML_LINT_BLESS=1 cargo test --lib read::proto::codegen`.
+//!
+//! A module per message (nested as in `messages.rs`, snake case): a constant per field holding its
+//! key (`number << 3 | wire type`), and `Field`, the fields as read ([`super::wire::Read`]), each
+//! with its payload borrowed: a varint as `u64`, a length-delimited field (strings, bytes,
+//! messages, map entries, packed repeated numbers) as its bytes, `float` and `double` as their
+//! bits. A oneof's members are fields of their own. A key the table does not give the message
+//! (unpacked repeated numbers included) reads as `None`. `map_entry` is the entry of every
+//! `map<string, _>`.
+";
+
+/// What a field's payload is on the wire: its wire type, the `wire` reader and the Rust type.
+fn wire_of(ty: Ty, label: Label) -> (u64, &'static str, &'static str, &'static str) {
+    const LEN: (u64, &str, &str, &str) = (2, "len", "&'a [u8]", "length-delimited");
+    match (ty, label) {
+        (
+            Ty::Int32 | Ty::Int64 | Ty::Uint64 | Ty::Bool | Ty::Enum(_) | Ty::Float | Ty::Double,
+            Label::Repeated,
+        ) => LEN,
+        (Ty::Int32 | Ty::Int64 | Ty::Uint64 | Ty::Bool | Ty::Enum(_), _) => {
+            (0, "varint", "u64", "varint")
+        }
+        (Ty::Float, _) => (5, "fixed32", "u32", "32-bit"),
+        (Ty::Double, _) => (1, "fixed64", "u64", "64-bit"),
+        (Ty::Str | Ty::Bytes | Ty::Message(_) | Ty::Map(_) | Ty::StrMap, _) => LEN,
+        (Ty::Oneof(..), _) => unreachable!("a oneof's members are read as fields"),
+    }
+}
+
+fn camel(snake_name: &str) -> String {
+    snake_name
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A message's fields as `fields.rs` reads them, oneof members flattened: (protobuf name, tag,
+/// constant, variant, type, label).
+fn wire_fields(m: &Message) -> Vec<(String, u32, String, String, Ty, Label)> {
+    let mut out = Vec::new();
+    for f in m.fields {
+        match f.ty {
+            Ty::Oneof(_, members) => {
+                for mb in members {
+                    out.push((
+                        format!("{}.{}", f.name, mb.variant),
+                        mb.tag,
+                        snake(mb.variant).to_ascii_uppercase(),
+                        mb.variant.to_string(),
+                        mb.ty,
+                        Label::Single,
+                    ));
+                }
+            }
+            _ => out.push((
+                f.name.to_string(),
+                f.tag,
+                f.name.to_ascii_uppercase(),
+                camel(f.name),
+                f.ty,
+                f.label,
+            )),
+        }
+    }
+    out
+}
+
+/// A module of `fields.rs`: the message it reads (if any) and its nested modules, in table order.
+#[derive(Default)]
+struct FieldsModule {
+    message: Option<&'static Message>,
+    children: Vec<(String, FieldsModule)>,
+}
+
+impl FieldsModule {
+    fn at(&mut self, path: &[String]) -> &mut FieldsModule {
+        let Some((first, rest)) = path.split_first() else {
+            return self;
+        };
+        let i = match self.children.iter().position(|(n, _)| n == first) {
+            Some(i) => i,
+            None => {
+                self.children.push((first.clone(), FieldsModule::default()));
+                self.children.len() - 1
+            }
+        };
+        self.children[i].1.at(rest)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.message.is_none_or(|m| m.fields.is_empty()) && self.children.is_empty()
+    }
+}
+
+/// The constants, `Field` and its reader of one message: `(protobuf name, tag, constant, variant, type,
+/// label)` per field.
+fn render_field_reader(
+    out: &mut Out,
+    what: &str,
+    fields: &[(String, u32, String, String, Ty, Label)],
+) {
+    out.line("use crate::read::proto::wire::{self, Read};");
+    for (name, tag, konst, _, ty, label) in fields {
+        let (wire, _, _, wire_name) = wire_of(*ty, *label);
+        out.line("");
+        out.doc(&format!("`{name}`: field {tag}, {wire_name}."));
+        out.line(&format!(
+            "pub const {konst}: u64 = {};",
+            (u64::from(*tag) << 3) | wire
+        ));
+    }
+    out.line("");
+    out.doc(&format!("A field of {what} as read, its payload borrowed."));
+    // A message of numbers only borrows nothing.
+    let borrows = fields
+        .iter()
+        .any(|(_, _, _, _, ty, label)| wire_of(*ty, *label).0 == 2);
+    let generics = if borrows { "<'a>" } else { "" };
+    out.line("#[derive(Clone, Copy, Debug, PartialEq)]");
+    out.line(&format!("pub enum Field{generics} {{"));
+    out.indent += 1;
+    for (name, _, _, variant, ty, label) in fields {
+        let (_, _, rust, wire_name) = wire_of(*ty, *label);
+        out.doc(&format!("`{name}` ({wire_name})."));
+        out.line(&format!("{variant}({rust}),"));
+    }
+    out.indent -= 1;
+    out.line("}");
+    out.line("");
+    out.line(&format!("impl<'a> Read<'a> for Field{generics} {{"));
+    out.indent += 1;
+    out.line("#[inline(always)]");
+    out.line("fn read(b: &mut &'a [u8]) -> Option<Self> {");
+    out.indent += 1;
+    out.line("Some(match wire::varint(b)? {");
+    out.indent += 1;
+    for (_, _, konst, variant, ty, label) in fields {
+        let (_, reader, _, _) = wire_of(*ty, *label);
+        out.line(&format!("{konst} => Self::{variant}(wire::{reader}(b)?),"));
+    }
+    out.line("_ => return None,");
+    out.indent -= 1;
+    out.line("})");
+    out.indent -= 1;
+    out.line("}");
+    out.indent -= 1;
+    out.line("}");
+}
+
+fn render_fields_module(out: &mut Out, module: &FieldsModule) {
+    let mut first = true;
+    if let Some(m) = module.message.filter(|m| !m.fields.is_empty()) {
+        let fields = wire_fields(m);
+        let mut seen = BTreeSet::new();
+        for (name, _, konst, variant, _, _) in &fields {
+            assert!(
+                seen.insert(konst.clone()) && seen.insert(variant.clone()),
+                "{}.{name}: its constant or variant is another field's",
+                m.path
+            );
+        }
+        render_field_reader(out, &format!("a `{}`", name_of(m.path)), &fields);
+        first = false;
+    }
+    for (name, child) in &module.children {
+        if child.is_empty() {
+            continue;
+        }
+        if !std::mem::replace(&mut first, false) {
+            out.line("");
+        }
+        match child.message {
+            Some(m) => out.doc(m.doc),
+            None => out.doc("Nested messages."),
+        }
+        out.line(&format!("pub mod {name} {{"));
+        out.indent += 1;
+        render_fields_module(out, child);
+        out.indent -= 1;
+        out.line("}");
+    }
+}
+
+/// `fields.rs`: every message's fields by key, and the entry of a map.
+pub fn render_fields() -> String {
+    let mut out = Out {
+        text: FIELDS_HEADER.to_string(),
+        indent: 0,
+    };
+    let mut root = FieldsModule::default();
+    for m in MESSAGES {
+        let path: Vec<String> = m.path.split("::").map(snake).collect();
+        root.at(&path).message = Some(m);
+    }
+    out.line("");
+    render_fields_module(&mut out, &root);
+    out.line("");
+    out.doc("The entry of a `map<string, _>`: the key, then the value.");
+    out.line("pub mod map_entry {");
+    out.indent += 1;
+    render_field_reader(
+        &mut out,
+        "a map entry",
+        &[
+            (
+                "key".to_string(),
+                1,
+                "KEY".to_string(),
+                "Key".to_string(),
+                Ty::Str,
+                Label::Single,
+            ),
+            (
+                "value".to_string(),
+                2,
+                "VALUE".to_string(),
+                "Value".to_string(),
+                Ty::Bytes,
+                Label::Single,
+            ),
+        ],
+    );
+    out.indent -= 1;
+    out.line("}");
+    out.text
+}
+
+/// `path` (under `src/read/proto/`) equals `text`, or is rewritten when blessing.
+fn check_committed(file: &str, text: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/read/proto")
+        .join(file);
     if std::env::var_os("COREML_LINT_BLESS").is_some() {
-        std::fs::write(&path, &text).expect("write messages.rs");
+        std::fs::write(&path, text).expect("write the rendered file");
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == text,
-        "src/read/proto/messages.rs is out of date: run COREML_LINT_BLESS=1 cargo test --lib read::proto::codegen"
+        "src/read/proto/{file} is out of date: run COREML_LINT_BLESS=1 cargo test --lib read::proto::codegen"
     );
+}
+
+#[test]
+fn committed_fields_rs_is_the_rendered_table() {
+    check_committed("fields.rs", &render_fields());
+}
+
+#[test]
+fn committed_messages_rs_is_the_rendered_table() {
+    check_committed("messages.rs", &render());
 }
 
 #[test]

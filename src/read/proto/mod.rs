@@ -6,6 +6,9 @@
 //!   owned messages the fixer edits and re-encodes, the `<Name>Outline`s the reader decodes first
 //!   (a pipeline's sub-models and a program's top-level operations left undecoded), and the
 //!   [`zero_copy`] views of an operation's messages.
+//! - `fields.rs`: rendered from the table too: each message's fields by key, and a `Field` enum per
+//!   message that [`wire`] reads, so code reading the wire by hand names no field number.
+//! - `wire.rs`: the wire format by hand: the crate's one varint reader, payloads, the field loop.
 //! - `outline.rs`, `model_kind.rs`: what the outlines and the model kinds offer beyond fields.
 //! - `decode.rs`: decoding, errors naming the file.
 //!
@@ -16,9 +19,12 @@
 
 mod decode;
 #[rustfmt::skip]
+pub mod fields;
+#[rustfmt::skip]
 mod messages;
 mod model_kind;
 mod outline;
+pub mod wire;
 
 #[cfg(test)]
 mod codegen;

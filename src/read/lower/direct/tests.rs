@@ -195,3 +195,24 @@ fn map_entries_in_any_order_read_by_key_the_last_of_equal_keys_winning() {
     assert_eq!(op.name.as_deref(), Some("b"));
     assert_eq!(op.attributes.get("z").and_then(|l| l.as_str()), Some("b"));
 }
+
+/// The direct path names fields only through `read::proto::fields` (rendered from the table, kept
+/// equal to it by `codegen`'s test): no match arm on a number, no key written as a byte.
+#[test]
+fn the_direct_path_writes_no_field_number_of_its_own() {
+    let source = include_str!("../direct.rs");
+    let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+    for (i, line) in code.lines().enumerate() {
+        let arm = line.trim_start().trim_start_matches(['(', '[', '|', ' ']);
+        let numbered_arm = arm.starts_with(|c: char| c.is_ascii_digit())
+            && arm.contains("=>")
+            && !arm.starts_with("0..");
+        assert!(
+            !numbered_arm && !line.contains("\\x") && !line.contains("slices("),
+            "direct.rs:{}: a field number written by hand: {line}",
+            i + 1
+        );
+    }
+    // The file does use the generated fields (the check above is not vacuous).
+    assert!(code.contains("fields::<") && code.contains("map_entry::KEY"));
+}
