@@ -86,6 +86,7 @@ fn node_rules() -> &'static [&'static Rule] {
     NODE.get_or_init(|| {
         set.rules()
             .iter()
+            .map(std::sync::Arc::as_ref)
             .filter(|r| r.status != Status::Removed && !r.is_entity_rule())
             .collect()
     })

@@ -51,6 +51,7 @@ fn node_rules(rules: &RuleSet) -> impl Iterator<Item = &Rule> {
     rules
         .rules()
         .iter()
+        .map(std::sync::Arc::as_ref)
         .filter(|r| r.status != Status::Removed && matches!(r.target, Target::Nodes(_)))
 }
 

@@ -535,6 +535,7 @@ mod tests {
         let node_rules: Vec<&Rule> = rules
             .rules()
             .iter()
+            .map(std::sync::Arc::as_ref)
             .filter(|r| r.node_guards.is_some())
             .collect();
         let (mut checked, mut turned_away) = (0, 0);

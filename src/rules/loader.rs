@@ -919,15 +919,26 @@ fn test_case_errors(tests: &SerTests, need_both: bool) -> Vec<CompileError> {
 /// The rules in effect, sorted by id, with the id redirects.
 #[derive(Clone, Debug, Default)]
 pub struct RuleSet {
-    rules: Vec<Rule>,
+    /// Shared: the built-in rules are compiled once per process ([`RuleSet::builtin`]).
+    rules: Vec<Arc<Rule>>,
     redirects: BTreeMap<String, String>,
     /// Shared match fragments (built-in `utils.yaml` plus each rule folder's).
     utils: Arc<Utils>,
 }
 
 impl RuleSet {
-    /// The built-in rules (embedded at build time).
+    /// The built-in rules (embedded at build time), compiled once per process: a library user
+    /// checking model after model (the Python package, the tests) does not compile them again.
     pub fn builtin() -> Result<RuleSet, LoadError> {
+        static BUILTIN: std::sync::OnceLock<RuleSet> = std::sync::OnceLock::new();
+        if let Some(set) = BUILTIN.get() {
+            return Ok(set.clone());
+        }
+        let set = RuleSet::compile_builtin()?;
+        Ok(BUILTIN.get_or_init(|| set).clone())
+    }
+
+    fn compile_builtin() -> Result<RuleSet, LoadError> {
         let mut set = RuleSet::default();
         let mut errors = Vec::new();
         if let Some(text) = builtin::UTILS {
@@ -945,7 +956,7 @@ impl RuleSet {
             .collect();
         for result in loaded {
             match result {
-                Ok(r) => set.rules.push(r),
+                Ok(r) => set.rules.push(Arc::new(r)),
                 Err(e) => errors.push(e),
             }
         }
@@ -1005,7 +1016,7 @@ impl RuleSet {
             });
             return;
         }
-        self.rules.push(rule);
+        self.rules.push(Arc::new(rule));
     }
 
     fn add_dir(&mut self, dir: &Path, errors: &mut Vec<LoadError>) -> Result<(), LoadError> {
@@ -1077,14 +1088,14 @@ impl RuleSet {
     }
 
     /// Every rule, sorted by id.
-    pub fn rules(&self) -> &[Rule] {
+    pub fn rules(&self) -> &[Arc<Rule>] {
         &self.rules
     }
 
     /// The rule with this id (after redirects).
     pub fn get(&self, id: &str) -> Option<&Rule> {
         let id = self.resolve(id);
-        self.rules.iter().find(|r| r.id == id)
+        self.rules.iter().find(|r| r.id == id).map(Arc::as_ref)
     }
 
     /// The current id for a possibly renamed one.
@@ -1104,7 +1115,7 @@ impl RuleSet {
 
     /// Metadata of every rule, for reporters.
     pub fn infos(&self) -> Vec<RuleInfo> {
-        self.rules.iter().map(Rule::info).collect()
+        self.rules.iter().map(|r| r.info()).collect()
     }
 }
 

@@ -1486,7 +1486,8 @@ fn value_ranges_are_computed_only_when_a_rule_asks() {
     let ranged = |id: &str| {
         let rules = only(&builtin(), id);
         let facts = crate::analysis::analyze(f);
-        let node_rules: Vec<&loader::Rule> = rules.rules().iter().collect();
+        let node_rules: Vec<&loader::Rule> =
+            rules.rules().iter().map(std::sync::Arc::as_ref).collect();
         match_function(&model, f, &facts, &node_rules);
         facts.ranges_computed()
     };
@@ -1589,4 +1590,19 @@ fn message_when_is_checked_like_message() {
     )
     .expect_err("refused with origin");
     assert!(format!("{err}").contains("origin"), "{err}");
+}
+
+#[test]
+fn the_builtin_rules_are_compiled_once_per_process() {
+    let (a, b) = (builtin(), builtin());
+    assert!(!a.rules().is_empty());
+    assert!(a
+        .rules()
+        .iter()
+        .zip(b.rules())
+        .all(|(x, y)| std::sync::Arc::ptr_eq(x, y)));
+    // A set narrowed by one caller stays whole for the next.
+    let narrowed = only(&a, "state-full-extent-write");
+    assert_eq!(narrowed.rules().len(), 1);
+    assert_eq!(builtin().rules().len(), a.rules().len());
 }
