@@ -168,6 +168,10 @@ def browse(graph: Path, raw: dict, shots: Path | None) -> None:
                 args=["--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader"],
             )
             page = browser.new_page(viewport={"width": 1300, "height": 900})
+            # Every step waits as long as the slowest one may take on a busy 2-core machine: a
+            # 3,000-node graph keeps the page busy for minutes (a default 30 s wait failed on
+            # `inner_text` after the render took 87 s).
+            page.set_default_timeout(180000)
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             # The one outside request (a web font) gets a 404 at once: the page must not need it
