@@ -2048,6 +2048,99 @@ pub mod dictionary_value {
     }
 }
 
+/// `NonMaximumSuppression` (the bytes of `Model.Type` member 610): the fields that say which features the stage reads and how many class labels it holds (FIELD-HAZARDS-4 G3).
+pub mod non_maximum_suppression {
+    use crate::read::proto::wire::{self, Read};
+
+    /// `string_class_labels`: field 100, length-delimited.
+    pub const STRING_CLASS_LABELS: u64 = 802;
+
+    /// `int64_class_labels`: field 101, length-delimited.
+    pub const INT64_CLASS_LABELS: u64 = 810;
+
+    /// `confidence_input_feature_name`: field 200, length-delimited.
+    pub const CONFIDENCE_INPUT_FEATURE_NAME: u64 = 1602;
+
+    /// `coordinates_input_feature_name`: field 201, length-delimited.
+    pub const COORDINATES_INPUT_FEATURE_NAME: u64 = 1610;
+
+    /// A field of a `NonMaximumSuppression` as read, its payload borrowed.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum Field<'a> {
+        /// `string_class_labels` (length-delimited).
+        StringClassLabels(&'a [u8]),
+        /// `int64_class_labels` (length-delimited).
+        Int64ClassLabels(&'a [u8]),
+        /// `confidence_input_feature_name` (length-delimited).
+        ConfidenceInputFeatureName(&'a [u8]),
+        /// `coordinates_input_feature_name` (length-delimited).
+        CoordinatesInputFeatureName(&'a [u8]),
+    }
+
+    impl<'a> Read<'a> for Field<'a> {
+        #[inline(always)]
+        fn read(b: &mut &'a [u8]) -> Option<Self> {
+            Some(match wire::varint(b)? {
+                STRING_CLASS_LABELS => Self::StringClassLabels(wire::len(b)?),
+                INT64_CLASS_LABELS => Self::Int64ClassLabels(wire::len(b)?),
+                CONFIDENCE_INPUT_FEATURE_NAME => Self::ConfidenceInputFeatureName(wire::len(b)?),
+                COORDINATES_INPUT_FEATURE_NAME => Self::CoordinatesInputFeatureName(wire::len(b)?),
+                _ => return None,
+            })
+        }
+    }
+}
+
+/// `StringVector`.
+pub mod string_vector {
+    use crate::read::proto::wire::{self, Read};
+
+    /// `vector`: field 1, length-delimited.
+    pub const VECTOR: u64 = 10;
+
+    /// A field of a `StringVector` as read, its payload borrowed.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum Field<'a> {
+        /// `vector` (length-delimited).
+        Vector(&'a [u8]),
+    }
+
+    impl<'a> Read<'a> for Field<'a> {
+        #[inline(always)]
+        fn read(b: &mut &'a [u8]) -> Option<Self> {
+            Some(match wire::varint(b)? {
+                VECTOR => Self::Vector(wire::len(b)?),
+                _ => return None,
+            })
+        }
+    }
+}
+
+/// `Int64Vector`.
+pub mod int64_vector {
+    use crate::read::proto::wire::{self, Read};
+
+    /// `vector`: field 1, length-delimited.
+    pub const VECTOR: u64 = 10;
+
+    /// A field of a `Int64Vector` as read, its payload borrowed.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum Field<'a> {
+        /// `vector` (length-delimited).
+        Vector(&'a [u8]),
+    }
+
+    impl<'a> Read<'a> for Field<'a> {
+        #[inline(always)]
+        fn read(b: &mut &'a [u8]) -> Option<Self> {
+            Some(match wire::varint(b)? {
+                VECTOR => Self::Vector(wire::len(b)?),
+                _ => return None,
+            })
+        }
+    }
+}
+
 /// The entry of a `map<string, _>`: the key, then the value.
 pub mod map_entry {
     use crate::read::proto::wire::{self, Read};

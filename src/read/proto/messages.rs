@@ -465,6 +465,39 @@ pub struct DictionaryValue {
     pub values: Vec<dictionary_value::KeyValuePair>,
 }
 
+/// `NonMaximumSuppression` (the bytes of `Model.Type` member 610): the fields that say which features the stage reads and how many class labels it holds (FIELD-HAZARDS-4 G3).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct NonMaximumSuppression {
+    /// `stringClassLabels` (a member of the `ClassLabels` oneof).
+    #[prost(message, optional, tag = "100")]
+    pub string_class_labels: Option<StringVector>,
+    /// `int64ClassLabels` (the other member of `ClassLabels`).
+    #[prost(message, optional, tag = "101")]
+    pub int64_class_labels: Option<Int64Vector>,
+    /// `confidenceInputFeatureName`.
+    #[prost(string, tag = "200")]
+    pub confidence_input_feature_name: String,
+    /// `coordinatesInputFeatureName`.
+    #[prost(string, tag = "201")]
+    pub coordinates_input_feature_name: String,
+}
+
+/// `StringVector`.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StringVector {
+    /// The strings, in order.
+    #[prost(string, repeated, tag = "1")]
+    pub vector: Vec<String>,
+}
+
+/// `Int64Vector`.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Int64Vector {
+    /// The numbers, in order.
+    #[prost(int64, repeated, tag = "1")]
+    pub vector: Vec<i64>,
+}
+
 /// Nested types of [`Argument`].
 pub mod argument {
     /// `Argument.Binding`: a value name or an inline value.

@@ -1498,4 +1498,35 @@ pub static MESSAGES: &[Message] = &[
             field("value", 2, Msg("Value"), "The value; `None` when unset."),
         ],
     ),
+    message(
+        "NonMaximumSuppression",
+        "`NonMaximumSuppression` (the bytes of `Model.Type` member 610): the fields that say which \
+         features the stage reads and how many class labels it holds (FIELD-HAZARDS-4 G3).",
+        &[
+            field(
+                "string_class_labels",
+                100,
+                Msg("StringVector"),
+                "`stringClassLabels` (a member of the `ClassLabels` oneof).",
+            ),
+            field(
+                "int64_class_labels",
+                101,
+                Msg("Int64Vector"),
+                "`int64ClassLabels` (the other member of `ClassLabels`).",
+            ),
+            field("confidence_input_feature_name", 200, Str, "`confidenceInputFeatureName`."),
+            field("coordinates_input_feature_name", 201, Str, "`coordinatesInputFeatureName`."),
+        ],
+    ),
+    message(
+        "StringVector",
+        "`StringVector`.",
+        &[repeated("vector", 1, Str, "The strings, in order.")],
+    ),
+    message(
+        "Int64Vector",
+        "`Int64Vector`.",
+        &[repeated("vector", 1, Int64, "The numbers, in order.")],
+    ),
 ];
