@@ -80,7 +80,7 @@ pub fn lower_bytes(bytes: Bytes, path: &Path) -> Result<Lowered, ReadError> {
             return lower_pipeline(pipeline, path);
         }
     }
-    Ok(match lower_single(outline, &bytes, path)? {
+    Ok(match lower_single(outline, &bytes, path)?.0 {
         StageContent::Program(p) => Lowered::Program(p),
         StageContent::NotMlProgram(what) => Lowered::NotMlProgram(what),
     })
@@ -147,12 +147,8 @@ fn collect_stages(
         match nested {
             Some(inner) => collect_stages(inner, at, path, out)?,
             None => {
-                let content =
+                let (content, nms) =
                     lower_single(outline, &bytes, path).map_err(|e| e.in_sub_model(&sub_model))?;
-                let nms = match content {
-                    StageContent::NotMlProgram(_) => super::nms::read_nms(&bytes),
-                    StageContent::Program(_) => None,
-                };
                 out.push(LoweredStage {
                     sub_model,
                     content,
@@ -166,14 +162,25 @@ fn collect_stages(
 }
 
 /// Lowers a model that is not a pipeline.
+/// What the model in `bytes` holds; for a non-maximum suppression model, also what its message
+/// says.
 fn lower_single(
     outline: proto::ModelOutline,
     bytes: &Bytes,
     path: &Path,
-) -> Result<StageContent, ReadError> {
+) -> Result<(StageContent, Option<super::nms::NmsFields>), ReadError> {
     let Some(program) = outline.ml_program else {
         return match proto::decode_model(bytes, path)?.r#type {
-            Some(other) => Ok(StageContent::NotMlProgram(other.describe().to_string())),
+            Some(other) => {
+                let nms = match &other {
+                    proto::model::Type::NonMaximumSuppression(raw) => super::nms::read_nms(raw),
+                    _ => None,
+                };
+                Ok((
+                    StageContent::NotMlProgram(other.describe().to_string()),
+                    nms,
+                ))
+            }
             None => Err(ReadError::Protobuf {
                 path: path.to_path_buf(),
                 message: "the Model message names no model kind (empty, or not a Core ML model)"
@@ -196,7 +203,7 @@ fn lower_single(
         .collect();
     // The first error in name order, whatever the scheduling.
     let functions = built.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(StageContent::Program(Box::new(LoweredProgram {
+    let program = LoweredProgram {
         program: Program {
             // The text dialect the renderer prints: bare scalars from spec 9 (iOS 18) on.
             version: if spec_version >= 9 { "1.3" } else { "1.0" }.to_string(),
@@ -205,7 +212,8 @@ fn lower_single(
         },
         description: lower_description(outline.description.as_ref()),
         spec_version,
-    })))
+    };
+    Ok((StageContent::Program(Box::new(program)), None))
 }
 
 /// Why a function could not be lowered.

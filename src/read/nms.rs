@@ -4,10 +4,9 @@
 
 use prost::Message;
 
-use super::proto::{model, Model, NonMaximumSuppression};
+use super::proto::NonMaximumSuppression;
 
-/// What an NMS stage's message says, or `None` when `bytes` (a `Model`) holds no NMS message or
-/// does not decode as one.
+/// What an NMS stage's message says.
 #[derive(Debug)]
 pub(crate) struct NmsFields {
     pub(crate) confidence_input: String,
@@ -16,12 +15,10 @@ pub(crate) struct NmsFields {
     pub(crate) label_kind: &'static str,
 }
 
-/// Reads the NMS message of the `Model` in `bytes`.
+/// Reads the NMS message in `bytes` (the `Model.nonMaximumSuppression` member, which the reader
+/// keeps undecoded); `None` when it does not decode.
 pub(crate) fn read_nms(bytes: &[u8]) -> Option<NmsFields> {
-    let Some(model::Type::NonMaximumSuppression(raw)) = Model::decode(bytes).ok()?.r#type else {
-        return None;
-    };
-    let nms = NonMaximumSuppression::decode(raw.as_slice()).ok()?;
+    let nms = NonMaximumSuppression::decode(bytes).ok()?;
     let (labels, label_kind) = match (&nms.string_class_labels, &nms.int64_class_labels) {
         (Some(s), _) => (s.vector.len() as u64, "string"),
         (None, Some(i)) => (i.vector.len() as u64, "int64"),
@@ -65,16 +62,7 @@ mod tests {
             confidence_input_feature_name: "confidence".into(),
             coordinates_input_feature_name: "coordinates".into(),
         };
-        let model = |kind| {
-            Model {
-                r#type: kind,
-                ..Model::default()
-            }
-            .encode_to_vec()
-        };
-        let bytes = model(Some(model::Type::NonMaximumSuppression(
-            nms.encode_to_vec(),
-        )));
+        let bytes = nms.encode_to_vec();
         let got = read_nms(&bytes).unwrap();
         assert_eq!(got.labels, 3);
         assert_eq!(got.label_kind, "string");
@@ -90,12 +78,9 @@ mod tests {
             }),
             ..nms
         };
-        let got = read_nms(&model(Some(model::Type::NonMaximumSuppression(
-            ints.encode_to_vec(),
-        ))))
-        .unwrap();
+        let got = read_nms(&ints.encode_to_vec()).unwrap();
         assert_eq!((got.labels, got.label_kind), (80, "int64"));
-        assert!(read_nms(&model(None)).is_none());
+        assert_eq!(read_nms(&[]).unwrap().label_kind, "none");
         assert!(read_nms(&[0xff, 0xff]).is_none());
     }
 }
