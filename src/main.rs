@@ -15,7 +15,7 @@ use coreml_lint::config::Overrides;
 use coreml_lint::finding::Severity;
 use coreml_lint::fix::run::{fixed_texts, FixOptions};
 use coreml_lint::report;
-use coreml_lint::rules::{ComputeUnits, DeployTarget, RuleSet};
+use coreml_lint::rules::{CacheDir, ComputeUnits, DeployTarget, RuleSet};
 
 #[derive(Parser)]
 #[command(
@@ -162,6 +162,13 @@ struct CheckArgs {
     /// Extra folders of YAML rules.
     #[arg(long = "rules", value_name = "DIR")]
     rules: Vec<PathBuf>,
+    /// Keep the rule folders' parsed YAML in DIR between runs (default: $COREML_LINT_CACHE_DIR,
+    /// else the user's cache folder, e.g. ~/.cache/coreml-lint).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Neither read nor write the cache of parsed rule files.
+    #[arg(long, conflicts_with = "cache_dir")]
+    no_cache: bool,
     /// Deployment target: the app's minimum OS and the chip families it runs on, comma-separated
     /// (`ios17`, `macos14,m1`, `iphone`, `a15,a17`); replaces the config's `target`.
     #[arg(long, value_name = "TARGET", value_parser = valid_target)]
@@ -375,6 +382,11 @@ fn check(args: CheckArgs) -> u8 {
             Rendering::Lines
         } else {
             Rendering::Skip
+        },
+        cache: match (&args.cache_dir, args.no_cache) {
+            (_, true) => CacheDir::Off,
+            (Some(dir), false) => CacheDir::Dir(dir.clone()),
+            (None, false) => CacheDir::Default,
         },
         baseline: match (&args.baseline, &args.write_baseline) {
             (_, Some(file)) => Some(BaselineMode::Write(file.clone())),

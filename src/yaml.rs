@@ -60,6 +60,14 @@ pub(crate) fn from_transcoding<T: serde::de::DeserializeOwned>(json: &str) -> Op
     serde_json::from_str(json).ok()
 }
 
+/// The JSON a YAML document reads as (what `build.rs` makes of the built-in files), for a cache
+/// of parses; `None` when it is not valid YAML or holds a value JSON has no form for.
+pub(crate) fn to_json(text: &str) -> Option<String> {
+    from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| serde_json::to_string(&v).ok())
+}
+
 /// The JSON transcoding of `text` if it is one of the YAML files built into the binary.
 fn transcoded(text: &str) -> Option<&'static str> {
     let i = builtin::TRANSCODED

@@ -18,7 +18,7 @@ use coreml_lint::finding::{Applicability, Finding};
 use coreml_lint::fix::run::FixOptions;
 use coreml_lint::ir::Model;
 use coreml_lint::report;
-use coreml_lint::rules::{RuleInfo, RuleSet};
+use coreml_lint::rules::{CacheDir, RuleInfo, RuleSet};
 
 // The `coreml-lint` command of the wheel is the CLI itself, compiled in here (a wheel holds one
 // native artifact); `main` is the binary's entry and unused in this crate.
@@ -238,6 +238,7 @@ fn options(
         // program.
         rendering: Rendering::Text,
         baseline: None,
+        cache: CacheDir::Default,
     }
 }
 

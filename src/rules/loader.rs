@@ -17,6 +17,7 @@ use super::fixes::fix_kind;
 use super::guard::{Guard, NodeGuards};
 use super::info::RuleInfo;
 use super::matcher::{Matcher, NodeMatchers, TargetM};
+use super::parse_cache::{CacheDir, ParseCache};
 use super::schema::{
     ProgramLanguage, RegionScope, RuleFile, SerFix, SerRule, SerTests, Status, Utils,
 };
@@ -432,8 +433,15 @@ fn builtin_utils() -> Arc<Utils> {
 }
 
 /// Parses `utils.yaml` (name → rule object) into `into`.
-fn add_utils(file: &str, text: &str, into: &mut Utils) -> Result<(), LoadError> {
-    let parsed: Utils = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
+fn add_utils(
+    file: &str,
+    text: &str,
+    cache: &ParseCache,
+    into: &mut Utils,
+) -> Result<(), LoadError> {
+    let parsed: Utils = cache
+        .parse(text)
+        .map_err(|e| yaml_invalid(file, text, &e))?;
     into.extend(parsed);
     Ok(())
 }
@@ -457,7 +465,32 @@ fn load_rule_with_utils(
     builtin: bool,
     shared: &Arc<Utils>,
 ) -> Result<Rule, LoadError> {
-    let mut parsed: RuleFile = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
+    let parsed: RuleFile = yaml::from_str(text).map_err(|e| yaml_invalid(file, text, &e))?;
+    compile_parsed(file, text, expected_id, builtin, shared, parsed)
+}
+
+/// A rule folder's rule file, its YAML parse read from `cache` when it has it.
+fn load_rule_cached(
+    file: &str,
+    text: &str,
+    id: &str,
+    shared: &Arc<Utils>,
+    cache: &ParseCache,
+) -> Result<Rule, LoadError> {
+    let parsed: RuleFile = cache
+        .parse(text)
+        .map_err(|e| yaml_invalid(file, text, &e))?;
+    compile_parsed(file, text, Some(id), false, shared, parsed)
+}
+
+fn compile_parsed(
+    file: &str,
+    text: &str,
+    expected_id: Option<&str>,
+    builtin: bool,
+    shared: &Arc<Utils>,
+    mut parsed: RuleFile,
+) -> Result<Rule, LoadError> {
     let tests = RuleTests::parsed(parsed.tests.take().unwrap_or_default());
     let text = Cow::Owned(text.to_string());
     compile_rule(file, text, expected_id, builtin, shared, parsed, tests)
@@ -943,7 +976,7 @@ impl RuleSet {
         let mut errors = Vec::new();
         if let Some(text) = builtin::UTILS {
             let mut utils = Utils::new();
-            match add_utils("rules/utils.yaml", text, &mut utils) {
+            match add_utils("rules/utils.yaml", text, &ParseCache::none(), &mut utils) {
                 Ok(()) => set.utils = Arc::new(utils),
                 Err(e) => errors.push(e),
             }
@@ -972,13 +1005,24 @@ impl RuleSet {
     /// The built-ins plus every `*.yaml` rule in `dirs` (a folder's `redirects.yaml` adds
     /// redirects). Duplicate ids are rejected.
     pub fn load(dirs: &[PathBuf]) -> Result<RuleSet, LoadError> {
+        RuleSet::load_cached(dirs, &CacheDir::Off)
+    }
+
+    /// [`RuleSet::load`] with the folders' YAML parses kept in `cache` between runs.
+    pub fn load_cached(dirs: &[PathBuf], cache: &CacheDir) -> Result<RuleSet, LoadError> {
         let mut set = RuleSet::builtin()?;
         let mut errors = Vec::new();
+        let cache = if dirs.is_empty() {
+            ParseCache::none()
+        } else {
+            ParseCache::open(cache.resolve().as_deref())
+        };
         for dir in dirs {
-            if let Err(e) = set.add_dir(dir, &mut errors) {
+            if let Err(e) = set.add_dir(dir, &cache, &mut errors) {
                 errors.push(e);
             }
         }
+        cache.save();
         finish(set, errors)
     }
 
@@ -990,7 +1034,7 @@ impl RuleSet {
         };
         let mut errors = Vec::new();
         for dir in dirs {
-            if let Err(e) = set.add_dir(dir, &mut errors) {
+            if let Err(e) = set.add_dir(dir, &ParseCache::none(), &mut errors) {
                 errors.push(e);
             }
         }
@@ -1000,26 +1044,23 @@ impl RuleSet {
     /// A set from already loaded rules (duplicates rejected).
     pub fn from_rules(rules: Vec<Rule>) -> Result<RuleSet, LoadError> {
         let mut set = RuleSet::default();
-        let mut errors = Vec::new();
         for r in rules {
-            set.push(r, &mut errors);
+            set.push(r);
         }
-        finish(set, errors)
+        finish(set, Vec::new())
     }
 
-    fn push(&mut self, rule: Rule, errors: &mut Vec<LoadError>) {
-        if let Some(prev) = self.rules.iter().find(|r| r.id == rule.id) {
-            errors.push(LoadError::Duplicate {
-                id: rule.id.clone(),
-                first: prev.source.path.display().to_string(),
-                second: rule.source.path.display().to_string(),
-            });
-            return;
-        }
+    /// Adds a rule; a second rule with an id already loaded is refused by [`finish`].
+    fn push(&mut self, rule: Rule) {
         self.rules.push(Arc::new(rule));
     }
 
-    fn add_dir(&mut self, dir: &Path, errors: &mut Vec<LoadError>) -> Result<(), LoadError> {
+    fn add_dir(
+        &mut self,
+        dir: &Path,
+        cache: &ParseCache,
+        errors: &mut Vec<LoadError>,
+    ) -> Result<(), LoadError> {
         let io = |e: std::io::Error| LoadError::Io {
             path: dir.to_path_buf(),
             message: e.to_string(),
@@ -1034,9 +1075,16 @@ impl RuleSet {
                 .collect()
         };
         // Redirects and shared fragments first: the folder's rules use them.
+        // One folder's files: their names order them (comparing whole paths costs more than
+        // reading a rule).
         files.sort_by_cached_key(|p| {
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-            (stem != "redirects" && stem != "utils", p.clone())
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .as_encoded_bytes()
+                .to_vec();
+            (stem != "redirects" && stem != "utils", name)
         });
         for path in files {
             let text = match crate::read::limits::read_capped(&path) {
@@ -1065,7 +1113,7 @@ impl RuleSet {
                 .unwrap_or_default()
                 .to_string();
             if stem == "redirects" {
-                match yaml::from_str::<BTreeMap<String, String>>(&text) {
+                match cache.parse::<BTreeMap<String, String>>(&text) {
                     Ok(r) => self.redirects.extend(r),
                     Err(e) => errors.push(yaml_invalid(&shown, &text, &e)),
                 }
@@ -1073,14 +1121,14 @@ impl RuleSet {
             }
             if stem == "utils" {
                 let mut utils = (*self.utils).clone();
-                match add_utils(&shown, &text, &mut utils) {
+                match add_utils(&shown, &text, cache, &mut utils) {
                     Ok(()) => self.utils = Arc::new(utils),
                     Err(e) => errors.push(e),
                 }
                 continue;
             }
-            match load_rule_with_utils(&shown, &text, Some(&stem), false, &self.utils) {
-                Ok(r) => self.push(r, errors),
+            match load_rule_cached(&shown, &text, &stem, &self.utils, cache) {
+                Ok(r) => self.push(r),
                 Err(e) => errors.push(e),
             }
         }
@@ -1120,7 +1168,17 @@ impl RuleSet {
 }
 
 fn finish(mut set: RuleSet, mut errors: Vec<LoadError>) -> Result<RuleSet, LoadError> {
+    // Stable: of two rules with one id, the one loaded first comes first.
     set.rules.sort_by(|a, b| a.id.cmp(&b.id));
+    for pair in set.rules.windows(2) {
+        if pair[0].id == pair[1].id {
+            errors.push(LoadError::Duplicate {
+                id: pair[1].id.clone(),
+                first: pair[0].source.path.display().to_string(),
+                second: pair[1].source.path.display().to_string(),
+            });
+        }
+    }
     match errors.len() {
         0 => Ok(set),
         1 => Err(errors.remove(0)),

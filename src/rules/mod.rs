@@ -19,6 +19,7 @@ pub(crate) mod guard;
 pub mod info;
 pub mod loader;
 pub(crate) mod matcher;
+pub mod parse_cache;
 pub(crate) mod region;
 pub mod schema;
 pub mod target;
@@ -33,6 +34,7 @@ pub use engine::{
 };
 pub use info::RuleInfo;
 pub use loader::{load_rule_text, LoadError, Rule, RuleFileError, RuleFix, RuleSet, RuleSource};
+pub use parse_cache::CacheDir;
 pub use target::{DeployTarget, TargetError};
 pub use testing::{
     run_rule_cases_with, run_rule_tests, run_rule_tests_with, CaseKind, CaseResult, CaseRun,

@@ -190,6 +190,40 @@ fn a_user_rule_in_yaml_only_works_end_to_end() {
 }
 
 #[test]
+fn a_rule_folder_loads_the_same_through_the_cache_of_parses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_rule(dir.path(), "no-lstm", LSTM_RULE);
+    write_rule(dir.path(), "redirects", "old-no-lstm: no-lstm\n");
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dirs = [dir.path().to_path_buf()];
+    let shown = |set: &RuleSet| {
+        let rule = set.get("no-lstm").expect("the rule");
+        (
+            format!("{:?}", rule.info()),
+            format!("{:?}", rule.tests()),
+            format!("{:?}", rule.target),
+            set.resolve("old-no-lstm").to_string(),
+        )
+    };
+    let uncached = shown(&RuleSet::load(&dirs).expect("loads"));
+    let cached = CacheDir::Dir(cache.path().to_path_buf());
+    let first = shown(&RuleSet::load_cached(&dirs, &cached).expect("loads"));
+    let file = std::fs::read_dir(cache.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with("rule-parses-"))
+        .expect("the cache file");
+    let written = std::fs::metadata(file.path()).unwrap().len();
+    let second = shown(&RuleSet::load_cached(&dirs, &cached).expect("loads"));
+    assert_eq!(first, uncached);
+    assert_eq!(second, uncached);
+    // The rule and the redirects were kept; the second load, all read from the file, wrote
+    // nothing new.
+    assert!(written > LSTM_RULE.len() as u64);
+    assert_eq!(std::fs::metadata(file.path()).unwrap().len(), written);
+}
+
+#[test]
 fn runner_reports_missing_noisy_and_broken_cases() {
     let dir = tempfile::tempdir().expect("tempdir");
     // The tests are swapped: the valid case fires, the invalid one does not.

@@ -301,6 +301,71 @@ fn user_rule_from_yaml_works_end_to_end() {
 }
 
 #[test]
+fn rule_folders_parses_are_cached_where_the_flags_say_and_never_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("my-rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("no-lstm.yaml"), LSTM_RULE).unwrap();
+    let pkg = dir.path().join("m.mlmodelc");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("model.mil"),
+        "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x) {\n            tensor<fp16, [1, 64]> y = lstm(x = x)[name = string(\"l\")];\n        } -> (y);\n}",
+    )
+    .unwrap();
+    let env_dir = dir.path().join("env-cache");
+    let flag_dir = dir.path().join("flag-cache");
+    let cache_file = |d: &std::path::Path| {
+        std::fs::read_dir(d).ok().and_then(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .find(|e| e.file_name().to_string_lossy().starts_with("rule-parses-"))
+                .map(|e| e.path())
+        })
+    };
+    let messages = |extra: &[&str]| {
+        let (_, v) = json(
+            bin()
+                .env("COREML_LINT_CACHE_DIR", &env_dir)
+                .args(["check", "--isolated", "--select", "no-lstm", "--rules"])
+                .arg(&rules)
+                .args(extra)
+                .arg(&pkg),
+        );
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(messages(&["--no-cache"]), ["`l` is an lstm"]);
+    assert!(cache_file(&env_dir).is_none(), "--no-cache wrote a cache");
+    assert_eq!(messages(&[]), ["`l` is an lstm"]);
+    assert!(
+        cache_file(&env_dir).is_some(),
+        "no cache in COREML_LINT_CACHE_DIR"
+    );
+    // Read from the cache: the same finding.
+    assert_eq!(messages(&[]), ["`l` is an lstm"]);
+    let flag = flag_dir.to_str().unwrap();
+    assert_eq!(messages(&["--cache-dir", flag]), ["`l` is an lstm"]);
+    assert!(cache_file(&flag_dir).is_some(), "no cache in --cache-dir");
+    // An edited rule is parsed again, not read from the cache.
+    std::fs::write(
+        rules.join("no-lstm.yaml"),
+        LSTM_RULE.replace("`{OP}` is an lstm", "`{OP}` is still an lstm"),
+    )
+    .unwrap();
+    assert_eq!(messages(&[]), ["`l` is still an lstm"]);
+    bin()
+        .args(["check", "--no-cache", "--cache-dir", flag])
+        .arg(&pkg)
+        .assert()
+        .code(2);
+}
+
+#[test]
 fn rule_explanations_of_builtin_rules() {
     let rule = |arg: &str| {
         let out = bin()

@@ -502,6 +502,7 @@ const SUBLAYERS: &[(&str, &[&[&str]])] = &[
                 "compare",
                 "compile_error",
                 "info",
+                "parse_cache",
                 "region",
                 "units",
                 "vars",
