@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::yaml;
 
 /// Entries kept in the file: those the last run used, then the older ones, to this many.
-const MAX_ENTRIES: usize = 4096;
+const MAX_ENTRIES: usize = 1024;
 
 /// The cache file's name: another version of coreml-lint (whose YAML reading may differ) keeps
 /// its own.
@@ -260,6 +260,23 @@ mod tests {
         cache.save();
         let texts: Vec<String> = entries_in(dir.path()).into_iter().map(|e| e.0).collect();
         assert_eq!(texts, ["z: c\n", "y: b\n", "x: a\n"]);
+    }
+
+    #[test]
+    fn the_file_holds_at_most_max_entries_the_new_ones_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let old: Vec<(String, String)> = (0..MAX_ENTRIES + 5)
+            .map(|i| (format!("k{i}: v\n"), format!(r#"{{"k{i}":"v"}}"#)))
+            .collect();
+        let old_refs: Vec<(&str, &str)> =
+            old.iter().map(|(t, j)| (t.as_str(), j.as_str())).collect();
+        write_entries(dir.path(), &old_refs);
+        let cache = ParseCache::open(Some(dir.path()));
+        cache.parse::<Map>("new: v\n").unwrap();
+        cache.save();
+        let kept = entries_in(dir.path());
+        assert_eq!(kept.len(), MAX_ENTRIES);
+        assert_eq!(kept[0].0, "new: v\n");
     }
 
     #[test]
