@@ -139,7 +139,7 @@ impl InferCx<'_> {
 pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferred>, String> {
     let t = |p: &str| cx.tensor(op, p);
     Ok(match how {
-        Inference::SameAsX => t("x").map(Inferred::of),
+        Inference::SameAsX | Inference::Const => passed_through(cx, op, how).map(Inferred::of),
         Inference::Broadcast | Inference::BroadcastBool => {
             let (Some(x), Some(y)) = (t("x"), t("y")) else {
                 return Ok(None);
@@ -277,15 +277,29 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
                 shape: dims(x),
             })
         }
-        Inference::Const => match op.attributes.get("val").map(|l| &l.ty) {
-            Some(ValueType::Tensor(v)) => Some(Inferred::of(v)),
-            _ => None,
-        },
         Inference::ReadState => cx
             .state_tensor(op, "input")
             .or_else(|| cx.state_tensor(op, "state"))
             .map(Inferred::of),
     })
+}
+
+/// The tensor type an op whose output is inferred `how` passes on unchanged: the value of a
+/// `const`, the `x` of a same-as-x op (`None` for the other inferences). A declared output type
+/// equal to it agrees with the inferred type, with no need to infer it.
+pub fn passed_through<'b>(
+    cx: &'b InferCx<'_>,
+    op: &'b Op,
+    how: Inference,
+) -> Option<&'b TensorType> {
+    match how {
+        Inference::SameAsX => cx.tensor(op, "x"),
+        Inference::Const => match op.attributes.get("val").map(|l| &l.ty) {
+            Some(ValueType::Tensor(v)) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `cast` dtype names whose element type is the name itself.
