@@ -210,7 +210,7 @@ impl<'a> Described<'a> {
         let table = self.table;
         let p = self.start(facts.kind(), op);
         facts.describe(table, &op.op_type, p);
-        facts.to_come()
+        facts.slots_to_come()
     }
 
     /// Whether a rule of the run may select the entity `facts` make of `op`: asked of the demand
@@ -502,7 +502,7 @@ impl<'a> Facts<'a> {
     }
 
     /// The slots whose values are still to come.
-    fn to_come(&self) -> u64 {
+    fn slots_to_come(&self) -> u64 {
         match self {
             Facts::Binding { typed: Some(t), .. } => t.runtime.to_come(slot::RUNTIME_DATA),
             Facts::Available { agrees, .. } => agrees.to_come(slot::OUTPUT_AGREES),
@@ -862,32 +862,26 @@ fn check_binding<'a>(
             };
             (t.dtype, group)
         });
-        let mut typed = Typed {
-            is_state: ty.is_state(),
-            runtime: Staged::ToCome,
-            tensor: tensor_facts,
+        let typed = |runtime| Facts::Binding {
+            version,
+            param,
+            typed: Some(Typed {
+                is_state: ty.is_state(),
+                runtime,
+                tensor: tensor_facts,
+            }),
         };
         // Run-time dependence is looked up only when a rule may select the binding whatever it is.
         let runtime = match b {
             Bound::Name(n) => {
-                let facts = Facts::Binding {
-                    version,
-                    param,
-                    typed: Some(typed),
-                };
-                if !d.wanted(facts, op) {
+                if !d.wanted(typed(Staged::ToCome), op) {
                     continue;
                 }
                 values.dependence(n).filter(|d| d.data)
             }
             Bound::Literal(_) => None,
         };
-        typed.runtime = Staged::Is(runtime.is_some());
-        let facts = Facts::Binding {
-            version,
-            param,
-            typed: Some(typed),
-        };
+        let facts = typed(Staged::Is(runtime.is_some()));
         if !d.wanted(facts, op) {
             continue;
         }

@@ -4,6 +4,7 @@
 
 use super::table::Inference;
 use super::values::FunctionValues;
+use crate::analysis::consteval::ConstValue;
 use crate::ir::{Arg, DType, Dim, Function, Op, TensorType, ValueType};
 
 /// An inferred tensor type: element type and shape, each possibly unknown (`None`).
@@ -107,8 +108,7 @@ impl InferCx<'_> {
             None => Ok(None),
             Some(_) => self
                 .values
-                .param(op, param)
-                .and_then(|v| v.as_int())
+                .param(op, param, ConstValue::as_int)
                 .map(Some)
                 .ok_or(()),
         }
@@ -117,12 +117,7 @@ impl InferCx<'_> {
     fn const_bool(&self, op: &Op, param: &str) -> Result<bool, ()> {
         match op.param(param) {
             None => Ok(false),
-            Some(_) => match self
-                .values
-                .param(op, param)
-                .and_then(|v| v.data.bools())
-                .as_deref()
-            {
+            Some(_) => match self.values.param(op, param, |v| v.data.bools()).as_deref() {
                 Some([b]) => Ok(*b),
                 _ => Err(()),
             },
@@ -130,7 +125,7 @@ impl InferCx<'_> {
     }
 
     fn const_ints(&self, op: &Op, param: &str) -> Option<Vec<i64>> {
-        self.values.param(op, param)?.ints()
+        self.values.param(op, param, ConstValue::ints)
     }
 }
 
@@ -266,12 +261,11 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
         }
         Inference::Cast => {
             let Some(x) = t("x") else { return Ok(None) };
-            let named = cx.values.param(op, "dtype");
-            let dtype = named
-                .as_ref()
-                .and_then(|v| v.as_str())
-                .filter(|n| CAST_NAMES.contains(n))
-                .and_then(DType::from_text);
+            let dtype = cx.values.param(op, "dtype", |v| {
+                v.as_str()
+                    .filter(|n| CAST_NAMES.contains(n))
+                    .and_then(DType::from_text)
+            });
             Some(Inferred {
                 dtype,
                 shape: dims(x),
@@ -484,9 +478,7 @@ fn slice_by_index(cx: &InferCx<'_>, op: &Op) -> Option<Inferred> {
             None => Some(vec![false; r]),
             Some(_) => cx
                 .values
-                .param(op, name)?
-                .data
-                .bools()
+                .param(op, name, |v| v.data.bools())
                 .filter(|v| v.len() == r),
         }
     };
