@@ -4,6 +4,7 @@
 
 use super::table::Inference;
 use super::values::FunctionValues;
+use crate::analysis::consteval::ConstValue;
 use crate::ir::{Arg, DType, Dim, Function, Op, TensorType, ValueType};
 
 /// An inferred tensor type: element type and shape, each possibly unknown (`None`).
@@ -107,8 +108,7 @@ impl InferCx<'_> {
             None => Ok(None),
             Some(_) => self
                 .values
-                .param(op, param)
-                .and_then(|v| v.as_int())
+                .param(op, param, ConstValue::as_int)
                 .map(Some)
                 .ok_or(()),
         }
@@ -117,12 +117,7 @@ impl InferCx<'_> {
     fn const_bool(&self, op: &Op, param: &str) -> Result<bool, ()> {
         match op.param(param) {
             None => Ok(false),
-            Some(_) => match self
-                .values
-                .param(op, param)
-                .and_then(|v| v.data.bools())
-                .as_deref()
-            {
+            Some(_) => match self.values.param(op, param, |v| v.data.bools()).as_deref() {
                 Some([b]) => Ok(*b),
                 _ => Err(()),
             },
@@ -130,7 +125,7 @@ impl InferCx<'_> {
     }
 
     fn const_ints(&self, op: &Op, param: &str) -> Option<Vec<i64>> {
-        self.values.param(op, param)?.ints()
+        self.values.param(op, param, ConstValue::ints)
     }
 }
 
@@ -139,7 +134,7 @@ impl InferCx<'_> {
 pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferred>, String> {
     let t = |p: &str| cx.tensor(op, p);
     Ok(match how {
-        Inference::SameAsX => t("x").map(Inferred::of),
+        Inference::SameAsX | Inference::Const => passed_through(cx, op, how).map(Inferred::of),
         Inference::Broadcast | Inference::BroadcastBool => {
             let (Some(x), Some(y)) = (t("x"), t("y")) else {
                 return Ok(None);
@@ -266,26 +261,39 @@ pub fn infer(cx: &InferCx<'_>, op: &Op, how: Inference) -> Result<Option<Inferre
         }
         Inference::Cast => {
             let Some(x) = t("x") else { return Ok(None) };
-            let named = cx.values.param(op, "dtype");
-            let dtype = named
-                .as_ref()
-                .and_then(|v| v.as_str())
-                .filter(|n| CAST_NAMES.contains(n))
-                .and_then(DType::from_text);
+            let dtype = cx.values.param(op, "dtype", |v| {
+                v.as_str()
+                    .filter(|n| CAST_NAMES.contains(n))
+                    .and_then(DType::from_text)
+            });
             Some(Inferred {
                 dtype,
                 shape: dims(x),
             })
         }
-        Inference::Const => match op.attributes.get("val").map(|l| &l.ty) {
-            Some(ValueType::Tensor(v)) => Some(Inferred::of(v)),
-            _ => None,
-        },
         Inference::ReadState => cx
             .state_tensor(op, "input")
             .or_else(|| cx.state_tensor(op, "state"))
             .map(Inferred::of),
     })
+}
+
+/// The tensor type an op whose output is inferred `how` passes on unchanged: the value of a
+/// `const`, the `x` of a same-as-x op (`None` for the other inferences). A declared output type
+/// equal to it agrees with the inferred type, with no need to infer it.
+pub fn passed_through<'b>(
+    cx: &'b InferCx<'_>,
+    op: &'b Op,
+    how: Inference,
+) -> Option<&'b TensorType> {
+    match how {
+        Inference::SameAsX => cx.tensor(op, "x"),
+        Inference::Const => match op.attributes.get("val").map(|l| &l.ty) {
+            Some(ValueType::Tensor(v)) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `cast` dtype names whose element type is the name itself.
@@ -470,9 +478,7 @@ fn slice_by_index(cx: &InferCx<'_>, op: &Op) -> Option<Inferred> {
             None => Some(vec![false; r]),
             Some(_) => cx
                 .values
-                .param(op, name)?
-                .data
-                .bools()
+                .param(op, name, |v| v.data.bools())
                 .filter(|v| v.len() == r),
         }
     };

@@ -253,3 +253,214 @@ fn the_built_in_binary_form_builds_the_table_the_yaml_does() {
     assert!(parsed.op_names().count() > 100);
     assert_eq!(format!("{:?}", OpTable::builtin()), format!("{parsed:?}"));
 }
+
+use crate::analysis::entity::{EntityDemand, EveryEntity};
+use crate::analysis::registry::ModelEntities;
+use crate::rules::loader::load_rule_text;
+use crate::rules::{match_model, RuleDemand, RuleSet};
+
+/// One entity rule selecting `kind` by the properties `props` (YAML flow mapping entries).
+fn entity_rule(kind: &str, props: &str) -> RuleSet {
+    let body = format!(
+        "id: r\ntitle: t\nseverity: info\nmatch: {{ kind: {kind}, {props} }}\nmessage: m\n"
+    );
+    let rule = load_rule_text("r.yaml", &body, None, false)
+        .unwrap_or_else(|e| panic!("{:?}", miette::Report::new(e)));
+    RuleSet::from_rules(vec![rule]).expect("one rule")
+}
+
+/// The ops `rules` report in the text program `text`, its op-set entities described for the
+/// rules' demand (each answer kept for equal facts within a function); the same as when every
+/// entity is described whole.
+fn reported(rules: &RuleSet, text: &str) -> Vec<String> {
+    let model = crate::rules::testing::snippet_model("t.mil", text).expect("parses");
+    let findings = |demand: &dyn EntityDemand| {
+        let entities = ModelEntities {
+            entities: super::opset_entities_with(&model, None, demand),
+        };
+        let mut ops: Vec<String> = match_model(&model, rules, &entities)
+            .into_iter()
+            .map(|f| f.op.unwrap_or_default())
+            .collect();
+        ops.sort();
+        ops
+    };
+    let kept = findings(&RuleDemand::of(rules));
+    assert_eq!(kept, findings(&EveryEntity), "{text}");
+    kept
+}
+
+/// `rules` report the op whose output is `hit` (`n` times) and not the op whose output is `miss`
+/// when both are in one function (`sig`, opset `opset`), in either order: two ops the kept
+/// answers must tell apart.
+fn tells_apart(rules: &RuleSet, opset: &str, sig: &str, hit: &str, miss: &str, n: usize) {
+    let prelude = "tensor<fp16, [6, 4]> w = const()[name = string(\"w\"), val = tensor<fp16, [6, 4]>(BLOBFILE(path = string(\"@model_path/weights/weight.bin\"), offset = uint64(64)))];";
+    for (first, second) in [(hit, miss), (miss, hit)] {
+        let text = format!(
+            "program(1.3)\n{{\n    func main<{opset}>({sig}) {{\n        {prelude}\n        {first}\n        {second}\n    }} -> (a);\n}}\n"
+        );
+        assert_eq!(reported(rules, &text), vec!["hit"; n], "{text}");
+    }
+}
+
+/// The op-set check keeps the demand's answer per facts of an entity (the op's table version,
+/// the parameter, the bound value's type, state-ness, run-time dependence and type group, a
+/// literal's counts, ...): two entities that differ in any one of them are answered apart.
+#[test]
+fn kept_answers_tell_apart_entities_that_differ_in_one_fact() {
+    let sig = "tensor<fp16, [1, 4]> a, tensor<fp32, [1, 4]> b, state<tensor<fp16, [1, 4]>> s, tensor<fp16, [6, 4]> wi";
+    let param = |props: &str| entity_rule("mil-parameter", props);
+    let op = |props: &str| entity_rule("mil-op", props);
+    let literal = |props: &str| entity_rule("mil-literal", props);
+    let cases: &[(&str, RuleSet, &str, &str, usize)] = &[
+        // A binding: its op type (the table version), ...
+        (
+            "op type",
+            param("op-type: relu"),
+            "tensor<fp16, [1, 4]> hit = relu(x = a);",
+            "tensor<fp16, [1, 4]> miss = sigmoid(x = a);",
+            1,
+        ),
+        // ... the parameter (one int32 literal: `keep_dims` takes bool, `axes` int32), ...
+        (
+            "parameter",
+            param("dtype-accepted: false"),
+            "tensor<fp16, [1, 4]> hit = reduce_mean(keep_dims = tensor<int32, [1]>([1]), x = a);",
+            "tensor<fp16, [1]> miss = reduce_mean(axes = tensor<int32, [1]>([1]), x = a);",
+            1,
+        ),
+        // ... the bound value's element type, ...
+        (
+            "dtype",
+            param("dtype: fp32"),
+            "tensor<fp32, [1, 4]> hit = relu(x = b);",
+            "tensor<fp16, [1, 4]> miss = relu(x = a);",
+            1,
+        ),
+        // ... one tensor or several, ...
+        (
+            "one binding",
+            param("dtype: { present: true }"),
+            "tensor<fp16, [1, 4]> hit = relu(x = a);",
+            "tensor<fp16, [1, 4]> miss = relu(x = (a, a));",
+            1,
+        ),
+        // ... a state or not, ...
+        (
+            "state",
+            param("is-state: true"),
+            "tensor<fp16, [1, 4]> hit = read_state(input = s);",
+            "tensor<fp16, [1, 4]> miss = read_state(input = a);",
+            1,
+        ),
+        // ... run-time data or a constant (a literal's is known at once, a named value's is
+        // looked up only once a rule may select the binding whatever it is), ...
+        (
+            "run-time data",
+            param("runtime-data: true, must-be-const: true"),
+            "tensor<fp16, [1, 6]> hit = linear(weight = wi, x = a);",
+            "tensor<fp16, [1, 6]> miss = linear(weight = tensor<fp16, [6, 4]>([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), x = a);",
+            1,
+        ),
+        // ... and the element type of the first parameter of its type group.
+        (
+            "type group",
+            param("group-dtype: fp32"),
+            "tensor<fp32, [1, 4]> hit = add(x = b, y = a);",
+            "tensor<fp16, [1, 4]> miss = add(x = a, y = a);",
+            1,
+        ),
+        // A parameter left unbound: which one (`begin` is required, `stride` not), ...
+        (
+            "unbound parameter",
+            param("bound: false, required: true"),
+            "tensor<fp16, [1, 4]> hit = slice_by_index(end = tensor<int32, [2]>([1, 4]), x = a);",
+            "tensor<fp16, [1, 4]> miss = slice_by_index(begin = tensor<int32, [2]>([0, 0]), end = tensor<int32, [2]>([1, 4]), x = a);",
+            1,
+        ),
+        // ... and whether a misspelled binding stands for it.
+        (
+            "misspelled",
+            param("bound: false, misspelled: false"),
+            "tensor<fp16, [1, 4]> hit = add(x = a);",
+            "tensor<fp16, [1, 4]> miss = add(x = a, yy = a);",
+            1,
+        ),
+        // An op: its type, ...
+        (
+            "op's type",
+            op("op-type: relu"),
+            "tensor<fp16, [1, 4]> hit = relu(x = a);",
+            "tensor<fp16, [1, 4]> miss = sigmoid(x = a);",
+            1,
+        ),
+        // ... whether its declared output type agrees, ...
+        (
+            "output type",
+            op("output-agrees: false"),
+            "tensor<fp16, [1, 5]> hit = relu(x = a);",
+            "tensor<fp16, [1, 4]> miss = relu(x = a);",
+            1,
+        ),
+        // ... and whether the data it writes fits the state.
+        (
+            "state write",
+            op("data-fits-state: false"),
+            "write_state(data = b, input = s)[name = string(\"hit\")];",
+            "write_state(data = a, input = s)[name = string(\"miss\")];",
+            1,
+        ),
+        // A literal: its op's type, ...
+        (
+            "literal's op",
+            literal("op-type: add"),
+            "tensor<fp16, [1, 4]> hit = add(x = a, y = tensor<fp16, [1, 4]>([1, 2, 3, 4]));",
+            "tensor<fp16, [1, 4]> miss = mul(x = a, y = tensor<fp16, [1, 4]>([1, 2, 3, 4]));",
+            1,
+        ),
+        // ... its parameter (a rule tells parameters apart only by comparing them), ...
+        (
+            "literal's parameter",
+            literal("op-type: { same-as: param }"),
+            "tensor<fp16, [1, 4]> hit = add(add = tensor<fp16, [1, 4]>([1, 2, 3, 4]), x = a, y = a);",
+            "tensor<fp16, [1, 4]> miss = add(mul = tensor<fp16, [1, 4]>([1, 2, 3, 4]), x = a, y = a);",
+            1,
+        ),
+        // ... how many elements it lists ...
+        (
+            "elements",
+            literal("elements: 3"),
+            "tensor<fp16, [1, 3]> hit = add(x = a, y = tensor<fp16, [1, 3]>([1, 2, 3]));",
+            "tensor<fp16, [1, 3]> miss = add(x = a, y = tensor<fp16, [1, 3]>([1, 2]));",
+            1,
+        ),
+        // ... and how many its shape holds.
+        (
+            "shape elements",
+            literal("shape-elements: 4"),
+            "tensor<fp16, [1, 4]> hit = add(x = a, y = tensor<fp16, [1, 4]>([1, 2, 3]));",
+            "tensor<fp16, [1, 3]> miss = add(x = a, y = tensor<fp16, [1, 3]>([1, 2, 3]));",
+            1,
+        ),
+    ];
+    for (what, rules, hit, miss, n) in cases {
+        eprintln!("{what}");
+        tells_apart(rules, "ios18", sig, hit, miss, *n);
+    }
+}
+
+/// Answers are kept per function: the same op in functions of two opsets is answered by each
+/// opset's version of it (`begin` takes int16 from ios17 on; `end` is int32 in both).
+#[test]
+fn kept_answers_are_per_function_and_opset() {
+    let rules = entity_rule("mil-parameter", "dtype-accepted: false");
+    let func = |name: &str, opset: &str, out: &str| {
+        format!("    func {name}<{opset}>(tensor<fp16, [4]> x, tensor<int16, [1]> b, tensor<int32, [1]> e) {{\n        tensor<fp16, [1]> {out} = slice_by_index(begin = b, end = e, x = x);\n    }} -> ({out});\n")
+    };
+    let old = func("old", "ios15", "hit");
+    let new = func("new", "ios17", "miss");
+    for (first, second) in [(&old, &new), (&new, &old)] {
+        let text = format!("program(1.3)\n{{\n{first}{second}}}\n");
+        assert_eq!(reported(&rules, &text), ["hit"], "{text}");
+    }
+}

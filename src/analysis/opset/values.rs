@@ -9,7 +9,7 @@
 
 use std::cell::OnceCell;
 
-use crate::analysis::consteval::{self, ConstEnv, ConstLookup, ConstValue};
+use crate::analysis::consteval::{self, ConstData, ConstEnv, ConstLookup, ConstValue};
 use crate::analysis::dependence::{self, Dependence, DependenceMap};
 use crate::analysis::FunctionAnalysis;
 use crate::ir::{Arg, Function, Op};
@@ -55,13 +55,41 @@ impl<'a> FunctionValues<'a> {
         Some((self.f.op(def.node)?, def.output))
     }
 
-    /// The constant value bound to a single-binding parameter of `op`, as [`ConstEnv::param`].
-    pub(crate) fn param(&self, op: &Op, param: &str) -> Option<ConstValue> {
-        self.arg(op.arg(param)?)
+    /// `read` of the constant value bound to a single-binding parameter of `op` (as
+    /// [`ConstEnv::param`]), read where the function's analysis keeps it when it does.
+    pub(crate) fn param<R>(
+        &self,
+        op: &Op,
+        param: &str,
+        read: impl FnOnce(&ConstValue) -> Option<R>,
+    ) -> Option<R> {
+        let arg = op.arg(param)?;
+        match (self.shared, arg) {
+            (Some(a), Arg::Name(name)) => read(a.consts.get(name)?),
+            _ => read(&self.arg(arg)?),
+        }
     }
 
     /// [`ConstEnv::partial_ints`] of a parameter of `op`.
     pub(crate) fn partial_ints(&self, op: &Op, param: &str, len: usize) -> Vec<Option<i64>> {
+        // A named integer constant of rank 0 or 1 the analysis keeps, read in place: what the
+        // general path gives for it (its elements when there are `len`).
+        if let (Some(a), Some(Arg::Name(name))) = (self.shared, op.arg(param)) {
+            if let Some(ConstValue {
+                shape,
+                data: ConstData::Ints(ints),
+                ..
+            }) = a.consts.get(name)
+            {
+                if shape.len() <= 1 {
+                    return if ints.len() == len {
+                        ints.iter().map(|&i| Some(i)).collect()
+                    } else {
+                        vec![None; len]
+                    };
+                }
+            }
+        }
         consteval::partial_ints(self, self.f, op, param, len)
     }
 
