@@ -87,7 +87,8 @@ impl Linter {
     pub fn lint(&self, model: &Model) -> Vec<Finding> {
         // One constant / dependence pass per function, shared by the op-set check and the rules
         // (when no rule needs it, the op-set check computes only what it asks for).
-        let analyses = needs_function_analysis(&self.rules).then(|| analyze_model(model));
+        let analyses = needs_function_analysis(model, &self.rules, self.run.as_ref())
+            .then(|| analyze_model(model));
         let wanted = Wanted::Selected(RuleDemand::of(&self.rules));
         match_model_with(
             model,

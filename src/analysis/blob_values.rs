@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 
 use super::consteval::{ConstData, ConstValue};
-use crate::ir::{BlobRef, DType, Literal, Model, Name, ValueType};
+use crate::ir::{BlobRef, DType, Literal, Model, Name, TensorType, ValueType};
 use crate::limits::{MAX_BLOB_VALUE_BYTES, MAX_CONSTEVAL_ELEMENTS};
 use crate::read::blob::{self, BlobFile};
 
@@ -60,14 +60,7 @@ impl NumberSummary {
         if matches!(data, ConstData::Strings(_)) {
             return None;
         }
-        let mut s = NumberSummary {
-            count: data.len(),
-            nonfinite: false,
-            integral: true,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-            max_abs: 0.0,
-        };
+        let mut s = NumberSummary::empty(data.len());
         match data {
             ConstData::Floats(v) => v.iter().for_each(|&x| s.add(x)),
             _ => (0..s.count)
@@ -75,6 +68,18 @@ impl NumberSummary {
                 .for_each(|x| s.add(x)),
         }
         Some(s)
+    }
+
+    /// The summary of `count` elements before any is added.
+    fn empty(count: usize) -> NumberSummary {
+        NumberSummary {
+            count,
+            nonfinite: false,
+            integral: true,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            max_abs: 0.0,
+        }
     }
 
     fn add(&mut self, x: f64) {
@@ -129,7 +134,7 @@ impl<'m> BlobValues<'m> {
         {
             return *known;
         }
-        let summary = self.read(lit, b).and_then(|v| NumberSummary::of(&v.data));
+        let summary = self.with_payload(lit, b, |t, _, payload| summarize(t.dtype, payload));
         self.summaries
             .borrow_mut()
             .entry(b.path.clone())
@@ -139,6 +144,23 @@ impl<'m> BlobValues<'m> {
     }
 
     fn read(&self, lit: &Literal, b: &BlobRef) -> Option<ConstValue> {
+        self.with_payload(lit, b, |t, shape, payload| {
+            Some(ConstValue {
+                dtype: t.dtype,
+                shape,
+                data: decode(t.dtype, payload)?,
+            })
+        })
+    }
+
+    /// `f` of the literal's tensor type, its shape and its record's payload, when the literal is
+    /// small and its record is sound.
+    fn with_payload<R>(
+        &self,
+        lit: &Literal,
+        b: &BlobRef,
+        f: impl FnOnce(&TensorType, Vec<u64>, &[u8]) -> Option<R>,
+    ) -> Option<R> {
         let ValueType::Tensor(t) = &lit.ty else {
             return None;
         };
@@ -167,13 +189,57 @@ impl<'m> BlobValues<'m> {
             return None;
         }
         let payload = file.payload(&rec, MAX_BLOB_VALUE_BYTES)?;
-        let data = decode(t.dtype, payload)?;
-        Some(ConstValue {
-            dtype: t.dtype,
-            shape,
-            data,
-        })
+        f(t, shape, payload)
     }
+}
+
+/// [`NumberSummary::of`] the values `bytes` hold as `d`, read in blocks: no decoded copy of
+/// the whole record is made.
+fn summarize(d: DType, bytes: &[u8]) -> Option<NumberSummary> {
+    const BLOCK: usize = 256;
+    let width = element_bytes(d)? as usize;
+    if bytes.len() % width != 0 {
+        return None;
+    }
+    let mut s = NumberSummary::empty(bytes.len() / width);
+    let mut block = [0f64; BLOCK];
+    for chunk in bytes.chunks(BLOCK * width) {
+        let n = chunk.len() / width;
+        match d {
+            DType::Fp16 => {
+                use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+                let mut bits = [0u16; BLOCK];
+                for (b, w) in bits.iter_mut().zip(chunk.chunks_exact(2)) {
+                    *b = u16::from_le_bytes([w[0], w[1]]);
+                }
+                // Vectorised where the CPU converts halves (F16C).
+                bits[..n]
+                    .reinterpret_cast::<half::f16>()
+                    .convert_to_f64_slice(&mut block[..n]);
+            }
+            _ => {
+                for (x, w) in block.iter_mut().zip(chunk.chunks_exact(width)) {
+                    *x = element(d, w)?;
+                }
+            }
+        }
+        block[..n].iter().for_each(|&x| s.add(x));
+    }
+    Some(s)
+}
+
+/// One element of `d` (not `fp16`) from its little-endian bytes.
+fn element(d: DType, w: &[u8]) -> Option<f64> {
+    Some(match (d, w) {
+        (DType::Fp32, &[a, b, c, e]) => f64::from(f32::from_le_bytes([a, b, c, e])),
+        (DType::Int8, &[a]) => f64::from(a as i8),
+        (DType::UInt8, &[a]) => f64::from(a),
+        (DType::Int16, &[a, b]) => f64::from(i16::from_le_bytes([a, b])),
+        (DType::UInt16, &[a, b]) => f64::from(u16::from_le_bytes([a, b])),
+        (DType::Int32, &[a, b, c, e]) => f64::from(i32::from_le_bytes([a, b, c, e])),
+        (DType::UInt32, &[a, b, c, e]) => f64::from(u32::from_le_bytes([a, b, c, e])),
+        _ => return None,
+    })
 }
 
 /// The element count of a literal small enough to be decoded, known from its declared type.
@@ -323,6 +389,64 @@ mod tests {
             NumberSummary::of(&ConstData::Strings(vec!["a".into()])),
             None
         );
+    }
+
+    #[test]
+    fn a_record_is_summarized_in_blocks_as_its_decoded_values_are() {
+        // Over several blocks, with a partial last one, and every kind of element.
+        let halves: Vec<u16> = (0..700u16)
+            .map(|i| match i {
+                5 => 0x7C00,   // +inf
+                300 => 0xFC00, // -inf
+                301 => 0x7E00, // NaN
+                _ => i.wrapping_mul(0x9E37),
+            })
+            .collect();
+        let fp16: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+        let fp32: Vec<u8> = (0..300)
+            .flat_map(|i| (i as f32 * 0.5 - 40.0).to_le_bytes())
+            .collect();
+        let ints: Vec<u8> = (0..600u32)
+            .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
+            .collect();
+        let cases = [
+            (DType::Fp16, &fp16[..]),
+            (DType::Fp16, &fp16[..2 * 256]),
+            (DType::Fp32, &fp32[..]),
+            (DType::Int8, &ints[..]),
+            (DType::UInt8, &ints[..]),
+            (DType::Int16, &ints[..]),
+            (DType::UInt16, &ints[..]),
+            (DType::Int32, &ints[..]),
+            (DType::UInt32, &ints[..]),
+            (DType::Fp16, &[][..]),
+        ];
+        for (d, bytes) in cases {
+            let whole = decode(d, bytes).and_then(|data| NumberSummary::of(&data));
+            let blocks = summarize(d, bytes);
+            // Bit for bit: NaN-free bounds and flags alike.
+            let bits = |s: Option<NumberSummary>| {
+                s.map(|s| {
+                    (
+                        s.count,
+                        s.nonfinite,
+                        s.integral,
+                        s.min.to_bits(),
+                        s.max.to_bits(),
+                        s.max_abs.to_bits(),
+                    )
+                })
+            };
+            assert!(whole.is_some(), "{d:?}");
+            assert_eq!(
+                bits(blocks),
+                bits(whole),
+                "{d:?} over {} bytes",
+                bytes.len()
+            );
+        }
+        assert_eq!(summarize(DType::Fp16, &[0, 0, 0]), None, "a torn element");
+        assert_eq!(summarize(DType::Bool, &[1]), None);
     }
 
     #[test]

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::entity::{prop, Entity, EntityKind, Prop, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, Prop, PropType};
 use super::weight_uses::{collect_uses, BlobUse};
 use crate::ir::Model;
 use crate::read::blob::{
@@ -134,7 +134,7 @@ pub const ENTITY_KINDS: &[EntityKind] = &[
 /// The `weight` entity of use `u`, with what needs no weight file.
 fn weight(u: &BlobUse, file: &str) -> Entity {
     let mut e = u
-        .locate(Entity::new("weight"))
+        .locate(Entity::new(const { kind_named(ENTITY_KINDS, "weight") }))
         .with("param", u.param)
         .with("path", u.blob.path.as_str())
         .with("file", file)
@@ -214,7 +214,7 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
     }
     out.push(
         first_use
-            .locate(Entity::new("weights"))
+            .locate(Entity::new(const { kind_named(ENTITY_KINDS, "weights") }))
             .with("total-bytes", total)
             .with("total-text", human_bytes(total))
             .with("files", files),
@@ -277,12 +277,14 @@ fn unresolved_file(u: &BlobUse, e: &PathError, refs: usize) -> Entity {
         PathError::ClimbsOut => "climbs-out",
         PathError::NoModelPath => "no-model-path",
     };
-    u.locate(Entity::new("weight-file"))
-        .with("file", u.blob.path.as_str())
-        .with("path", u.blob.path.as_str())
-        .with("references", refs)
-        .with("status", status)
-        .with("problem", format!("`{}` {e}", u.blob.path))
+    u.locate(Entity::new(
+        const { kind_named(ENTITY_KINDS, "weight-file") },
+    ))
+    .with("file", u.blob.path.as_str())
+    .with("path", u.blob.path.as_str())
+    .with("references", refs)
+    .with("status", status)
+    .with("problem", format!("`{}` {e}", u.blob.path))
 }
 
 /// Describes one weight file, every use of it, its records and their overlaps; returns its length
@@ -296,7 +298,9 @@ fn describe_file(
     let first = group.first()?;
     let file_name = path.display().to_string();
     let mut wf = first
-        .locate(Entity::new("weight-file"))
+        .locate(Entity::new(
+            const { kind_named(ENTITY_KINDS, "weight-file") },
+        ))
         .with("file", file_name.as_str())
         .with("path", first.blob.path.as_str())
         .with("references", group.len());
@@ -397,7 +401,9 @@ fn describe_file(
     for rec in &walk.records {
         out.push(
             first
-                .locate(Entity::new("weight-record"))
+                .locate(Entity::new(
+                    const { kind_named(ENTITY_KINDS, "weight-record") },
+                ))
                 .with("file", file_name.as_str())
                 .with("offset", rec.offset)
                 .with("size", rec.size)
@@ -688,7 +694,7 @@ fn overlaps(
                         .or_else(|| group.first());
                     if let Some(u) = anchor {
                         out.push(
-                            u.locate(Entity::new("weight-overlap"))
+                            u.locate(Entity::new(const { kind_named(ENTITY_KINDS, "weight-overlap") }))
                                 .with("file", file_name)
                                 .with("offset", pair.0)
                                 .with("other", pair.1)

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use crate::ir::{BundleFaultKind, Model, ModelKind};
 use crate::read::aimodel;
 
@@ -57,7 +57,7 @@ pub fn bundle_entities(model: &Model) -> Vec<Entity> {
                     .get_or_insert_with(|| super::weight_uses::weight_files(model))
                     .iter()
                     .any(|w: &PathBuf| w.starts_with(&fault.file));
-                Entity::new("bundle-item")
+                Entity::new(const { kind_named(ENTITY_KINDS, "bundle-item") })
                     .with("file", fault.file.display().to_string())
                     .with("what", what_file(model, &fault.file))
                     .with("lfs-pointer", false)
@@ -72,7 +72,7 @@ pub fn bundle_entities(model: &Model) -> Vec<Entity> {
 
 /// The bundle item `file`, a Git LFS pointer, which the model needs as `what`.
 pub(crate) fn lfs_pointer(file: &Path, what: String) -> Entity {
-    Entity::new("bundle-item")
+    Entity::new(const { kind_named(ENTITY_KINDS, "bundle-item") })
         .with("file", file.display().to_string())
         .with("what", what)
         .with("lfs-pointer", true)

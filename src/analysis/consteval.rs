@@ -331,6 +331,14 @@ fn partial_arg(consts: &impl ConstLookup, f: &Function, arg: &Arg, depth: u32) -
 /// Evaluates every constant-foldable value of `f` in one pass over its ops in program order.
 pub fn evaluate(f: &Function) -> ConstEnv {
     let mut env = ConstEnv::default();
+    // Nearly every value it keeps is a `const`'s: the table is sized once for them.
+    let consts = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.ops)
+        .filter(|&&id| f.op(id).is_some_and(|op| op.op_type == "const"))
+        .count();
+    env.values.reserve(consts);
     for (_, op) in f.ops() {
         // Every op the pass folds has one result.
         let (Some(out), Some(v)) = (op.outputs.first(), eval_op(f, &env, op)) else {

@@ -2,7 +2,7 @@
 //! integrity, metadata, and the op kinds and strings of its bytecode. Op kinds are exact (the
 //! dialect section); absolute paths in the string table are how debug info shows.
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use crate::ir::coreai::{AiAsset, AssetFile};
 use crate::ir::Model;
 
@@ -48,7 +48,7 @@ pub fn coreai_entities(model: &Model) -> Vec<Entity> {
         return Vec::new();
     };
     let mut out = files(asset);
-    let mut a = Entity::new("coreai-asset")
+    let mut a = Entity::new(const { kind_named(ENTITY_KINDS, "coreai-asset") })
         .with(
             "metadata-present",
             has_content(asset, crate::read::aimodel::METADATA),
@@ -105,7 +105,8 @@ fn files(asset: &AiAsset) -> Vec<Entity> {
         .files
         .iter()
         .map(|(name, file)| {
-            let e = Entity::new("coreai-file").with("name", name.as_str());
+            let e = Entity::new(const { kind_named(ENTITY_KINDS, "coreai-file") })
+                .with("name", name.as_str());
             match file {
                 AssetFile::Present(_) => e.with("status", "present"),
                 AssetFile::Missing => e.with("status", "missing"),

@@ -64,6 +64,8 @@ fn is_dynamic(ty: Option<&ValueType>) -> bool {
 /// Computes the run-time dependence of every value of `f`.
 pub fn analyze(f: &Function) -> DependenceMap {
     let mut map = DependenceMap::default();
+    // Most values of a function are run-time values: the table is sized once.
+    map.values.reserve(f.values.len());
     for (_, inp) in f.inputs() {
         map.values.insert(
             inp.name.clone(),

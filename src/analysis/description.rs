@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use crate::ir::{Function, FunctionDesc, Model, ModelKind, TensorType};
 
 /// The entity kinds produced here.
@@ -60,7 +60,7 @@ pub fn description_entities(model: &Model) -> Vec<Entity> {
 }
 
 /// An entity of `kind` at `f` (at its state `state`'s declaration, when given).
-fn at_function(kind: &'static str, f: &Function, state: Option<String>) -> Entity {
+fn at_function(kind: &'static EntityKind, f: &Function, state: Option<String>) -> Entity {
     let span = state
         .as_ref()
         .and_then(|s| f.inputs().find(|(_, i)| &i.name == s))
@@ -106,9 +106,13 @@ fn description_functions(model: &Model) -> Vec<Entity> {
             single.is_some_and(|s| s == name)
         };
         let mut x = match f {
-            Some(f) => at_function("description-function", f, None),
+            Some(f) => at_function(
+                const { kind_named(ENTITY_KINDS, "description-function") },
+                f,
+                None,
+            ),
             None => {
-                let mut x = Entity::new("description-function");
+                let mut x = Entity::new(const { kind_named(ENTITY_KINDS, "description-function") });
                 x.span = funcs.first().map(|f| f.span);
                 x
             }
@@ -155,11 +159,15 @@ fn state_declarations(model: &Model) -> Vec<Entity> {
             let Some(t) = i.ty.tensor() else { continue };
             let (rf, rt) = *reference.entry(&i.name).or_insert((&f.name, t));
             out.push(
-                at_function("state-declaration", f, Some(i.name.to_string()))
-                    .with("name", i.name.to_string())
-                    .with("type", t.to_string())
-                    .with("reference-function", rf)
-                    .with("reference-type", rt.to_string()),
+                at_function(
+                    const { kind_named(ENTITY_KINDS, "state-declaration") },
+                    f,
+                    Some(i.name.to_string()),
+                )
+                .with("name", i.name.to_string())
+                .with("type", t.to_string())
+                .with("reference-function", rf)
+                .with("reference-type", rt.to_string()),
             );
         }
     }

@@ -6,7 +6,7 @@
 //! The comparisons that need a walk over the axes are facts here (`differing-axis`,
 //! `unknown-axis`); which of them matter, for which role, and the words are the rules'.
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use crate::ir::{
     FeatureDesc, FeatureKind, Flexibility, Function, FunctionDesc, Model, ModelKind, TensorType,
 };
@@ -155,7 +155,7 @@ struct Pairing<'a> {
 
 impl Pairing<'_> {
     fn entity(&self, role: Role, name: &str, described: bool) -> Entity {
-        let mut x = Entity::new("description-feature")
+        let mut x = Entity::new(const { kind_named(ENTITY_KINDS, "description-feature") })
             .with("role", role.as_str())
             .with("name", name)
             .with("described", described)

@@ -227,6 +227,19 @@ impl EntityKind {
     }
 }
 
+/// The kind called `name` among `kinds`. At compile time in a `const` (a name `kinds` lacks then
+/// does not compile).
+pub const fn kind_named(kinds: &'static [EntityKind], name: &str) -> &'static EntityKind {
+    let mut i = 0;
+    while i < kinds.len() {
+        if const_str_eq(kinds[i].name, name) {
+            return &kinds[i];
+        }
+        i += 1;
+    }
+    panic!("no entity kind of that name")
+}
+
 const fn const_str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -394,7 +407,8 @@ impl<'a> Partial<'a> {
 
     /// Sets every property set here on `e`.
     pub fn describe(&self, e: &mut Entity) {
-        for (slot, def) in self.kind.properties.iter().enumerate() {
+        debug_assert_eq!(self.kind.name, e.kind, "described as another kind");
+        for slot in 0..self.kind.properties.len() {
             if self.set & (1 << slot) == 0 {
                 continue;
             }
@@ -404,7 +418,7 @@ impl<'a> Partial<'a> {
                 PartialProp::Int(n) => Prop::Int(*n),
                 PartialProp::Text(t) => Prop::from(t.as_ref()),
             };
-            e.set(def.name, value);
+            e.set_slot(slot, value);
         }
     }
 }
@@ -447,16 +461,18 @@ pub struct Entity {
     pub requires_os: Option<u32>,
     /// The file on disk it is about, when not the program's (a pointer `metadata.json`).
     pub file: Option<std::path::PathBuf>,
-    /// Its properties. A property the kind registers but the entity lacks is unknown: no
+    /// Its kind's registration: the properties it may carry, each at its slot.
+    registered: &'static EntityKind,
+    /// Its properties by slot. A property the kind registers but the entity lacks is unknown: no
     /// predicate on it holds.
-    props: Vec<(&'static str, Prop)>,
+    props: Vec<Option<Prop>>,
 }
 
 impl Entity {
     /// An entity of `kind` with no location and no properties yet.
-    pub fn new(kind: &'static str) -> Entity {
+    pub fn new(kind: &'static EntityKind) -> Entity {
         Entity {
-            kind,
+            kind: kind.name,
             function: None,
             op: None,
             op_order: None,
@@ -464,7 +480,8 @@ impl Entity {
             span: None,
             requires_os: None,
             file: None,
-            props: Vec::new(),
+            registered: kind,
+            props: vec![None; kind.properties.len()],
         }
     }
 
@@ -488,26 +505,48 @@ impl Entity {
         self
     }
 
-    /// Sets a property (replacing an earlier value of the same name).
+    /// Sets a property (replacing an earlier value of the same name). Its kind registers every
+    /// property its producer sets (each producer's tests check it); another name is a defect.
     pub fn set(&mut self, name: &'static str, value: impl Into<Prop>) {
-        let value = value.into();
-        match self.props.iter_mut().find(|(n, _)| same_name(n, name)) {
-            Some(slot) => slot.1 = value,
-            None => self.props.push((name, value)),
+        match self.registered.slot_of(name) {
+            Some(slot) => self.set_slot(slot, value.into()),
+            None => debug_assert!(
+                false,
+                "property `{name}` of a `{}` is not registered",
+                self.kind
+            ),
+        }
+    }
+
+    /// Sets the property of `slot` (one of its kind's).
+    pub fn set_slot(&mut self, slot: Slot, value: Prop) {
+        if let Some(p) = self.props.get_mut(slot) {
+            *p = Some(value);
         }
     }
 
     /// The property called `name`, when the entity has it.
     pub fn get(&self, name: &str) -> Option<&Prop> {
-        self.props
-            .iter()
-            .find(|(n, _)| same_name(n, name))
-            .map(|(_, v)| v)
+        self.slot(self.registered.slot_of(name)?)
     }
 
-    /// Every property it has, in the order they were set.
+    /// The property of `slot` (of its kind's), when the entity has it.
+    pub fn slot(&self, slot: Slot) -> Option<&Prop> {
+        self.props.get(slot)?.as_ref()
+    }
+
+    /// Its kind's registration.
+    pub fn registered(&self) -> &'static EntityKind {
+        self.registered
+    }
+
+    /// Every property it has, in its kind's order.
     pub fn props(&self) -> impl Iterator<Item = (&'static str, &Prop)> {
-        self.props.iter().map(|(n, v)| (*n, v))
+        let defs = self.registered.properties;
+        self.props
+            .iter()
+            .zip(defs)
+            .filter_map(|(v, def)| Some((def.name, v.as_ref()?)))
     }
 }
 
@@ -539,9 +578,20 @@ pub(crate) mod tests {
         }
     }
 
+    static WEIGHT: EntityKind = EntityKind {
+        name: "weight",
+        doc: "",
+        located_at: "",
+        properties: &[
+            prop("size", PropType::Int, ""),
+            prop("aligned", PropType::Bool, ""),
+            prop("offset", PropType::Int, ""),
+        ],
+    };
+
     #[test]
     fn properties_are_set_once_and_typed() {
-        let e = Entity::new("weight")
+        let e = Entity::new(&WEIGHT)
             .with("offset", 64u64)
             .with("aligned", true)
             .with("offset", 128u64)
@@ -551,5 +601,16 @@ pub(crate) mod tests {
         assert_eq!(e.props().count(), 2);
         assert_eq!(e.get("aligned").map(Prop::ty), Some(PropType::Bool));
         assert_eq!(Prop::from("x").to_string(), "x");
+        // Each property is at its kind's slot, in the kind's order.
+        assert_eq!(e.slot(WEIGHT.slot("offset")), Some(&Prop::Int(128)));
+        assert_eq!(e.slot(WEIGHT.slot("size")), None);
+        let names: Vec<&str> = e.props().map(|(n, _)| n).collect();
+        assert_eq!(names, ["aligned", "offset"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "property `offset-typo` of a `weight` is not registered")]
+    fn a_property_its_kind_does_not_register_is_a_defect() {
+        let _ = Entity::new(&WEIGHT).with("offset-typo", 1u64);
     }
 }

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use super::fix_plan::{
     op_ref, Applicability, FunctionEdit, LiteralEdit, LiteralSite, OpRewrite, PadPlan, ValueChange,
     WeightAppend, WEIGHT_PATH,
@@ -123,7 +123,7 @@ pub fn inline_weight_entities(model: &Model) -> Vec<Entity> {
         .filter(std::fs::Metadata::is_file)
         .map(|m| m.len())
         .sum();
-    let mut e = Entity::new("inline-weights")
+    let mut e = Entity::new(const { kind_named(ENTITY_KINDS, "inline-weights") })
         .with("total-bytes", total)
         .with("total-text", human(total))
         .with("tensors", tensors)

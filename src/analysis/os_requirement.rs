@@ -4,7 +4,7 @@
 //! One `model` entity per model, at the first op (or function) that needs that OS;
 //! `target: { os-before: required }` compares the OS with the run's deployment target.
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use super::opset::OpTable;
 use crate::ir::{Function, Model, ModelKind};
 use crate::os_level::{level_opset_name, level_text, opset_name_level, spec_version_level};
@@ -76,7 +76,8 @@ const CORE_AI_LEVEL: u32 = 27;
 
 /// The `model` entity of `model`.
 pub fn model_entity(model: &Model) -> Entity {
-    let mut e = Entity::new("model").with_opt("spec-version", model.spec_version);
+    let mut e = Entity::new(const { kind_named(ENTITY_KINDS, "model") })
+        .with_opt("spec-version", model.spec_version);
     let meta = |key: &str| {
         model
             .description

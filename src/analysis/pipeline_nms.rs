@@ -5,7 +5,7 @@
 //! confidence output is the program's rank-2 output whose last axis is not the 4 box coordinates
 //! (one named `confidence` first). The class count is that output's last axis.
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use crate::ir::{Function, Model, NmsStage, ValueType};
 
 /// The entity kinds produced here.
@@ -73,7 +73,7 @@ fn confidence_output<'m>(model: &'m Model, n: &NmsStage) -> Option<(&'m Function
 fn nms_entity(model: &Model, n: &NmsStage) -> Option<Entity> {
     let stage = format!("sub-model {}", n.sub_model.position_text());
     let found = confidence_output(model, n);
-    let mut e = Entity::new("nms-stage")
+    let mut e = Entity::new(const { kind_named(ENTITY_KINDS, "nms-stage") })
         .with("stage", stage.clone())
         .with("compiled", n.confidence_input.is_none())
         .with("confidence-found", found.is_some())

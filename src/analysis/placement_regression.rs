@@ -2,7 +2,7 @@
 //! written. The baseline comparison (`crate::baseline`) finds the ops;
 //! `rules/placement-regression.yaml` reports those that left the Neural Engine.
 
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 
 /// The rule that reports placement changes (the baseline comparison runs it alone).
 pub const PLACEMENT_REGRESSION: &str = "placement-regression";
@@ -43,7 +43,7 @@ pub struct Moved<'a> {
 /// The fact of `first` standing for it and `others` (the ops that moved the same way for the same
 /// reason, in program order, as `type `name`` texts).
 pub fn regression_fact(first: &Moved<'_>, span: crate::ir::Span, others: &[String]) -> Entity {
-    let mut fact = Entity::new("placement-change")
+    let mut fact = Entity::new(const { kind_named(ENTITY_KINDS, "placement-change") })
         .with("op-type", first.op_type)
         .with("from", first.from)
         .with("to", first.to)

@@ -17,7 +17,7 @@ use std::fmt;
 
 use super::consteval::{slice_indices, ConstEnv};
 use super::dependence::{Dependence, DependenceMap};
-use super::entity::{prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use crate::ir::{Arg, Function, Model, NodeId, Op, TensorType, ValueType};
 
 /// Ops through which a written value is followed unchanged.
@@ -998,7 +998,7 @@ pub fn model_state_entities(model: &Model) -> Vec<Entity> {
                 })
                 .map(|g| format!("`{}`", g.name))
                 .collect();
-            let mut x = Entity::new("model-state")
+            let mut x = Entity::new(const { kind_named(ENTITY_KINDS, "model-state") })
                 .with("name", s)
                 .with("read", first_read.contains_key(s))
                 .with("written", written.contains(s))

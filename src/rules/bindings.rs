@@ -29,9 +29,10 @@ pub enum Binding {
     Write(usize),
     /// The region an `origin:` finding stands for.
     Region(Box<Region>),
-    /// The peers of the matched node in program order, and the node's index among them.
+    /// The peers of the matched node in program order (the function's set, shared by every
+    /// node bound to it), and the node's index among them.
     Peers {
-        peers: Vec<NodeId>,
+        peers: std::rc::Rc<[NodeId]>,
         at: Option<usize>,
     },
     /// The texts of the `reasons:` entries that hold, in entry order.

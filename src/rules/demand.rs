@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use super::entity_rule::{EntityTest, Pred};
 use super::loader::{RuleSet, Target};
 use super::schema::Status;
-use crate::analysis::entity::{EntityDemand, EntityKind, Partial, PropView, Slot, MAX_PROPERTIES};
+use crate::analysis::entity::{EntityDemand, Partial, PropView, Slot, MAX_PROPERTIES};
 
 /// The tests of the run's entity rules, by the kind they select.
 pub struct RuleDemand<'r> {
@@ -26,7 +26,9 @@ pub struct RuleDemand<'r> {
 
 /// The run's rules of one kind, compiled to read a partial entity by slot.
 struct KindDemand<'r> {
-    kind: &'static EntityKind,
+    /// The kind (the tests describe partial entities of it).
+    #[cfg(test)]
+    kind: &'static crate::analysis::entity::EntityKind,
     /// Its place among the demand's kinds (part of an answer's key).
     index: usize,
     /// Each rule's test and what it requires.
@@ -98,6 +100,7 @@ impl<'r> RuleDemand<'r> {
             if let Target::Entity(er, _) = &rule.target {
                 let index = by_kind.len();
                 let kind = by_kind.entry(er.kind.name).or_insert_with(|| KindDemand {
+                    #[cfg(test)]
                     kind: er.kind,
                     index,
                     rules: Vec::new(),
@@ -132,13 +135,10 @@ impl<'r> KindDemand<'r> {
     fn slot_test(&self, t: &'r EntityTest) -> SlotTest<'r> {
         match t {
             // The rule compiler accepts only the kind's properties.
-            EntityTest::Prop(name, pred) => {
-                let slot = |name: &str| self.kind.slot_of(name).unwrap_or(usize::MAX);
-                match pred {
-                    Pred::SameAs(other) => SlotTest::SameAs(slot(name), slot(other)),
-                    pred => SlotTest::Prop(slot(name), pred),
-                }
-            }
+            EntityTest::Prop(slot, pred) => match pred {
+                Pred::SameAs(other) => SlotTest::SameAs(*slot, *other),
+                pred => SlotTest::Prop(*slot, pred),
+            },
             EntityTest::All(ts) => SlotTest::All(self.members(ts)),
             EntityTest::Any(ts) => SlotTest::Any(self.members(ts)),
             EntityTest::Not(t) => SlotTest::Not(Box::new(self.slot_test(t))),
@@ -274,10 +274,6 @@ impl Known<'_, '_> {
         slot < MAX_PROPERTIES && self.to_come & (1 << slot) != 0
     }
 
-    fn named(&self, name: &str) -> Option<PropView<'_>> {
-        self.value(self.partial.kind().slot_of(name)?)
-    }
-
     /// A conjunction (`decisive` false) or disjunction (`decisive` true) of `ts`: a member whose
     /// answer is `decisive` decides it; otherwise unknown when a member is.
     fn may_match_members(&self, ts: &[SlotTest<'_>], decisive: bool) -> Option<bool> {
@@ -312,17 +308,11 @@ impl Known<'_, '_> {
                         Some(matches!(pred, Pred::Present(false)))
                     };
                 };
-                let to_come = |p: &str| {
-                    self.partial
-                        .kind()
-                        .slot_of(p)
-                        .is_some_and(|s| self.is_to_come(s))
-                };
                 match pred {
                     Pred::Present(want) => Some(*want),
-                    Pred::Bool(_) | Pred::Words(_) => Some(pred.holds(v, |p| self.named(p))),
-                    pred if pred.operands().any(to_come) => None,
-                    pred => Some(pred.holds(v, |p| self.named(p))),
+                    Pred::Bool(_) | Pred::Words(_) => Some(pred.holds(v, |p| self.value(p))),
+                    pred if pred.operands().any(|p| self.is_to_come(p)) => None,
+                    pred => Some(pred.holds(v, |p| self.value(p))),
                 }
             }
         }

@@ -55,9 +55,28 @@ fn node_rules(rules: &RuleSet) -> impl Iterator<Item = &Rule> {
         .filter(|r| r.status != Status::Removed && matches!(r.target, Target::Nodes(_)))
 }
 
-/// True when matching `rules` needs the analysis of every function ([`analyze_model`]).
-pub fn needs_function_analysis(rules: &RuleSet) -> bool {
-    node_rules(rules).next().is_some()
+/// The node rules that run on `model` for `target`: those that apply to its kind of program
+/// and to the target.
+fn applicable_node_rules<'r>(
+    model: &Model,
+    rules: &'r RuleSet,
+    target: Option<&DeployTarget>,
+) -> Vec<&'r Rule> {
+    let program = program_of(model);
+    let target = DeployTarget::for_program(target, program);
+    node_rules(rules)
+        .filter(|r| r.applies(target.as_deref(), program))
+        .collect()
+}
+
+/// True when matching `rules` on `model` for `target` needs the analysis of every function
+/// ([`analyze_model`]): some node rule applies to it.
+pub fn needs_function_analysis(
+    model: &Model,
+    rules: &RuleSet,
+    target: Option<&DeployTarget>,
+) -> bool {
+    !applicable_node_rules(model, rules, target).is_empty()
 }
 
 /// [`match_model_for`] with the analysis of every function of `model` (in order), when it was
@@ -69,12 +88,10 @@ pub fn match_model_with(
     target: Option<&DeployTarget>,
     analyses: Option<&[FunctionAnalysis]>,
 ) -> Vec<Finding> {
+    let node_rules = applicable_node_rules(model, rules, target);
     let program = program_of(model);
     let target = DeployTarget::for_program(target, program);
     let target = target.as_deref();
-    let node_rules: Vec<&Rule> = node_rules(rules)
-        .filter(|r| r.applies(target, program))
-        .collect();
     let mut out = Vec::new();
     if !node_rules.is_empty() {
         // Functions are analysed in parallel; the state fix plans need every function's analysis;

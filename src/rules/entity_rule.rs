@@ -17,21 +17,22 @@ use serde_json::Value;
 use super::compare::Cmp;
 use super::compile_error::{CompileError, ErrorPath};
 use super::schema::{NameSpec, SerRule, Utils};
-use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropView, PropertyDef};
+use crate::analysis::entity::{Entity, EntityKind, Prop, PropType, PropView, PropertyDef, Slot};
 use crate::suggest::did_you_mean;
 
 /// A number bound: a constant or another property of the entity.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Operand {
     Const(i128),
-    Prop(&'static str),
+    /// The slot of another property of the entity's kind.
+    Prop(Slot),
 }
 
 impl Operand {
-    fn value<'e>(&self, other: &impl Fn(&str) -> Option<PropView<'e>>) -> Option<i128> {
+    fn value<'e>(&self, other: &impl Fn(Slot) -> Option<PropView<'e>>) -> Option<i128> {
         match self {
             Operand::Const(n) => Some(*n),
-            Operand::Prop(p) => match other(p) {
+            Operand::Prop(p) => match other(*p) {
                 Some(PropView::Int(n)) => Some(n),
                 _ => None,
             },
@@ -49,8 +50,8 @@ pub(crate) enum Pred {
     Words(Vec<String>),
     /// A text the pattern finds a match in.
     Regex(Pattern),
-    /// Equal to another property of the entity.
-    SameAs(&'static str),
+    /// Equal to another property of the entity (of that slot).
+    SameAs(Slot),
     /// The entity has the property (`true`) or lacks it (`false`).
     Present(bool),
 }
@@ -67,10 +68,10 @@ impl PartialEq for Pattern {
 
 impl Eq for Pattern {}
 
-/// A compiled entity rule object.
+/// A compiled entity rule object; a property is named by its slot in the kind's registration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum EntityTest {
-    Prop(&'static str, Pred),
+    Prop(Slot, Pred),
     All(Vec<EntityTest>),
     Any(Vec<EntityTest>),
     Not(Box<EntityTest>),
@@ -83,17 +84,17 @@ impl EntityTest {
             EntityTest::All(ts) => ts.iter().all(|t| t.matches(e)),
             EntityTest::Any(ts) => ts.iter().any(|t| t.matches(e)),
             EntityTest::Not(t) => !t.matches(e),
-            EntityTest::Prop(name, Pred::Present(want)) => e.get(name).is_some() == *want,
-            EntityTest::Prop(name, pred) => e
-                .get(name)
-                .is_some_and(|v| pred.holds(v.view(), |p| e.get(p).map(Prop::view))),
+            EntityTest::Prop(slot, Pred::Present(want)) => e.slot(*slot).is_some() == *want,
+            EntityTest::Prop(slot, pred) => e
+                .slot(*slot)
+                .is_some_and(|v| pred.holds(v.view(), |p| e.slot(p).map(Prop::view))),
         }
     }
 }
 
 impl Pred {
-    /// The other properties the predicate compares with.
-    pub(crate) fn operands(&self) -> impl Iterator<Item = &'static str> + '_ {
+    /// The slots of the other properties the predicate compares with.
+    pub(crate) fn operands(&self) -> impl Iterator<Item = Slot> + '_ {
         let bounds = match self {
             Pred::Number(conds) => conds.as_slice(),
             _ => &[],
@@ -116,7 +117,7 @@ impl Pred {
     pub(crate) fn holds<'e>(
         &self,
         v: PropView<'e>,
-        other: impl Fn(&str) -> Option<PropView<'e>>,
+        other: impl Fn(Slot) -> Option<PropView<'e>>,
     ) -> bool {
         match (self, v) {
             (Pred::Bool(want), PropView::Bool(b)) => *want == b,
@@ -125,7 +126,7 @@ impl Pred {
                 .all(|(cmp, o)| o.value(&other).is_some_and(|b| cmp.holds(n, b))),
             (Pred::Words(words), PropView::Text(t)) => words.iter().any(|w| w == t),
             (Pred::Regex(p), PropView::Text(t)) => p.0.is_match(t),
-            (Pred::SameAs(name), v) => other(name) == Some(v),
+            (Pred::SameAs(slot), v) => other(*slot) == Some(v),
             _ => false,
         }
     }
@@ -342,9 +343,12 @@ impl EntityCompiler {
         })
     }
 
-    fn known_property(&mut self, key: &str, name: &str) -> Option<&'static PropertyDef> {
+    /// The slot and registration of the kind's property called `name`.
+    fn known_property(&mut self, key: &str, name: &str) -> Option<(Slot, &'static PropertyDef)> {
         let kind = self.kind;
-        let def = kind.property(name);
+        let def = kind
+            .slot_of(name)
+            .map(|slot| (slot, &kind.properties[slot]));
         if def.is_none() {
             let names = kind.properties.iter().map(|p| p.name);
             self.error(
@@ -361,9 +365,9 @@ impl EntityCompiler {
     }
 
     fn property(&mut self, name: &str, value: &Value) -> Option<EntityTest> {
-        let def = self.known_property(name, name)?;
+        let (slot, def) = self.known_property(name, name)?;
         let pred = self.nested(name, |c| c.predicate(def, value))?;
-        Some(EntityTest::Prop(def.name, pred))
+        Some(EntityTest::Prop(slot, pred))
     }
 
     fn predicate(&mut self, def: &'static PropertyDef, value: &Value) -> Option<Pred> {
@@ -404,7 +408,7 @@ impl EntityCompiler {
                     return wrong(self, "`same-as:` stands alone");
                 }
                 let other = other.as_str().unwrap_or_default();
-                let o = self.known_property("same-as", other)?;
+                let (slot, o) = self.known_property("same-as", other)?;
                 if o.ty != def.ty {
                     self.error(
                         "same-as",
@@ -418,7 +422,7 @@ impl EntityCompiler {
                     );
                     return None;
                 }
-                return Some(Pred::SameAs(o.name));
+                return Some(Pred::SameAs(slot));
             }
         }
         match (def.ty, value) {
@@ -492,12 +496,12 @@ impl EntityCompiler {
             let v = map.get(key)?;
             c.nested(key, |c| match v {
                 Value::String(p) => {
-                    let def = c.known_property("", p)?;
+                    let (slot, def) = c.known_property("", p)?;
                     if def.ty != PropType::Int {
                         c.error("", format!("`{p}` is a {} property", def.ty.as_str()));
                         return None;
                     }
-                    Some(Operand::Prop(def.name))
+                    Some(Operand::Prop(slot))
                 }
                 _ => c.number(v).map(Operand::Const),
             })

@@ -1015,7 +1015,7 @@ fn peers_match(cx: &Ctx<'_>, p: &PeersM, node: NodeId, b: &mut Bindings) -> bool
         b.insert(
             name.clone(),
             Binding::Peers {
-                peers: peers.to_vec(),
+                peers: peers.clone(),
                 at,
             },
         );

@@ -1235,7 +1235,7 @@ message: "{B.file} is a pointer, not the {B.what} (at {OP})"
         "weight file".into(),
     );
     pointer.op = Some("w".into());
-    let missing = crate::analysis::entity::Entity::new("bundle-item")
+    let missing = crate::analysis::entity::Entity::new(&crate::analysis::bundle::ENTITY_KINDS[0])
         .with("lfs-pointer", false)
         .with("missing", true);
     let entities = ModelEntities {
@@ -1307,11 +1307,11 @@ fn entity_number_predicates_compare_properties() {
         }
         Ok(rule.test.matches(e))
     };
-    let past = Entity::new("probe")
+    let past = Entity::new(&KIND)
         .with("end", 120u64)
         .with("length", 100u64)
         .with("word", "a");
-    let inside = Entity::new("probe")
+    let inside = Entity::new(&KIND)
         .with("end", 100u64)
         .with("length", 100u64);
     assert_eq!(test("end: { above: length }", &past), Ok(true));
@@ -1639,4 +1639,27 @@ fn the_builtin_rules_are_compiled_once_per_process() {
     let narrowed = only(&a, "state-full-extent-write");
     assert_eq!(narrowed.rules().len(), 1);
     assert_eq!(builtin().rules().len(), a.rules().len());
+}
+
+#[test]
+fn functions_are_analysed_only_when_a_node_rule_applies_to_the_program() {
+    let model = snippet_model("test.mil", &decode(256)).expect("snippet parses");
+    let rules = builtin();
+    // A Core AI rule does not run on an ML program, so it needs no analysis of its functions.
+    assert!(!needs_function_analysis(
+        &model,
+        &only(&rules, "coreai-kv-state-length"),
+        None
+    ));
+    assert!(needs_function_analysis(
+        &model,
+        &only(&rules, "state-full-extent-write"),
+        None
+    ));
+    // Entity rules never need it.
+    assert!(!needs_function_analysis(
+        &model,
+        &only(&rules, "blob-bad-path"),
+        None
+    ));
 }

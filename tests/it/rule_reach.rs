@@ -139,9 +139,11 @@ fn entity_numbers_take_equals_with_a_number_or_a_property() {
     let model = snippet_model("t.mil", SHAPES).expect("parses");
     let mut entities = model_entities(&model);
     let item = |offset: u64, size: u64| {
-        coreml_lint::analysis::entity::Entity::new("weight-record")
-            .with("offset", offset)
-            .with("size", size)
+        coreml_lint::analysis::entity::Entity::new(
+            coreml_lint::analysis::registry::entity_kind("weight-record").expect("registered"),
+        )
+        .with("offset", offset)
+        .with("size", size)
     };
     entities.entities = vec![item(8, 8), item(16, 8)];
     let r = rule("{ kind: weight-record, offset: { equals: size } }");
@@ -258,9 +260,12 @@ fn entity_text_takes_a_regex() {
     let model = snippet_model("t.mil", SHAPES).expect("parses");
     let mut entities = model_entities(&model);
     let feature = |ty: &str| {
-        coreml_lint::analysis::entity::Entity::new("description-feature")
-            .with("role", "output")
-            .with("program-type", ty)
+        coreml_lint::analysis::entity::Entity::new(
+            coreml_lint::analysis::registry::entity_kind("description-feature")
+                .expect("registered"),
+        )
+        .with("role", "output")
+        .with("program-type", ty)
     };
     entities.entities = vec![
         feature("tensor<fp16, [1, ?]>"),

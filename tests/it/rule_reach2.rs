@@ -135,10 +135,13 @@ fn name_takes_the_text_forms_at_the_op_in_a_value_and_in_utils() {
 
 fn features() -> Vec<Entity> {
     let feature = |name: &str, metadata: bool| {
-        Entity::new("description-feature")
-            .with("role", "output")
-            .with("name", name)
-            .with("from-metadata", metadata)
+        Entity::new(
+            coreml_lint::analysis::registry::entity_kind("description-feature")
+                .expect("registered"),
+        )
+        .with("role", "output")
+        .with("name", name)
+        .with("from-metadata", metadata)
     };
     vec![feature("logits", false), feature("kv_out", true)]
 }

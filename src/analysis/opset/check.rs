@@ -15,7 +15,7 @@ use super::table::{opset_position, OpTable, OpVersion, OpsetPos, ParamKind, MAX_
 use super::values::FunctionValues;
 use super::ENTITY_KINDS;
 use crate::analysis::entity::{
-    Entity, EntityDemand, EntityKind, Partial, PartialProp, Slot, MAX_PROPERTIES,
+    kind_named, Entity, EntityDemand, EntityKind, Partial, PartialProp, Slot, MAX_PROPERTIES,
 };
 use crate::analysis::FunctionAnalysis;
 use crate::ir::render::text_opset;
@@ -74,7 +74,7 @@ fn bindings(op: &Op) -> impl Iterator<Item = (&Name, Bindings<'_>)> {
 }
 
 /// Where an entity about `op` of `f` is reported.
-fn at_op(kind: &'static str, f: &Function, op: &Op) -> Entity {
+fn at_op(kind: &'static EntityKind, f: &Function, op: &Op) -> Entity {
     let mut e = Entity::new(kind);
     e.function = Some(f.name.clone());
     e.op = Some(op.display_name().to_string());
@@ -199,7 +199,7 @@ impl<'a> Described<'a> {
         if !self.demand.may_select(&self.partial, pending(kind)) {
             return;
         }
-        let mut e = at_op(kind.name, self.f, op);
+        let mut e = at_op(kind, self.f, op);
         self.partial.describe(&mut e);
         rest(&mut e);
         self.out.push(e);
@@ -234,7 +234,7 @@ impl<'a> Described<'a> {
     /// location, its cheap properties, then the costly ones `rest` sets.
     fn make(&mut self, facts: Facts<'a>, op: &'a Op, rest: impl FnOnce(&mut Entity)) {
         self.describe(&facts, op);
-        let mut e = at_op(facts.kind().name, self.f, op);
+        let mut e = at_op(facts.kind(), self.f, op);
         self.partial.describe(&mut e);
         rest(&mut e);
         self.out.push(e);
@@ -594,7 +594,7 @@ pub(super) fn check_function(
     text: bool,
     demand: &dyn EntityDemand,
 ) -> Vec<Entity> {
-    let mut function = Entity::new("mil-function")
+    let mut function = Entity::new(const { kind_named(ENTITY_KINDS, "mil-function") })
         .with("opset", f.opset.as_str())
         .with("known-opsets", OPSETS.join(", "));
     function.function = Some(f.name.clone());
