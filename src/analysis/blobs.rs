@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::entity::{prop, Entity, EntityKind, Prop, PropType};
+use super::entity::{prop, Entity, EntityDemand, EntityKind, EveryEntity, Prop, PropType};
 use super::weight_uses::{collect_uses, BlobUse};
 use crate::ir::Model;
 use crate::read::blob::{
@@ -163,6 +163,13 @@ fn weight(u: &BlobUse, file: &str) -> Entity {
 /// Every weight entity of a model: its weights, weight files, their records and overlaps, the
 /// model's weights in total, and a `bundle-item` for a weight file that is a Git LFS pointer.
 pub fn blob_entities(model: &Model) -> Vec<Entity> {
+    blob_entities_with(model, &EveryEntity)
+}
+
+/// [`blob_entities`], keeping of the weights and weight records (one per constant, one per blob)
+/// only those `demand` selects: a large model's healthy weights, which no rule selects, are most
+/// of a check's entities.
+pub fn blob_entities_with(model: &Model, demand: &dyn EntityDemand) -> Vec<Entity> {
     let uses = collect_uses(model);
     let mut out = Vec::new();
     let Some(first_use) = uses.first() else {
@@ -195,7 +202,8 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
                 out.extend(
                     idxs.iter()
                         .filter_map(|&i| uses.get(i))
-                        .map(|u| weight(u, written)),
+                        .map(|u| weight(u, written))
+                        .filter(|w| demand.selects(w)),
                 );
             }
         }
@@ -207,7 +215,7 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
     for (path, mut idxs) in groups {
         idxs.sort_unstable();
         let group: Vec<&BlobUse> = idxs.iter().filter_map(|&i| uses.get(i)).collect();
-        if let Some(len) = describe_file(&path, model, &group, &mut out) {
+        if let Some(len) = describe_file(&path, model, &group, demand, &mut out) {
             total = total.saturating_add(len);
             files += 1;
         }
@@ -285,12 +293,13 @@ fn unresolved_file(u: &BlobUse, e: &PathError, refs: usize) -> Entity {
         .with("problem", format!("`{}` {e}", u.blob.path))
 }
 
-/// Describes one weight file, every use of it, its records and their overlaps; returns its length
-/// when it opened (and is no LFS pointer).
+/// Describes one weight file, every use of it (those `demand` selects), its records (likewise)
+/// and their overlaps; returns its length when it opened (and is no LFS pointer).
 fn describe_file(
     path: &Path,
     model: &Model,
     group: &[&BlobUse],
+    demand: &dyn EntityDemand,
     out: &mut Vec<Entity>,
 ) -> Option<u64> {
     let first = group.first()?;
@@ -301,7 +310,12 @@ fn describe_file(
         .with("path", first.blob.path.as_str())
         .with("references", group.len());
     let unread = |out: &mut Vec<Entity>| {
-        out.extend(group.iter().map(|&u| weight(u, &file_name)));
+        out.extend(
+            group
+                .iter()
+                .map(|&u| weight(u, &file_name))
+                .filter(|w| demand.selects(w)),
+        );
     };
     let file = match BlobFile::open(path, &model.root) {
         Ok(f) => f,
@@ -386,7 +400,9 @@ fn describe_file(
     for (i, u) in group.iter().enumerate() {
         referenced_offsets.insert(u.blob.offset);
         let (weight, rec) = describe_use(u, &file, &walk, &file_name);
-        out.push(weight);
+        if demand.selects(&weight) {
+            out.push(weight);
+        }
         if let Some(rec) = rec {
             referenced.entry(rec.offset).or_insert((rec, i));
         }
@@ -395,16 +411,17 @@ fn describe_file(
     overlaps(&walk, &referenced, group, &file_name, out);
 
     for rec in &walk.records {
-        out.push(
-            first
-                .locate(Entity::new("weight-record"))
-                .with("file", file_name.as_str())
-                .with("offset", rec.offset)
-                .with("size", rec.size)
-                .with("storage-code", rec.dtype_code)
-                .with("storage-dtype", storage_name(rec.dtype_code))
-                .with("referenced", referenced_offsets.contains(&rec.offset)),
-        );
+        let record = first
+            .locate(Entity::new("weight-record"))
+            .with("file", file_name.as_str())
+            .with("offset", rec.offset)
+            .with("size", rec.size)
+            .with("storage-code", rec.dtype_code)
+            .with("storage-dtype", storage_name(rec.dtype_code))
+            .with("referenced", referenced_offsets.contains(&rec.offset));
+        if demand.selects(&record) {
+            out.push(record);
+        }
     }
     Some(len)
 }
