@@ -187,8 +187,8 @@ pub fn product(shape: &[u64]) -> Option<u64> {
 /// Value name → constant, for every value the pass could evaluate.
 ///
 /// The values are held apart from the map that finds them: a hash table is up to half empty, and
-/// its empty buckets are then the size of an index, not of a value (a 14k-op program's thousands
-/// of small constants: 1.3 MB in one table, about 0.9 MB so).
+/// its empty buckets are then the size of an index, not of a value (a 14k-op program has
+/// thousands of small constants; BENCHMARKS.md, session 14).
 #[derive(Clone, Debug, Default)]
 pub struct ConstEnv {
     /// Each value's place in `values`, by name.
