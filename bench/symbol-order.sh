@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates bench/symbol-order.txt: the functions of the binary that `coreml-lint check` runs,
 # by their symbol names. build.rs has the linker lay them out side by side, in this order, before
-# every other function (`--symbol-ordering-file`, which lld and mold take; with any other linker
-# the file is not used). The kernel maps a binary's code 64 KB at a time around each page a
-# process runs: the ~2.5 MB of code a check runs, spread over the whole 7.6 MB of code, made it
-# map ~6 MB; packed together, ~3 MB (BENCHMARKS.md, session 14).
+# every other function (`--symbol-ordering-file`, which lld takes; with a linker that does not,
+# the file is not used: build/symbol_order.rs). The kernel maps a binary's code 64 KB at a time
+# around each page a process runs: the ~2.5 MB of code a check runs, spread over the whole 7.7 MB
+# of code, made it map ~6 MB; packed together, ~3 MB (BENCHMARKS.md, session 14).
 #
 #   bench/symbol-order.sh [--no-build] [PKG]
 #

@@ -4,8 +4,8 @@
 //! (BENCHMARKS.md, session 14).
 //!
 //! Only release builds, and only when the linker takes `--symbol-ordering-file` (lld, which Rust
-//! uses on x86_64 Linux, and mold): the build links a small probe program with the flags first and
-//! passes them on only when that links. With another linker (GNU ld, gold, Apple's, MSVC's) the
+//! uses on x86_64 Linux; mold documents it too): the build links a small probe program with the
+//! flags first and passes them on only when that links. With another linker (GNU ld, gold, Apple's, MSVC's) the
 //! file is not used and the binary is laid out as before. A name the binary lacks is skipped, so
 //! a stale file costs memory, never correctness.
 
