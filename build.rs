@@ -13,8 +13,12 @@ use std::path::{Path, PathBuf};
 #[path = "src/analysis/opset/table_file.rs"]
 mod opset_file;
 
+#[path = "build/symbol_order.rs"]
+mod symbol_order;
+
 fn main() {
     mimalloc_purge_delay_option();
+    symbol_order::order_hot_functions();
     println!("cargo:rerun-if-changed=rules");
     let dir =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("rules");

@@ -12,7 +12,9 @@
 #                  with 100 user entity rules on `kind: weight-file` (each as % added; counted with
 #                  their parses cached, as from the second run on, and with --no-cache), and measure
 #                  the peak RSS of check (median of 5 `/usr/bin/time -f %M`; the one figure here
-#                  that is not an instruction count). Only the ratio is gated.
+#                  that is not an instruction count), and how many names of bench/symbol-order.txt
+#                  the binary has (a stale list costs memory: bench/symbol-order.sh). Only the
+#                  ratio is gated.
 #   --no-build     use target/release as it is (default: `cargo build --release` first)
 #   PKG            default bench/out/decoder-32l.mlpackage (`bench/generate.py --only main`)
 #
@@ -194,6 +196,13 @@ if [[ -n $all ]]; then
             "$(awk -v k="$rss" 'BEGIN { printf "%.1f MiB", k / 1024 }')"
     else
         echo "  peak RSS: /usr/bin/time is missing (Debian: apt-get install time)"
+    fi
+
+    order=bench/symbol-order.txt
+    if [[ -f $order ]] && command -v nm >/dev/null; then
+        nm --defined-only "$LINT" | awk '{ print $NF }' | LC_ALL=C sort -u >"$tmp/symbols"
+        found=$(LC_ALL=C sort -u "$order" | LC_ALL=C comm -12 - "$tmp/symbols" | wc -l)
+        printf '  %-58s %12s\n' "names of $order the binary has" "$found of $(wc -l <"$order")"
     fi
 fi
 

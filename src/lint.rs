@@ -1,7 +1,7 @@
 //! Linting one model: its model-level entities (weights, bundle items, …) plus every rule, over
 //! every function.
 
-use crate::analysis::blobs::{self, blob_entities};
+use crate::analysis::blobs::{self, blob_entities_with};
 use crate::analysis::description::description_entities;
 use crate::analysis::entity::{EntityDemand, EntityKind, EveryEntity};
 use crate::analysis::opset::opset_entities_with;
@@ -138,7 +138,7 @@ fn model_entities_of(
         entities.extend(bundle::bundle_entities(model));
     }
     if wants(blobs::ENTITY_KINDS) {
-        entities.extend(blob_entities(model));
+        entities.extend(blob_entities_with(model, demand));
     }
     if wants(pipeline_nms::ENTITY_KINDS) {
         entities.extend(pipeline_nms::nms_stage_entities(model));

@@ -20,7 +20,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::entity::{kind_named, prop, Entity, EntityKind, Prop, PropType};
+use super::entity::{
+    kind_named, prop, Entity, EntityDemand, EntityKind, EveryEntity, Prop, PropType,
+};
 use super::weight_uses::{collect_uses, BlobUse};
 use crate::ir::Model;
 use crate::read::blob::{
@@ -163,6 +165,13 @@ fn weight(u: &BlobUse, file: &str) -> Entity {
 /// Every weight entity of a model: its weights, weight files, their records and overlaps, the
 /// model's weights in total, and a `bundle-item` for a weight file that is a Git LFS pointer.
 pub fn blob_entities(model: &Model) -> Vec<Entity> {
+    blob_entities_with(model, &EveryEntity)
+}
+
+/// [`blob_entities`], keeping of the weights and weight records (one per constant, one per blob)
+/// only those `demand` selects: a large model's healthy weights, which no rule selects, are most
+/// of a check's entities.
+pub fn blob_entities_with(model: &Model, demand: &dyn EntityDemand) -> Vec<Entity> {
     let uses = collect_uses(model);
     let mut out = Vec::new();
     let Some(first_use) = uses.first() else {
@@ -195,7 +204,8 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
                 out.extend(
                     idxs.iter()
                         .filter_map(|&i| uses.get(i))
-                        .map(|u| weight(u, written)),
+                        .map(|u| weight(u, written))
+                        .filter(|w| demand.selects(w)),
                 );
             }
         }
@@ -207,7 +217,7 @@ pub fn blob_entities(model: &Model) -> Vec<Entity> {
     for (path, mut idxs) in groups {
         idxs.sort_unstable();
         let group: Vec<&BlobUse> = idxs.iter().filter_map(|&i| uses.get(i)).collect();
-        if let Some(len) = describe_file(&path, model, &group, &mut out) {
+        if let Some(len) = describe_file(&path, model, &group, demand, &mut out) {
             total = total.saturating_add(len);
             files += 1;
         }
@@ -287,12 +297,13 @@ fn unresolved_file(u: &BlobUse, e: &PathError, refs: usize) -> Entity {
     .with("problem", format!("`{}` {e}", u.blob.path))
 }
 
-/// Describes one weight file, every use of it, its records and their overlaps; returns its length
-/// when it opened (and is no LFS pointer).
+/// Describes one weight file, every use of it (those `demand` selects), its records (likewise)
+/// and their overlaps; returns its length when it opened (and is no LFS pointer).
 fn describe_file(
     path: &Path,
     model: &Model,
     group: &[&BlobUse],
+    demand: &dyn EntityDemand,
     out: &mut Vec<Entity>,
 ) -> Option<u64> {
     let first = group.first()?;
@@ -305,7 +316,12 @@ fn describe_file(
         .with("path", first.blob.path.as_str())
         .with("references", group.len());
     let unread = |out: &mut Vec<Entity>| {
-        out.extend(group.iter().map(|&u| weight(u, &file_name)));
+        out.extend(
+            group
+                .iter()
+                .map(|&u| weight(u, &file_name))
+                .filter(|w| demand.selects(w)),
+        );
     };
     let file = match BlobFile::open(path, &model.root) {
         Ok(f) => f,
@@ -390,7 +406,9 @@ fn describe_file(
     for (i, u) in group.iter().enumerate() {
         referenced_offsets.insert(u.blob.offset);
         let (weight, rec) = describe_use(u, &file, &walk, &file_name);
-        out.push(weight);
+        if demand.selects(&weight) {
+            out.push(weight);
+        }
         if let Some(rec) = rec {
             referenced.entry(rec.offset).or_insert((rec, i));
         }
@@ -399,18 +417,19 @@ fn describe_file(
     overlaps(&walk, &referenced, group, &file_name, out);
 
     for rec in &walk.records {
-        out.push(
-            first
-                .locate(Entity::new(
-                    const { kind_named(ENTITY_KINDS, "weight-record") },
-                ))
-                .with("file", file_name.as_str())
-                .with("offset", rec.offset)
-                .with("size", rec.size)
-                .with("storage-code", rec.dtype_code)
-                .with("storage-dtype", storage_name(rec.dtype_code))
-                .with("referenced", referenced_offsets.contains(&rec.offset)),
-        );
+        let record = first
+            .locate(Entity::new(
+                const { kind_named(ENTITY_KINDS, "weight-record") },
+            ))
+            .with("file", file_name.as_str())
+            .with("offset", rec.offset)
+            .with("size", rec.size)
+            .with("storage-code", rec.dtype_code)
+            .with("storage-dtype", storage_name(rec.dtype_code))
+            .with("referenced", referenced_offsets.contains(&rec.offset));
+        if demand.selects(&record) {
+            out.push(record);
+        }
     }
     Some(len)
 }
@@ -1573,6 +1592,48 @@ mod tests {
             files.push((dir.join("weights/weight.bin"), b));
         }
         files
+    }
+
+    /// With the run's rules' demand, a weight or weight record no rule selects is not kept (a large
+    /// model's healthy weights are most of its entities); the findings are the same.
+    #[test]
+    fn only_the_weights_and_records_a_rule_selects_are_kept() {
+        let demand = crate::rules::RuleDemand::of(blob_rules());
+        let findings_of = |m: &Model, entities: Vec<Entity>| {
+            let mut f = match_model(m, blob_rules(), &ModelEntities { entities });
+            f.sort_by(|a, b| (&a.rule, &a.op).cmp(&(&b.rule, &b.op)));
+            f
+        };
+        let per_use = |e: &Entity| matches!(e.kind, "weight" | "weight-record");
+        let (mut kept_uses, mut dropped) = (0, 0);
+        for (name, bytes, ops) in scenarios() {
+            let pkg = Pkg::new(bytes.as_deref());
+            let m = pkg.model(vec![("main", ops)]);
+            let every = blob_entities(&m);
+            let kept = blob_entities_with(&m, &demand);
+            assert_eq!(
+                findings_of(&m, kept.clone()),
+                findings_of(&m, every.clone()),
+                "{name}"
+            );
+            for e in &every {
+                match (per_use(e), kept.contains(e)) {
+                    (false, keeps) => assert!(keeps, "{name}: a `{}` is always kept", e.kind),
+                    (true, true) => {
+                        assert!(demand.selects(e), "{name}");
+                        kept_uses += 1;
+                    }
+                    (true, false) => {
+                        assert!(!demand.selects(e), "{name}");
+                        dropped += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            kept_uses > 0 && dropped > 0,
+            "{kept_uses} kept, {dropped} dropped"
+        );
     }
 
     /// The committed fixtures are what the scenarios give. To rewrite them:

@@ -185,15 +185,39 @@ pub fn product(shape: &[u64]) -> Option<u64> {
 }
 
 /// Value name → constant, for every value the pass could evaluate.
+///
+/// The values are held apart from the map that finds them: a hash table is up to half empty, and
+/// its empty buckets are then the size of an index, not of a value (a 14k-op program has
+/// thousands of small constants; BENCHMARKS.md, session 14).
 #[derive(Clone, Debug, Default)]
 pub struct ConstEnv {
-    values: FxHashMap<Name, ConstValue>,
+    /// Each value's place in `values`, by name.
+    index: FxHashMap<Name, u32>,
+    /// The values, in the order they were evaluated.
+    values: Vec<ConstValue>,
 }
 
 impl ConstEnv {
     /// The constant value of a named value.
     pub fn get(&self, name: &str) -> Option<&ConstValue> {
-        self.values.get(name)
+        let &at = self.index.get(name)?;
+        self.values.get(at as usize)
+    }
+
+    /// Sets the value of `name` (replacing an earlier one).
+    fn insert(&mut self, name: Name, value: ConstValue) {
+        match self.index.entry(name) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                if let Some(slot) = self.values.get_mut(*e.get() as usize) {
+                    *slot = value;
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                // A function has fewer than 2^32 values: its ops are counted in `u32`.
+                e.insert(self.values.len() as u32);
+                self.values.push(value);
+            }
+        }
     }
 
     /// Number of evaluated values.
@@ -338,14 +362,15 @@ pub fn evaluate(f: &Function) -> ConstEnv {
         .flat_map(|b| &b.ops)
         .filter(|&&id| f.op(id).is_some_and(|op| op.op_type == "const"))
         .count();
-    env.values.reserve(consts);
+    env.index.reserve(consts);
+    env.values.reserve_exact(consts);
     for (_, op) in f.ops() {
         // Every op the pass folds has one result.
         let (Some(out), Some(v)) = (op.outputs.first(), eval_op(f, &env, op)) else {
             continue;
         };
         if v.data.len() as u64 <= MAX_CONSTEVAL_ELEMENTS {
-            env.values.insert(out.name.clone(), v);
+            env.insert(out.name.clone(), v);
         }
     }
     env

@@ -431,6 +431,11 @@ pub trait EntityDemand: Sync {
     /// `pending` (those the producer sets once the entity is wanted) turn out to be; a property
     /// it lacks that is not pending, it lacks for good.
     fn may_select(&self, partial: &Partial<'_>, pending: u64) -> bool;
+
+    /// Whether some rule of the run selects `entity`, described whole: a producer of many
+    /// entities keeps only those, so that a large model's entities no rule selects (its healthy
+    /// weights) are not all held while the rules run.
+    fn selects(&self, entity: &Entity) -> bool;
 }
 
 /// Every entity is wanted (tests, and callers that list a model's entities).
@@ -438,6 +443,10 @@ pub struct EveryEntity;
 
 impl EntityDemand for EveryEntity {
     fn may_select(&self, _: &Partial<'_>, _: u64) -> bool {
+        true
+    }
+
+    fn selects(&self, _: &Entity) -> bool {
         true
     }
 }

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use super::entity_rule::{EntityTest, Pred};
 use super::loader::{RuleSet, Target};
 use super::schema::Status;
-use crate::analysis::entity::{EntityDemand, Partial, PropView, Slot, MAX_PROPERTIES};
+use crate::analysis::entity::{Entity, EntityDemand, Partial, PropView, Slot, MAX_PROPERTIES};
 
 /// The tests of the run's entity rules, by the kind they select.
 pub struct RuleDemand<'r> {
@@ -33,6 +33,8 @@ struct KindDemand<'r> {
     index: usize,
     /// Each rule's test and what it requires.
     rules: Vec<(SlotTest<'r>, Required)>,
+    /// Each rule's test as written, for entities described whole.
+    tests: Vec<&'r EntityTest>,
     /// How a partial entity's answer is keyed, when the tests read only what a key holds.
     key: Option<KeyPlan<'r>>,
 }
@@ -104,11 +106,13 @@ impl<'r> RuleDemand<'r> {
                     kind: er.kind,
                     index,
                     rules: Vec::new(),
+                    tests: Vec::new(),
                     key: None,
                 });
                 let test = kind.slot_test(&er.test);
                 let required = test.required();
                 kind.rules.push((test, required));
+                kind.tests.push(&er.test);
             }
         }
         for kind in by_kind.values_mut() {
@@ -324,6 +328,12 @@ impl EntityDemand for RuleDemand<'_> {
         self.by_kind
             .get(partial.kind().name)
             .is_some_and(|kind| kind.may_select(self.id, partial, pending))
+    }
+
+    fn selects(&self, entity: &Entity) -> bool {
+        self.by_kind
+            .get(entity.kind)
+            .is_some_and(|kind| kind.tests.iter().any(|t| t.matches(entity)))
     }
 }
 
