@@ -544,11 +544,6 @@ impl Entity {
         self.props.get(slot)?.as_ref()
     }
 
-    /// Its kind's registration.
-    pub fn registered(&self) -> &'static EntityKind {
-        self.registered
-    }
-
     /// Every property it has, in its kind's order.
     pub fn props(&self) -> impl Iterator<Item = (&'static str, &Prop)> {
         let defs = self.registered.properties;
