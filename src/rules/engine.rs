@@ -13,7 +13,7 @@ use super::applies::program_of;
 use super::bindings::{Binding, Bindings};
 use super::context::Ctx;
 use super::entity_rule::EntityRule;
-use super::guard::NodeFacts;
+use super::guard::{NodeFacts, OpTypeGuard};
 use super::loader::{HelpAt, Rule, RuleSet, Target};
 use super::matcher::Matcher;
 use super::region::regions;
@@ -190,44 +190,59 @@ fn match_function_with(
     // One pass over the nodes, each tested only by the rules that can match it, with the rule's
     // matcher for its kind of node; a rule sees its nodes in the same order as before (inputs,
     // then ops in program order).
-    let inputs = f
-        .inputs()
-        .map(|(id, _)| (id, true, index.for_inputs.as_slice()));
-    let ops = f.ops().flat_map(|(id, op)| {
-        [index.for_any_op.as_slice(), index.for_op_type(&op.op_type)].map(move |r| (id, false, r))
-    });
-    for (id, is_input, applicable) in inputs.chain(ops) {
+    let mut test = |i: usize, id: NodeId, is_input: bool| {
+        let rule = rules[i];
+        let Some(m) = &rule.node_matchers else {
+            return;
+        };
+        let m = if is_input { &m.inputs } else { &m.ops };
+        let mut b = Bindings::new();
+        match m {
+            Matcher::Origin(property) => {
+                if property.matches(&cx, id, &mut b) {
+                    origin_matches[i].push((id, b));
+                }
+            }
+            m => {
+                if m.matches(&cx, id, &mut b) {
+                    if rule.group_by.is_some() {
+                        grouped_matches[i].push((id, b));
+                    } else {
+                        out.push(node_finding(model, rule, &cx, id, &b));
+                    }
+                }
+            }
+        }
+    };
+    for (id, _) in f.inputs() {
         // Read once per node, when a rule's guard asks.
         let mut facts = None;
-        for &i in applicable {
-            let rule = rules[i];
-            let Some(m) = &rule.node_matchers else {
-                continue;
-            };
-            let m = if is_input { &m.inputs } else { &m.ops };
-            if let Some(guard) = rule.node_guards.as_ref().and_then(|g| g.on(is_input)) {
+        for &i in &index.for_inputs {
+            if let Some(guard) = rules[i].node_guards.as_ref().and_then(|g| g.on(true)) {
                 let Some(node) = f.node(id) else { continue };
                 if !guard.admits(facts.get_or_insert_with(|| NodeFacts::of(f, node))) {
                     continue;
                 }
             }
-            let mut b = Bindings::new();
-            match m {
-                Matcher::Origin(property) => {
-                    if property.matches(&cx, id, &mut b) {
-                        origin_matches[i].push((id, b));
-                    }
-                }
-                m => {
-                    if m.matches(&cx, id, &mut b) {
-                        if rule.group_by.is_some() {
-                            grouped_matches[i].push((id, b));
-                        } else {
-                            out.push(node_finding(model, rule, &cx, id, &b));
-                        }
-                    }
+            test(i, id, true);
+        }
+    }
+    // The rules each op type's ops are tested by, with their guards on that type: made at the
+    // first op of the type.
+    let mut for_op_type: FxHashMap<&str, Vec<Candidate<'_>>> = FxHashMap::default();
+    for (id, op) in f.ops() {
+        let candidates = for_op_type
+            .entry(op.op_type.as_str())
+            .or_insert_with(|| index.candidates(rules, &op.op_type));
+        let mut facts = None;
+        for c in candidates.iter() {
+            if let Some(guard) = &c.guard {
+                let Some(node) = f.node(id) else { continue };
+                if !guard.admits(facts.get_or_insert_with(|| NodeFacts::of(f, node))) {
+                    continue;
                 }
             }
+            test(c.rule, id, false);
         }
     }
     for (rule, matched) in rules.iter().zip(origin_matches) {
@@ -364,10 +379,34 @@ impl<'r> RuleIndex<'r> {
         index
     }
 
-    /// The rules limited to op types that can match an op of type `ty`.
-    fn for_op_type(&self, ty: &str) -> &[usize] {
-        self.by_op_type.get(ty).map_or(&[], Vec::as_slice)
+    /// The rules that test ops of type `ty` (those that can match any op, then those limited
+    /// to op types), each with its guard on that type; a rule whose guard admits no op of the
+    /// type is left out.
+    fn candidates(&self, rules: &[&'r Rule], ty: &str) -> Vec<Candidate<'r>> {
+        let typed = self.by_op_type.get(ty).map_or(&[][..], Vec::as_slice);
+        self.for_any_op
+            .iter()
+            .chain(typed)
+            .filter_map(|&rule| {
+                let guard = rules[rule]
+                    .node_guards
+                    .as_ref()
+                    .and_then(|g| g.on(false))
+                    .map(|g| g.on_op_type(ty));
+                match guard {
+                    Some(OpTypeGuard::None) => None,
+                    Some(OpTypeGuard::All) | None => Some(Candidate { rule, guard: None }),
+                    guard => Some(Candidate { rule, guard }),
+                }
+            })
+            .collect()
     }
+}
+
+/// A rule an op is tested by, with its guard on the op's type (`None`: nothing to test).
+struct Candidate<'r> {
+    rule: usize,
+    guard: Option<OpTypeGuard<'r>>,
 }
 
 /// `origin:` rules: one finding per connected region of nodes having the property, at its origin,

@@ -78,6 +78,36 @@ pub(crate) enum EntityTest {
 }
 
 impl EntityTest {
+    /// The same test with the members of each `all`/`any` smallest first: a conjunction most
+    /// entities fail (a weight's defect) is then decided before the long conditions it comes with
+    /// (a fragment such as `weight-record-in-file`, which most entities meet). Tests have no
+    /// effects, so the order changes no answer.
+    pub(crate) fn smallest_first(self) -> EntityTest {
+        match self {
+            EntityTest::All(ts) => EntityTest::All(Self::sorted(ts)),
+            EntityTest::Any(ts) => EntityTest::Any(Self::sorted(ts)),
+            EntityTest::Not(t) => EntityTest::Not(Box::new(t.smallest_first())),
+            t @ EntityTest::Prop(..) => t,
+        }
+    }
+
+    fn sorted(ts: Vec<EntityTest>) -> Vec<EntityTest> {
+        let mut ts: Vec<EntityTest> = ts.into_iter().map(EntityTest::smallest_first).collect();
+        ts.sort_by_key(EntityTest::size);
+        ts
+    }
+
+    /// The number of tests in it.
+    fn size(&self) -> usize {
+        match self {
+            EntityTest::All(ts) | EntityTest::Any(ts) => {
+                1 + ts.iter().map(Self::size).sum::<usize>()
+            }
+            EntityTest::Not(t) => 1 + t.size(),
+            EntityTest::Prop(..) => 1,
+        }
+    }
+
     /// Whether `e` matches. A property the entity lacks is unknown: no predicate on it holds.
     pub(crate) fn matches(&self, e: &Entity) -> bool {
         match self {
@@ -123,12 +153,21 @@ impl Pred {
             (Pred::Bool(want), PropView::Bool(b)) => *want == b,
             (Pred::Number(conds), PropView::Int(n)) => conds
                 .iter()
-                .all(|(cmp, o)| o.value(&other).is_some_and(|b| cmp.holds(n, b))),
+                .all(|(cmp, o)| o.value(&other).is_some_and(|b| holds_int(*cmp, n, b))),
             (Pred::Words(words), PropView::Text(t)) => words.iter().any(|w| w == t),
             (Pred::Regex(p), PropView::Text(t)) => p.0.is_match(t),
             (Pred::SameAs(slot), v) => other(*slot) == Some(v),
             _ => false,
         }
+    }
+}
+
+/// `cmp` between two numbers, in 64 bits when both fit (a remainder of 128-bit numbers is a call).
+fn holds_int(cmp: Cmp, n: i128, other: i128) -> bool {
+    match (i64::try_from(n), i64::try_from(other)) {
+        // `i64::MIN % -1` overflows; in 128 bits it does not.
+        (Ok(n), Ok(other)) if other != -1 => cmp.holds(n, other),
+        _ => cmp.holds(n, other),
     }
 }
 
@@ -237,7 +276,7 @@ impl EntityCompiler {
     /// The top-level `match:` object (which carries `kind:` and may carry `capture:`).
     pub(crate) fn rule(&mut self, r: &SerRule) -> EntityRule {
         let capture = r.capture.as_deref().and_then(|raw| self.capture_name(raw));
-        let test = self.object(r, true);
+        let test = self.object(r, true).smallest_first();
         EntityRule {
             kind: self.kind,
             test,

@@ -184,10 +184,18 @@ impl Alternative {
     }
 
     fn admits(&self, n: &NodeFacts<'_>) -> bool {
+        self.admits_op_type(n.op_type) && self.admits_values(n)
+    }
+
+    fn admits_op_type(&self, op_type: Option<&str>) -> bool {
         self.op_types
             .as_ref()
-            .is_none_or(|ts| n.op_type.is_some_and(|t| ts.iter().any(|x| x == t)))
-            && n.max_dim >= self.min_dim
+            .is_none_or(|ts| op_type.is_some_and(|t| ts.iter().any(|x| x == t)))
+    }
+
+    /// Admits a node with `n`'s facts, whatever its op type.
+    fn admits_values(&self, n: &NodeFacts<'_>) -> bool {
+        n.max_dim >= self.min_dim
             && n.max_rank >= self.min_rank
             && self
                 .max_elements
@@ -482,6 +490,49 @@ impl Guard {
     pub fn admits(&self, facts: &NodeFacts<'_>) -> bool {
         self.0.iter().any(|a| a.admits(facts))
     }
+
+    /// This guard on ops of type `op_type`, its tests of op types answered once.
+    pub fn on_op_type(&self, op_type: &str) -> OpTypeGuard<'_> {
+        let kept: Vec<&Alternative> = self
+            .0
+            .iter()
+            .filter(|a| a.admits_op_type(Some(op_type)))
+            .collect();
+        let no_more = |a: &&Alternative| {
+            Alternative {
+                op_types: None,
+                ..(*a).clone()
+            }
+            .is_any()
+        };
+        match kept.as_slice() {
+            [] => OpTypeGuard::None,
+            k if k.iter().any(no_more) => OpTypeGuard::All,
+            _ => OpTypeGuard::Values(kept),
+        }
+    }
+}
+
+/// A [`Guard`] on ops of one type: it admits none of them, all of them, or those whose values'
+/// facts one of its alternatives admits.
+#[derive(Clone, Debug)]
+pub enum OpTypeGuard<'g> {
+    None,
+    All,
+    Values(Vec<&'g Alternative>),
+}
+
+impl OpTypeGuard<'_> {
+    /// True when an op of the type with `facts` may match.
+    pub fn admits(&self, facts: &NodeFacts<'_>) -> bool {
+        match self {
+            OpTypeGuard::None => false,
+            OpTypeGuard::All => true,
+            OpTypeGuard::Values(alternatives) => {
+                alternatives.iter().any(|a| a.admits_values(facts))
+            }
+        }
+    }
 }
 
 /// The least number a count admits (0 when it has no lower bound of its own).
@@ -527,7 +578,8 @@ mod tests {
     }
 
     /// A guard is a necessary condition: on every node of every test snippet of every built-in
-    /// rule, no node rule matches a node its guard turns away. And the guards turn nodes away
+    /// rule, no node rule matches a node its guard turns away, and the guard on the node's op type
+    /// agrees with it. And the guards turn nodes away
     /// (else this would pass with guards that admit everything).
     #[test]
     fn a_guard_never_turns_away_a_node_its_rule_matches() {
@@ -573,7 +625,16 @@ mod tests {
                             continue;
                         };
                         checked += 1;
-                        if guard.admits(&facts) {
+                        let admitted = guard.admits(&facts);
+                        if let Some(ty) = facts.op_type {
+                            assert_eq!(
+                                guard.on_op_type(ty).admits(&facts),
+                                admitted,
+                                "rule {}'s guard on `{ty}`",
+                                rule.id
+                            );
+                        }
+                        if admitted {
                             continue;
                         }
                         turned_away += 1;

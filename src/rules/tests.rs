@@ -1285,7 +1285,7 @@ message: "{B.file} is a pointer, not the {B.what} (at {OP})"
 /// Number properties take bounds that may name another number property of the entity.
 #[test]
 fn entity_number_predicates_compare_properties() {
-    use crate::analysis::entity::{prop, Entity, EntityKind, PropType};
+    use crate::analysis::entity::{prop, Entity, EntityKind, Prop, PropType};
     use crate::rules::entity_rule::EntityCompiler;
     static KIND: EntityKind = EntityKind {
         name: "probe",
@@ -1338,6 +1338,72 @@ fn entity_number_predicates_compare_properties() {
     assert!(test("end: { multiple-of: 0 }", &past)
         .unwrap_err()
         .contains("must not be 0"));
+    // Numbers past 64 bits, and a remainder by -1 (which overflows at `i64::MIN` in 64 bits).
+    let huge = Entity::new(&KIND)
+        .with("end", Prop::Int(i128::from(u64::MAX) * 64))
+        .with("length", Prop::Int(i128::from(i64::MIN)));
+    assert_eq!(test("end: { multiple-of: 64 }", &huge), Ok(true));
+    assert_eq!(test("end: { not-multiple-of: 128 }", &huge), Ok(true));
+    assert_eq!(
+        test("end: { above: 18446744073709551615 }", &huge),
+        Ok(true)
+    );
+    assert_eq!(test("length: { multiple-of: -1 }", &huge), Ok(true));
+    assert_eq!(test("length: { below: end }", &huge), Ok(true));
+}
+
+/// An entity test is compiled with the members of each `all:`/`any:` smallest first (a defect's
+/// test before the long conditions it comes with), and answers as written.
+#[test]
+fn entity_tests_are_ordered_smallest_first_with_the_same_answers() {
+    use crate::analysis::entity::{prop, Entity, EntityKind, PropType};
+    use crate::rules::entity_rule::{EntityCompiler, EntityTest};
+    static KIND: EntityKind = EntityKind {
+        name: "probe",
+        doc: "",
+        located_at: "",
+        properties: &[
+            prop("end", PropType::Int, ""),
+            prop("length", PropType::Int, ""),
+            prop("word", PropType::Text, ""),
+        ],
+    };
+    let yaml = "all: [{ end: { min: 1 }, length: { min: 1 }, word: [a, b, c] }, { any: [{ all: [{ length: 4 }, { word: b }] }, { word: c }] }, { end: 7 }]";
+    let r: crate::rules::schema::SerRule = serde_yaml_bw::from_str(yaml).expect("yaml");
+    let mut c = EntityCompiler::new("match", &KIND, Default::default());
+    let rule = c.rule(&r);
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    let EntityTest::All(members) = &rule.test else {
+        panic!("a conjunction: {:?}", rule.test)
+    };
+    assert!(matches!(members[0], EntityTest::Prop(..)), "{members:?}");
+    let Some(EntityTest::Any(alternatives)) = members.last() else {
+        panic!("the `any` last: {members:?}")
+    };
+    assert!(
+        matches!(alternatives[0], EntityTest::Prop(..)),
+        "{alternatives:?}"
+    );
+    for (end, length, word, expected) in [
+        (7, 4, "b", true),
+        (7, 1, "c", true),
+        (7, 4, "a", false),
+        (3, 4, "b", false),
+        (7, 0, "c", false),
+        (7, 1, "b", false),
+    ] {
+        let e = Entity::new(&KIND)
+            .with("end", end as u64)
+            .with("length", length as u64)
+            .with("word", word);
+        let written = end >= 1
+            && length >= 1
+            && ["a", "b", "c"].contains(&word)
+            && ((length == 4 && word == "b") || word == "c")
+            && end == 7;
+        assert_eq!(written, expected);
+        assert_eq!(rule.test.matches(&e), expected, "{end} {length} {word}");
+    }
 }
 
 #[test]
