@@ -201,6 +201,11 @@ fn summarize(d: DType, bytes: &[u8]) -> Option<NumberSummary> {
     if bytes.len() % width != 0 {
         return None;
     }
+    if d == DType::Fp16 {
+        if let Some(s) = summarize_halves(bytes) {
+            return Some(s);
+        }
+    }
     let mut s = NumberSummary::empty(bytes.len() / width);
     let mut block = [0f64; BLOCK];
     for chunk in bytes.chunks(BLOCK * width) {
@@ -226,6 +231,71 @@ fn summarize(d: DType, bytes: &[u8]) -> Option<NumberSummary> {
         block[..n].iter().for_each(|&x| s.add(x));
     }
     Some(s)
+}
+
+/// [`summarize`] of fp16 values on their bits, with no conversion per element; `None` when a
+/// bound is a zero (whose sign the fold over decoded values decides).
+fn summarize_halves(bytes: &[u8]) -> Option<NumberSummary> {
+    let half = |key: u16| {
+        let h = if key & 0x8000 != 0 {
+            key & 0x7FFF
+        } else {
+            !key
+        };
+        half::f16::from_bits(h).to_f64()
+    };
+    let halves = bytes
+        .chunks_exact(2)
+        .map(|w| u16::from_le_bytes([w[0], w[1]]));
+    // Decided at the first fraction in most weights.
+    let integral = halves.clone().all(|h| half_is_integral(h & 0x7FFF));
+    // Without branches, so that it vectorises; NaN is left out of the bounds.
+    let (mut nonfinite, mut min, mut max, mut max_magnitude) = (false, u16::MAX, 0u16, 0u16);
+    for h in halves {
+        let magnitude = h & 0x7FFF;
+        let nan = magnitude > 0x7C00;
+        // The bits as keys ordered as the values are: negatives complemented, positives offset.
+        let key = h ^ (((h as i16 >> 15) as u16) | 0x8000);
+        nonfinite |= magnitude >= 0x7C00;
+        min = min.min(if nan { u16::MAX } else { key });
+        max = max.max(if nan { 0 } else { key });
+        max_magnitude = max_magnitude.max(if nan { 0 } else { magnitude });
+    }
+    // No number has the key u16::MAX (it is a NaN's).
+    let numbers = min != u16::MAX;
+    let (min, max) = if numbers {
+        let zero = |k: u16| k == 0x7FFF || k == 0x8000;
+        if zero(min) || zero(max) {
+            return None;
+        }
+        (half(min), half(max))
+    } else {
+        (f64::INFINITY, f64::NEG_INFINITY)
+    };
+    Some(NumberSummary {
+        count: bytes.len() / 2,
+        nonfinite,
+        integral,
+        min,
+        max,
+        max_abs: half::f16::from_bits(max_magnitude).to_f64(),
+    })
+}
+
+/// Whether the fp16 value of `magnitude` (its bits without the sign) is a whole number.
+fn half_is_integral(magnitude: u16) -> bool {
+    let exponent = magnitude >> 10;
+    let fraction = magnitude & 0x3FF;
+    match exponent {
+        // Zero, or below 1.
+        0 => fraction == 0,
+        // Infinite or NaN.
+        0x1F => false,
+        // At least 1: whole when no fraction bit is below the binary point.
+        e if e >= 25 => true,
+        e if e < 15 => false,
+        e => fraction & ((1 << (25 - e)) - 1) == 0,
+    }
 }
 
 /// One element of `d` (not `fp16`) from its little-endian bytes.
@@ -409,7 +479,31 @@ mod tests {
         let ints: Vec<u8> = (0..600u32)
             .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
             .collect();
-        let cases = [
+        // Every fp16 value, then the zeros and NaN-only edges the bits decide differently.
+        let every_half: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
+        let halves_of =
+            |hs: &[u16]| -> Vec<u8> { hs.iter().flat_map(|h| h.to_le_bytes()).collect() };
+        let edges: Vec<Vec<u8>> = [
+            &[0x0000, 0x3C00][..],
+            &[0x8000, 0x3C00],
+            &[0xBC00, 0x8000],
+            &[0x8000, 0x0000],
+            &[0x7E00, 0xFE01],
+            &[0x7E00, 0x4A00, 0xFC00],
+            &[0x4A00, 0x4A01, 0x6400, 0x6401, 0x0001, 0x3800],
+            &[0x6400, 0x6800, 0x7BFF, 0xE400],
+        ]
+        .iter()
+        .map(|hs| halves_of(hs))
+        .collect();
+        let mut cases = vec![
+            (DType::Fp16, &every_half[..]),
+            (DType::Fp16, &every_half[0x3C00 * 2..0x7C00 * 2]),
+            (DType::Fp16, &every_half[0x6400 * 2..0x7C00 * 2]),
+            (DType::Fp16, &every_half[0xBC00 * 2..0xFC00 * 2]),
+        ];
+        cases.extend(edges.iter().map(|e| (DType::Fp16, &e[..])));
+        cases.extend([
             (DType::Fp16, &fp16[..]),
             (DType::Fp16, &fp16[..2 * 256]),
             (DType::Fp32, &fp32[..]),
@@ -420,7 +514,7 @@ mod tests {
             (DType::Int32, &ints[..]),
             (DType::UInt32, &ints[..]),
             (DType::Fp16, &[][..]),
-        ];
+        ]);
         for (d, bytes) in cases {
             let whole = decode(d, bytes).and_then(|data| NumberSummary::of(&data));
             let blocks = summarize(d, bytes);
@@ -445,6 +539,12 @@ mod tests {
                 bytes.len()
             );
         }
+        // The bits decide but for a bound that is a zero.
+        assert!(summarize_halves(&every_half).is_some());
+        assert!(summarize_halves(&edges[6]).is_some_and(|s| !s.integral));
+        assert!(summarize_halves(&edges[7]).is_some_and(|s| s.integral));
+        assert!(summarize_halves(&edges[4]).is_some_and(|s| s.min == f64::INFINITY));
+        assert_eq!(summarize_halves(&edges[0]), None);
         assert_eq!(summarize(DType::Fp16, &[0, 0, 0]), None, "a torn element");
         assert_eq!(summarize(DType::Bool, &[1]), None);
     }

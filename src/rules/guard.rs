@@ -153,13 +153,20 @@ impl<'a> NodeFacts<'a> {
             return self;
         };
         self.max_rank = self.max_rank.max(shape.len() as u64);
-        let known = || shape.iter().filter_map(|d| d.known());
-        self.max_dim = self.max_dim.max(known().max().unwrap_or(0));
-        if known().count() == shape.len() {
-            let elements = known().try_fold(1u64, u64::checked_mul);
-            if let Some(n) = elements {
-                self.min_elements = Some(self.min_elements.map_or(n, |m| m.min(n)));
+        // One pass: the largest known axis, and the element count while every axis is known
+        // (`None` once one is not, or on overflow).
+        let mut elements = Some(1u64);
+        for d in shape {
+            match d.known() {
+                Some(n) => {
+                    self.max_dim = self.max_dim.max(n);
+                    elements = elements.and_then(|e| e.checked_mul(n));
+                }
+                None => elements = None,
             }
+        }
+        if let Some(n) = elements {
+            self.min_elements = Some(self.min_elements.map_or(n, |m| m.min(n)));
         }
         self
     }
