@@ -29,10 +29,9 @@ LINT=target/release/coreml-lint
 WALK=target/release/examples/wire_walk
 export RAYON_NUM_THREADS=1
 
-die() {
-    echo "bench/instructions.sh: $*" >&2
-    exit 2
-}
+SCRIPT=bench/instructions.sh
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 max_ratio=""
 all=""
@@ -51,19 +50,10 @@ while (($#)); do
             ;;
         --all) all=1 && shift ;;
         --no-build) build="" && shift ;;
-        -h | --help)
-            sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
-            exit 0
-            ;;
-        -*) die "unknown option $1 (see --help)" ;;
-        *)
-            [[ -z $pkg ]] || die "one package only (got $pkg and $1)"
-            pkg=$1
-            shift
-            ;;
+        *) other_argument "$1" && shift ;;
     esac
 done
-pkg=${pkg:-bench/out/decoder-32l.mlpackage}
+pkg=${pkg:-$DEFAULT_PACKAGE}
 
 if [[ -z $max_ratio ]]; then
     [[ -f $BUDGET_FILE ]] || die "$BUDGET_FILE is missing (or pass --max-ratio R)"
@@ -74,10 +64,10 @@ else
 fi
 [[ $max_ratio =~ ^[0-9]+([.][0-9]+)?$ ]] || die "the ratio '$max_ratio' ($what) is not a number"
 
-command -v valgrind >/dev/null || die "valgrind is missing (Debian: apt-get install valgrind)"
+need_valgrind
 model_file=$pkg
 [[ -d $pkg ]] && model_file=$pkg/Data/com.apple.CoreML/model.mlmodel
-[[ -f $model_file ]] || die "$pkg: no such package or model.mlmodel (make it with \`python bench/generate.py --only main\`)"
+[[ -f $model_file ]] || die "$pkg: no such package or model.mlmodel ($MAKE_PACKAGE)"
 
 if [[ -n $build ]]; then
     cargo build --quiet --release --bin coreml-lint --example wire_walk

@@ -27,31 +27,21 @@ cd "$(dirname "$0")/.."
 LINT=target/release/coreml-lint
 OUT=bench/symbol-order.txt
 
-die() {
-    echo "bench/symbol-order.sh: $*" >&2
-    exit 2
-}
+SCRIPT=bench/symbol-order.sh
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 build=1
 pkg=""
 while (($#)); do
     case $1 in
         --no-build) build="" && shift ;;
-        -h | --help)
-            sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
-            exit 0
-            ;;
-        -*) die "unknown option $1 (see --help)" ;;
-        *)
-            [[ -z $pkg ]] || die "one package only (got $pkg and $1)"
-            pkg=$1
-            shift
-            ;;
+        *) other_argument "$1" && shift ;;
     esac
 done
-pkg=${pkg:-bench/out/decoder-32l.mlpackage}
-[[ -e $pkg ]] || die "$pkg: no such package (make it with \`python bench/generate.py --only main\`)"
-command -v valgrind >/dev/null || die "valgrind is missing (Debian: apt-get install valgrind)"
+pkg=${pkg:-$DEFAULT_PACKAGE}
+[[ -e $pkg ]] || die "$pkg: no such package ($MAKE_PACKAGE)"
+need_valgrind
 
 if [[ -n $build ]]; then
     cargo build --quiet --release --bin coreml-lint

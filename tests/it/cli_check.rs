@@ -241,8 +241,9 @@ tests:
         }
 "#;
 
-#[test]
-fn user_rule_from_yaml_works_end_to_end() {
+/// A temporary folder holding a rule folder with [`LSTM_RULE`] and a compiled model whose one op
+/// is an lstm; returns it, the rule folder and the model.
+fn lstm_rule_and_model() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let rules = dir.path().join("my-rules");
     std::fs::create_dir_all(&rules).unwrap();
@@ -255,6 +256,12 @@ fn user_rule_from_yaml_works_end_to_end() {
         "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x) {\n            tensor<fp16, [1, 64]> y = lstm(x = x)[name = string(\"l\")];\n        } -> (y);\n}",
     )
     .unwrap();
+    (dir, rules, pkg)
+}
+
+#[test]
+fn user_rule_from_yaml_works_end_to_end() {
+    let (dir, rules, pkg) = lstm_rule_and_model();
     let (code, v) = json(
         bin()
             .arg("check")
@@ -302,17 +309,7 @@ fn user_rule_from_yaml_works_end_to_end() {
 
 #[test]
 fn rule_folders_parses_are_cached_where_the_flags_say_and_never_stale() {
-    let dir = tempfile::tempdir().unwrap();
-    let rules = dir.path().join("my-rules");
-    std::fs::create_dir_all(&rules).unwrap();
-    std::fs::write(rules.join("no-lstm.yaml"), LSTM_RULE).unwrap();
-    let pkg = dir.path().join("m.mlmodelc");
-    std::fs::create_dir_all(&pkg).unwrap();
-    std::fs::write(
-        pkg.join("model.mil"),
-        "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 64]> x) {\n            tensor<fp16, [1, 64]> y = lstm(x = x)[name = string(\"l\")];\n        } -> (y);\n}",
-    )
-    .unwrap();
+    let (dir, rules, pkg) = lstm_rule_and_model();
     let env_dir = dir.path().join("env-cache");
     let flag_dir = dir.path().join("flag-cache");
     let cache_file = |d: &std::path::Path| {
