@@ -144,7 +144,7 @@ fn model_entities_of(
         entities.extend(pipeline_nms::nms_stage_entities(model));
     }
     if wants(inline_weights::ENTITY_KINDS) {
-        entities.extend(inline_weights::inline_weight_entities(model));
+        entities.extend(inline_weights::inline_weight_entities(model, demand));
     }
     if wants(coreai::ENTITY_KINDS) {
         entities.extend(coreai::coreai_entities(model));

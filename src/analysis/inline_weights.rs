@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
+use super::entity::{kind_named, prop, Entity, EntityDemand, EntityKind, Partial, PropType};
 use super::fix_plan::{
     op_ref, Applicability, FunctionEdit, LiteralEdit, LiteralSite, OpRewrite, PadPlan, ValueChange,
     WeightAppend, WEIGHT_PATH,
@@ -58,30 +58,21 @@ fn inline_bytes(lit: &Literal) -> Option<u64> {
     Some((count.saturating_mul(bits)).div_ceil(8))
 }
 
-/// Every inline tensor literal of `f`: (op, site, literal, bytes).
-fn inline_sites(f: &Function) -> Vec<(NodeId, LiteralSite, &Literal, u64)> {
-    let mut out = Vec::new();
-    for (id, op) in f.ops() {
-        for (k, v) in op.attributes.iter() {
-            if let Some(n) = inline_bytes(v) {
-                out.push((id, LiteralSite::Attribute(k.to_string()), v, n));
-            }
-        }
-        for p in &op.inputs {
-            for (i, a) in p.args.iter().enumerate() {
-                if let Arg::Value(v) = a {
-                    if let Some(n) = inline_bytes(v) {
-                        let site = LiteralSite::Argument {
-                            param: p.name.to_string(),
-                            position: i as u32,
-                        };
-                        out.push((id, site, &**v, n));
-                    }
-                }
-            }
-        }
-    }
-    out
+/// Every inline tensor literal of `f`: (op, the attribute or parameter holding it, literal,
+/// bytes).
+fn inline_sites(f: &Function) -> impl Iterator<Item = (NodeId, &str, &Literal, u64)> {
+    f.ops().flat_map(|(id, op)| {
+        let attributes = op.attributes.iter().map(|(k, v)| (k.as_ref(), v));
+        let arguments = op.inputs.iter().flat_map(|p| {
+            p.args.iter().filter_map(move |a| match a {
+                Arg::Value(v) => Some((p.name.as_ref(), &**v)),
+                Arg::Name(_) => None,
+            })
+        });
+        attributes
+            .chain(arguments)
+            .filter_map(move |(site, lit)| Some((id, site, lit, inline_bytes(lit)?)))
+    })
 }
 
 /// `n` bytes in KiB or MiB, with the exact count.
@@ -93,20 +84,27 @@ fn human(n: u64) -> String {
     }
 }
 
-/// The `inline-weights` entity of `model` (none when the program holds no inline tensor).
-pub fn inline_weight_entities(model: &Model) -> Vec<Entity> {
+/// The `inline-weights` entity of `model` (none when the program holds no inline tensor, or when
+/// no rule of the run selects it by its counts: its texts and the weight files' bytes are then not
+/// worked out).
+pub fn inline_weight_entities(model: &Model, demand: &dyn EntityDemand) -> Vec<Entity> {
+    const KIND: &EntityKind = const { kind_named(ENTITY_KINDS, "inline-weights") };
+    const PENDING: u64 = KIND.slots(&[
+        "total-text",
+        "largest-text",
+        "largest-type",
+        "largest-param",
+        "weight-file-bytes",
+        "weight-file-text",
+    ]);
     let mut total: u64 = 0;
     let mut tensors: u64 = 0;
-    let mut largest: Option<(u64, &Function, NodeId, String, &Literal)> = None;
+    let mut largest: Option<(u64, &Function, NodeId, &str, &Literal)> = None;
     for f in &model.program.functions {
-        for (id, site, lit, n) in inline_sites(f) {
+        for (id, param, lit, n) in inline_sites(f) {
             total = total.saturating_add(n);
             tensors += 1;
             if largest.as_ref().is_none_or(|l| n > l.0) {
-                let param = match site {
-                    LiteralSite::Attribute(a) => a,
-                    LiteralSite::Argument { param, .. } => param,
-                };
                 largest = Some((n, f, id, param, lit));
             }
         }
@@ -117,13 +115,21 @@ pub fn inline_weight_entities(model: &Model) -> Vec<Entity> {
     let Some(op) = f.op(id) else {
         return Vec::new();
     };
+    let mut counts = Partial::new(KIND);
+    counts
+        .set(KIND.slot("total-bytes"), total)
+        .set(KIND.slot("tensors"), tensors)
+        .set(KIND.slot("largest-bytes"), n);
+    if !demand.may_select(&counts, PENDING) {
+        return Vec::new();
+    }
     let files: u64 = weight_files(model)
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
         .filter(std::fs::Metadata::is_file)
         .map(|m| m.len())
         .sum();
-    let mut e = Entity::new(const { kind_named(ENTITY_KINDS, "inline-weights") })
+    let mut e = Entity::new(KIND)
         .with("total-bytes", total)
         .with("total-text", human(total))
         .with("tensors", tensors)
@@ -304,6 +310,33 @@ mod tests {
             ty: ValueType::Tensor(TensorType::fixed(dtype, dims)),
             payload: Payload::Tensor(data),
         }
+    }
+
+    /// The entity is described whole only when a rule of the run may select it by its counts: a
+    /// program holding 2 KiB inline has it for every-entity demand, not for the built-in rules
+    /// (`inline-weights` needs 256 KiB in all or a 64 KiB tensor); 80 KiB in one tensor has it.
+    #[test]
+    fn the_entity_is_made_only_when_its_counts_may_be_selected() {
+        use crate::analysis::entity::EveryEntity;
+        use crate::rules::{RuleDemand, RuleSet};
+        let program = |elements: u64| {
+            let values = vec!["1.0"; elements as usize].join(", ");
+            format!("program(1.3)\n{{\n    func main<ios18>(tensor<fp16, [{elements}]> x) {{\n            tensor<fp16, [{elements}]> w = const()[name = string(\"w\"), val = tensor<fp16, [{elements}]>([{values}])];\n            tensor<fp16, [{elements}]> y = add(x = x, y = w)[name = string(\"y\")];\n        }} -> (y);\n}}\n")
+        };
+        let rules = RuleSet::builtin().unwrap();
+        let builtin = RuleDemand::of(&rules);
+        let small = crate::rules::testing::snippet_model("m.mil", &program(1024)).unwrap();
+        let large = crate::rules::testing::snippet_model("m.mil", &program(40960)).unwrap();
+        let made = inline_weight_entities(&small, &EveryEntity);
+        assert_eq!(made.len(), 1);
+        assert_eq!(
+            made[0].get("largest-bytes"),
+            Some(&crate::analysis::entity::Prop::Int(2048))
+        );
+        assert!(inline_weight_entities(&small, &builtin).is_empty());
+        let made = inline_weight_entities(&large, &builtin);
+        assert_eq!(made.len(), 1);
+        assert!(made[0].get("largest-text").is_some());
     }
 
     #[test]
