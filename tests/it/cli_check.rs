@@ -261,7 +261,7 @@ fn lstm_rule_and_model() -> (tempfile::TempDir, std::path::PathBuf, std::path::P
 
 #[test]
 fn user_rule_from_yaml_works_end_to_end() {
-    let (dir, rules, pkg) = lstm_rule_and_model();
+    let (_dir, rules, pkg) = lstm_rule_and_model();
     let (code, v) = json(
         bin()
             .arg("check")
