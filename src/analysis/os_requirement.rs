@@ -4,6 +4,8 @@
 //! One `model` entity per model, at the first op (or function) that needs that OS;
 //! `target: { os-before: required }` compares the OS with the run's deployment target.
 
+use rustc_hash::FxHashMap;
+
 use super::entity::{kind_named, prop, Entity, EntityKind, PropType};
 use super::opset::OpTable;
 use crate::ir::{Function, Model, ModelKind};
@@ -55,19 +57,25 @@ struct Need<'a> {
 /// `mil-op-too-new` reports), with the first op that needs it.
 fn function_need<'a>(table: &OpTable, f: &'a Function) -> Option<Need<'a>> {
     let declared = opset_name_level(&f.opset);
-    let mut ops: Vec<(&crate::ir::Op, u32)> = f
-        .ops()
-        .filter_map(|(_, op)| {
-            let since = table.first_opset(&op.op_type)?;
-            Some((op, opset_name_level(since)?))
-        })
-        .collect();
-    ops.sort_by_key(|(op, _)| op.order);
-    let level = ops.iter().map(|(_, l)| *l).chain(declared).max()?;
+    // Each op type's level, worked out at its first op; the highest level of an op and the
+    // first op (in program order) at it.
+    let mut levels: FxHashMap<&str, Option<u32>> = FxHashMap::default();
+    let mut highest: Option<(u32, &crate::ir::Op)> = None;
+    for (_, op) in f.ops() {
+        let level = *levels
+            .entry(op.op_type.as_str())
+            .or_insert_with(|| opset_name_level(table.first_opset(&op.op_type)?));
+        if let Some(l) = level {
+            if highest.is_none_or(|(h, _)| l > h) {
+                highest = Some((l, op));
+            }
+        }
+    }
+    let level = highest.map(|(l, _)| l).into_iter().chain(declared).max()?;
     Some(Need {
         level,
         function: f,
-        op: ops.into_iter().find(|(_, l)| *l == level),
+        op: highest.filter(|(l, _)| *l == level).map(|(l, op)| (op, l)),
     })
 }
 
@@ -195,10 +203,11 @@ mod tests {
         e.get(name).map(ToString::to_string).unwrap_or_default()
     }
 
+    /// The first op at the highest level is named, not a later one at the same level.
     #[test]
     fn first_op_that_needs_the_opset() {
         let e = model(
-            "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x, tensor<fp16, [1, 2]> p) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n            tensor<fp16, [1, 4]> u = slice_update(begin = tensor<int32, [2]>([0, 0]), end = tensor<int32, [2]>([1, 2]), update = p, x = y)[name = string(\"u\")];\n        } -> (u);\n}\n",
+            "program(1.3)\n{\n    func main<ios18>(tensor<fp16, [1, 4]> x, tensor<fp16, [1, 2]> p) {\n            tensor<fp16, [1, 4]> y = relu(x = x)[name = string(\"y\")];\n            tensor<fp16, [1, 4]> u = slice_update(begin = tensor<int32, [2]>([0, 0]), end = tensor<int32, [2]>([1, 2]), update = p, x = y)[name = string(\"u\")];\n            tensor<fp16, [1, 4]> v = slice_update(begin = tensor<int32, [2]>([0, 0]), end = tensor<int32, [2]>([1, 2]), update = p, x = u)[name = string(\"v\")];\n        } -> (v);\n}\n",
             Some(9),
         );
         assert_eq!(e.requires_os, Some(18));
