@@ -78,16 +78,21 @@ pub struct NodeGuards {
 }
 
 impl NodeGuards {
-    /// The guards of `m`, the node kinds' matchers of the rule object `rule`.
-    pub fn of(rule: &Matcher, m: &NodeMatchers) -> NodeGuards {
-        let dispatched_by_type = rule.potential_ops().is_some();
+    /// The guards of `m`, the node kinds' matchers of a rule object; `dispatched_by_type` when
+    /// the rule names the op types it can match (the engine then offers it those ops only, never
+    /// a function input, so it has no guard for inputs).
+    pub fn of(dispatched_by_type: bool, m: &NodeMatchers) -> NodeGuards {
         let needed = |g: Guard| {
             let nothing_to_test = g.admits_all() || (dispatched_by_type && g.only_op_types());
             (!nothing_to_test).then_some(g)
         };
         NodeGuards {
             ops: needed(Guard::of(&m.ops)),
-            inputs: needed(Guard::of(&m.inputs)),
+            inputs: if dispatched_by_type {
+                None
+            } else {
+                needed(Guard::of(&m.inputs))
+            },
         }
     }
 

@@ -857,7 +857,7 @@ fn compile_rule(
         Target::Entity(..) => (None, false, None),
     };
     let node_guards = match (&target, &node_matchers) {
-        (Target::Nodes(rule), Some(m)) => Some(NodeGuards::of(rule, m)),
+        (Target::Nodes(_), Some(m)) => Some(NodeGuards::of(potential.is_some(), m)),
         _ => None,
     };
     Ok(Rule {
