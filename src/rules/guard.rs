@@ -591,8 +591,8 @@ mod tests {
 
     /// A guard is a necessary condition: on every node of every test snippet of every built-in
     /// rule, no node rule matches a node its guard turns away, and the guard on the node's op type
-    /// agrees with it. And the guards turn nodes away
-    /// (else this would pass with guards that admit everything).
+    /// agrees with it. And the guards turn nodes away (else this would pass with guards that admit
+    /// everything).
     #[test]
     fn a_guard_never_turns_away_a_node_its_rule_matches() {
         let rules = RuleSet::builtin().expect("built-in rules load");

@@ -1282,38 +1282,39 @@ message: "{B.file} is a pointer, not the {B.what} (at {OP})"
     );
 }
 
+/// An entity kind for the tests of entity rules: two numbers and a text.
+static PROBE: crate::analysis::entity::EntityKind = crate::analysis::entity::EntityKind {
+    name: "probe",
+    doc: "",
+    located_at: "",
+    properties: &[
+        crate::analysis::entity::prop("end", crate::analysis::entity::PropType::Int, ""),
+        crate::analysis::entity::prop("length", crate::analysis::entity::PropType::Int, ""),
+        crate::analysis::entity::prop("word", crate::analysis::entity::PropType::Text, ""),
+    ],
+};
+
 /// Number properties take bounds that may name another number property of the entity.
 #[test]
 fn entity_number_predicates_compare_properties() {
-    use crate::analysis::entity::{prop, Entity, EntityKind, Prop, PropType};
+    use crate::analysis::entity::{Entity, Prop};
     use crate::rules::entity_rule::EntityCompiler;
-    static KIND: EntityKind = EntityKind {
-        name: "probe",
-        doc: "",
-        located_at: "",
-        properties: &[
-            prop("end", PropType::Int, ""),
-            prop("length", PropType::Int, ""),
-            prop("word", PropType::Text, ""),
-        ],
-    };
+    const KIND: &crate::analysis::entity::EntityKind = &PROBE;
     let test = |yaml: &str, e: &Entity| -> Result<bool, String> {
         let r: crate::rules::schema::SerRule =
             serde_yaml_bw::from_str(yaml).map_err(|e| e.to_string())?;
-        let mut c = EntityCompiler::new("match", &KIND, Default::default());
+        let mut c = EntityCompiler::new("match", KIND, Default::default());
         let rule = c.rule(&r);
         if !c.errors.is_empty() {
             return Err(format!("{:?}", c.errors));
         }
         Ok(rule.test.matches(e))
     };
-    let past = Entity::new(&KIND)
+    let past = Entity::new(KIND)
         .with("end", 120u64)
         .with("length", 100u64)
         .with("word", "a");
-    let inside = Entity::new(&KIND)
-        .with("end", 100u64)
-        .with("length", 100u64);
+    let inside = Entity::new(KIND).with("end", 100u64).with("length", 100u64);
     assert_eq!(test("end: { above: length }", &past), Ok(true));
     assert_eq!(test("end: { above: length }", &inside), Ok(false));
     assert_eq!(
@@ -1339,7 +1340,7 @@ fn entity_number_predicates_compare_properties() {
         .unwrap_err()
         .contains("must not be 0"));
     // Numbers past 64 bits, and a remainder by -1 (which overflows at `i64::MIN` in 64 bits).
-    let huge = Entity::new(&KIND)
+    let huge = Entity::new(KIND)
         .with("end", Prop::Int(i128::from(u64::MAX) * 64))
         .with("length", Prop::Int(i128::from(i64::MIN)));
     assert_eq!(test("end: { multiple-of: 64 }", &huge), Ok(true));
@@ -1356,21 +1357,12 @@ fn entity_number_predicates_compare_properties() {
 /// test before the long conditions it comes with), and answers as written.
 #[test]
 fn entity_tests_are_ordered_smallest_first_with_the_same_answers() {
-    use crate::analysis::entity::{prop, Entity, EntityKind, PropType};
+    use crate::analysis::entity::Entity;
     use crate::rules::entity_rule::{EntityCompiler, EntityTest};
-    static KIND: EntityKind = EntityKind {
-        name: "probe",
-        doc: "",
-        located_at: "",
-        properties: &[
-            prop("end", PropType::Int, ""),
-            prop("length", PropType::Int, ""),
-            prop("word", PropType::Text, ""),
-        ],
-    };
+    const KIND: &crate::analysis::entity::EntityKind = &PROBE;
     let yaml = "all: [{ end: { min: 1 }, length: { min: 1 }, word: [a, b, c] }, { any: [{ all: [{ length: 4 }, { word: b }] }, { word: c }] }, { end: 7 }]";
     let r: crate::rules::schema::SerRule = serde_yaml_bw::from_str(yaml).expect("yaml");
-    let mut c = EntityCompiler::new("match", &KIND, Default::default());
+    let mut c = EntityCompiler::new("match", KIND, Default::default());
     let rule = c.rule(&r);
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     let EntityTest::All(members) = &rule.test else {
@@ -1392,7 +1384,7 @@ fn entity_tests_are_ordered_smallest_first_with_the_same_answers() {
         (7, 0, "c", false),
         (7, 1, "b", false),
     ] {
-        let e = Entity::new(&KIND)
+        let e = Entity::new(KIND)
             .with("end", end as u64)
             .with("length", length as u64)
             .with("word", word);
