@@ -172,6 +172,11 @@ impl FunctionBuilder {
         self.builder.names.intern(text)
     }
 
+    /// [`Self::intern`] of the text `bytes` hold (`None`: not UTF-8), checked only the first time.
+    pub fn intern_utf8(&mut self, bytes: &[u8]) -> Option<Name> {
+        self.builder.names.intern_utf8(bytes)
+    }
+
     /// The name of a value an op binds: the definition's when it is visible here, else a new one
     /// (the op then fails to build, or a nested block defines it).
     pub fn value_name(&self, text: &str) -> Name {

@@ -7,7 +7,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 /// An immutable name; cloning it copies a pointer.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,38 +89,49 @@ impl fmt::Debug for Name {
     }
 }
 
-/// The names of one function: the same text always gives the same [`Name`].
+/// The names of one function: the same text always gives the same [`Name`]. Kept by their bytes,
+/// so that a name read again from a file is found before its text is checked to be UTF-8.
 #[derive(Debug, Default)]
 pub struct Interner {
-    names: FxHashSet<Name>,
+    names: FxHashMap<Box<[u8]>, Name>,
 }
 
 impl Interner {
     /// An interner with room for about `capacity` names.
     pub fn with_capacity(capacity: usize) -> Interner {
         Interner {
-            names: FxHashSet::with_capacity_and_hasher(capacity, Default::default()),
+            names: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
         }
     }
 
     /// `name` itself when the interner has none equal to it yet, else the one it has.
     pub fn adopt(&mut self, name: Name) -> Name {
-        if let Some(known) = self.names.get(name.as_str()) {
+        if let Some(known) = self.names.get(name.as_str().as_bytes()) {
             return known.clone();
         }
-        self.names.insert(name.clone());
+        self.names
+            .insert(name.as_str().as_bytes().into(), name.clone());
         name
     }
 
     /// The name of `text`: the one the interner has, else a new one it keeps (the one allocation
     /// of that text in the function).
     pub fn intern(&mut self, text: &str) -> Name {
-        if let Some(known) = self.names.get(text) {
+        if let Some(known) = self.names.get(text.as_bytes()) {
             return known.clone();
         }
         let name = Name::from(text);
-        self.names.insert(name.clone());
+        self.names.insert(text.as_bytes().into(), name.clone());
         name
+    }
+
+    /// [`Self::intern`] of the text `bytes` hold; `None` when they are not UTF-8 (checked only for
+    /// a text the interner does not have yet).
+    pub fn intern_utf8(&mut self, bytes: &[u8]) -> Option<Name> {
+        if let Some(known) = self.names.get(bytes) {
+            return Some(known.clone());
+        }
+        Some(self.intern(std::str::from_utf8(bytes).ok()?))
     }
 }
 
@@ -138,6 +149,11 @@ mod tests {
         assert!(Arc::ptr_eq(&a.0, &names.intern("var_12").0));
         let c = names.intern("var_14");
         assert!(Arc::ptr_eq(&c.0, &names.adopt(Name::from("var_14")).0));
+        let d = names.intern_utf8(b"var_14").expect("UTF-8");
+        assert!(Arc::ptr_eq(&c.0, &d.0));
+        assert_eq!(names.intern_utf8(b"var_\xff"), None, "not UTF-8");
+        let e = names.intern_utf8("vär".as_bytes()).expect("UTF-8");
+        assert!(Arc::ptr_eq(&e.0, &names.intern("vär").0));
     }
 
     #[test]

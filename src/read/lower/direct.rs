@@ -106,7 +106,7 @@ pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyn
             F::Blocks(_) => return None,
         }
     }
-    let op_type = names.intern(text(op_type?)?);
+    let op_type = names.intern_utf8(op_type?)?;
     let mut inputs: Vec<Param> = Vec::with_capacity(n_inputs);
     let mut outputs: Vec<Output> = Vec::with_capacity(n_outputs);
     let mut attributes: Vec<(Name, Literal)> = Vec::with_capacity(n_attributes);
@@ -118,7 +118,7 @@ pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyn
             F::Inputs(b) => {
                 let (key, argument) = entry(b)?;
                 inputs.push(Param {
-                    name: names.intern(text(key)?),
+                    name: names.intern_utf8(key)?,
                     args: arguments(argument, names)?,
                 });
             }
@@ -137,7 +137,7 @@ pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyn
                         None => Err(value(v, names)?),
                     });
                 } else {
-                    attributes.push((names.intern(text(key)?), value(v, names)?));
+                    attributes.push((names.intern_utf8(key)?, value(v, names)?));
                 }
             }
             F::Type(_) | F::Blocks(_) => {}
@@ -347,7 +347,7 @@ fn value(b: &[u8], names: &mut FunctionBuilder) -> Option<Literal> {
                 }
             }
             Payload::Blob(BlobRef {
-                path: names.intern(text(path.unwrap_or_default())?),
+                path: names.intern_utf8(path.unwrap_or_default())?,
                 offset: offset.unwrap_or(0),
             })
         }
