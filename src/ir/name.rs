@@ -106,22 +106,25 @@ impl Interner {
 
     /// `name` itself when the interner has none equal to it yet, else the one it has.
     pub fn adopt(&mut self, name: Name) -> Name {
-        if let Some(known) = self.names.get(name.as_str().as_bytes()) {
-            return known.clone();
+        match self.names.get(name.as_str().as_bytes()) {
+            Some(known) => known.clone(),
+            None => self.keep(name),
         }
-        self.names
-            .insert(name.as_str().as_bytes().into(), name.clone());
-        name
     }
 
     /// The name of `text`: the one the interner has, else a new one it keeps (the one allocation
     /// of that text in the function).
     pub fn intern(&mut self, text: &str) -> Name {
-        if let Some(known) = self.names.get(text.as_bytes()) {
-            return known.clone();
+        match self.names.get(text.as_bytes()) {
+            Some(known) => known.clone(),
+            None => self.keep(Name::from(text)),
         }
-        let name = Name::from(text);
-        self.names.insert(text.as_bytes().into(), name.clone());
+    }
+
+    /// Keeps `name`, which the interner does not have yet.
+    fn keep(&mut self, name: Name) -> Name {
+        self.names
+            .insert(name.as_str().as_bytes().into(), name.clone());
         name
     }
 
