@@ -56,6 +56,7 @@ pub(crate) fn apply_to_program(
 /// Edits one function in place, every op named by its position in the original program. The
 /// graph's edges, value map and op order are left stale: render it.
 fn edit_function(f: &mut Function, edits: &[(&PadPlan, &FunctionEdit)]) -> Result<(), String> {
+    f.names_hold_line_breaks = true;
     let by_order: HashMap<u32, NodeId> = f.ops().map(|(id, o)| (o.order, id)).collect();
     let resolve = |r: &OpRef, f: &Function| -> Result<NodeId, String> {
         let id = by_order

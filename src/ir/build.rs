@@ -102,6 +102,8 @@ struct Builder {
     scopes: Vec<Vec<Name>>,
     /// Op types, parameter and attribute names, weight paths: few distinct ones, many uses.
     names: Interner,
+    /// A value name defined so far holds a line break.
+    value_line_breaks: bool,
     order: u32,
     /// Room for the edges into the op being added (empty between ops).
     edges: Vec<(ValueDef, Edge)>,
@@ -152,6 +154,7 @@ impl FunctionBuilder {
             visible: FxHashMap::with_capacity_and_hasher(ops, Default::default()),
             scopes: Vec::new(),
             names: Interner::with_capacity(64),
+            value_line_breaks: false,
             order: 0,
             edges: Vec::new(),
         };
@@ -224,6 +227,8 @@ impl FunctionBuilder {
             blocks: self.builder.blocks,
             values: self.builder.values,
             span: self.span,
+            names_hold_line_breaks: self.builder.value_line_breaks
+                || self.builder.names.saw_line_break(),
         })
     }
 }
@@ -237,6 +242,7 @@ impl Builder {
     }
 
     fn define(&mut self, name: Name, def: ValueDef, span: Span) -> Result<(), BuildError> {
+        self.value_line_breaks |= memchr::memchr(b'\n', name.as_bytes()).is_some();
         match self.visible.entry(name) {
             Entry::Occupied(e) => Err(BuildError::Duplicate {
                 name: e.key().to_string(),

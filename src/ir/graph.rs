@@ -184,6 +184,10 @@ pub struct Function {
     pub values: FxHashMap<Name, ValueDef>,
     /// Span of the `func` header.
     pub span: Span,
+    /// Some name of the function (a value's, an op type, a parameter or attribute key) may hold a
+    /// line break: false only when the builder saw every name and none did. An edit after
+    /// building sets it.
+    pub names_hold_line_breaks: bool,
 }
 
 impl Function {

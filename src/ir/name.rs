@@ -94,6 +94,8 @@ impl fmt::Debug for Name {
 #[derive(Debug, Default)]
 pub struct Interner {
     names: FxHashMap<Box<[u8]>, Name>,
+    /// Some name kept holds a line break.
+    line_breaks: bool,
 }
 
 impl Interner {
@@ -101,6 +103,7 @@ impl Interner {
     pub fn with_capacity(capacity: usize) -> Interner {
         Interner {
             names: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
+            line_breaks: false,
         }
     }
 
@@ -123,9 +126,15 @@ impl Interner {
 
     /// Keeps `name`, which the interner does not have yet.
     fn keep(&mut self, name: Name) -> Name {
+        self.line_breaks |= memchr::memchr(b'\n', name.as_bytes()).is_some();
         self.names
             .insert(name.as_str().as_bytes().into(), name.clone());
         name
+    }
+
+    /// Whether some name the interner keeps holds a line break.
+    pub fn saw_line_break(&self) -> bool {
+        self.line_breaks
     }
 
     /// [`Self::intern`] of the text `bytes` hold; `None` when they are not UTF-8 (checked only for

@@ -226,6 +226,27 @@ impl SpanLog {
     }
 }
 
+/// How many line breaks the names `op`'s statement writes as they are hold: its outputs', op
+/// type, parameters', bound values' and attribute keys (literals are quoted, their breaks escaped).
+fn name_line_breaks(op: &Op) -> usize {
+    let breaks = |s: &str| s.bytes().filter(|&b| b == b'\n').count();
+    let bound = |args: &[Arg]| -> usize {
+        args.iter()
+            .map(|a| match a {
+                Arg::Name(n) => breaks(n),
+                Arg::Value(_) => 0,
+            })
+            .sum()
+    };
+    op.outputs.iter().map(|o| breaks(&o.name)).sum::<usize>()
+        + breaks(&op.op_type)
+        + op.inputs
+            .iter()
+            .map(|p| breaks(&p.name) + bound(&p.args))
+            .sum::<usize>()
+        + op.attributes.iter().map(|(k, _)| breaks(k)).sum::<usize>()
+}
+
 struct Renderer {
     out: String,
     bare_scalars: bool,
@@ -371,7 +392,7 @@ impl Renderer {
             }
             self.indent(depth);
             match f.op(id) {
-                Some(op) if self.stands_in(op) => self.stand_in(id, op),
+                Some(op) if self.stands_in(op) => self.stand_in(id, op, f.names_hold_line_breaks),
                 _ => self.statement(f, id, depth),
             }
             self.out.push('\n');
@@ -465,28 +486,12 @@ impl Renderer {
     /// nested blocks), as many line breaks as the statement holds, then `;`, with the statement's
     /// span over them. The span starts where the statement would, so its line and column are the
     /// statement's, and every line after starts on the line it would; the bytes are not the
-    /// statement's. A statement breaks lines only inside the names it writes as they are (its
-    /// outputs', op type, parameters', bound values' and attribute keys): literals are quoted
-    /// with their line breaks escaped.
-    fn stand_in(&mut self, id: NodeId, op: &Op) {
+    /// statement's. A statement breaks lines only inside the names it writes as they are
+    /// ([`name_line_breaks`]), read only when some name of the function may hold one
+    /// (`names_break`).
+    fn stand_in(&mut self, id: NodeId, op: &Op, names_break: bool) {
         let start = self.pos();
-        let breaks = |s: &str| s.bytes().filter(|&b| b == b'\n').count();
-        let names = op.outputs.iter().map(|o| breaks(&o.name)).sum::<usize>()
-            + breaks(&op.op_type)
-            + op.inputs
-                .iter()
-                .map(|p| {
-                    breaks(&p.name)
-                        + p.args
-                            .iter()
-                            .map(|a| match a {
-                                Arg::Name(n) => breaks(n),
-                                Arg::Value(_) => 0,
-                            })
-                            .sum::<usize>()
-                })
-                .sum::<usize>()
-            + op.attributes.iter().map(|(k, _)| breaks(k)).sum::<usize>();
+        let names = if names_break { name_line_breaks(op) } else { 0 };
         for _ in 0..names {
             self.out.push('\n');
         }
@@ -1020,6 +1025,7 @@ mod line_index_tests {
         };
         let mut program = nested();
         for f in &mut program.functions {
+            f.names_hold_line_breaks = true;
             let ids: Vec<_> = f.graph.node_indices().collect();
             for id in ids {
                 if let Node::Op(op) = &mut f.graph[id] {
@@ -1111,6 +1117,7 @@ mod line_index_tests {
     /// Applies `edit` to every op of function `function`.
     fn edit_ops(program: &mut Program, function: usize, mut edit: impl FnMut(&mut Op)) {
         let f = &mut program.functions[function];
+        f.names_hold_line_breaks = true;
         let ids: Vec<_> = f.graph.node_indices().collect();
         for id in ids {
             if let Node::Op(op) = &mut f.graph[id] {

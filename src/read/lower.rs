@@ -1224,6 +1224,52 @@ mod tests {
             .expect("immediate tensor")
     }
 
+    /// A function notes whether any of its names holds a line break (the line index then reads
+    /// them), whichever kind of name it is; the index then places every op where the text does.
+    #[test]
+    fn a_name_with_a_line_break_is_noted_and_indexed_as_written() {
+        let f16 = || tensor_type(D::Float16, &[1, 4]);
+        let model = |input: &str, output: &str, op_type: &str, param: &str, key: &str| {
+            let mut relu = op(op_type, "r", &[(param, input)], vec![named(output, f16())]);
+            relu.attributes.insert(key.to_string(), string_value("v"));
+            let tail = op("relu", "t", &[("x", output)], vec![named("z", f16())]);
+            let f = function(
+                "CoreML8",
+                vec![named(input, f16())],
+                vec![relu, tail],
+                &["z"],
+            );
+            ml_model(9, vec![("main", f)], proto::ModelDescription::default())
+        };
+        let breaks = |m: &proto::Model| {
+            let p = lowered(m);
+            p.program.functions[0].names_hold_line_breaks
+        };
+        assert!(!breaks(&model("x", "y", "relu", "x", "note")));
+        for m in [
+            model("x\n", "y", "relu", "x", "note"),
+            model("x", "y\n", "relu", "x", "note"),
+            model("x", "y", "re\nlu", "x", "note"),
+            model("x", "y", "relu", "x\n", "note"),
+            model("x", "y", "relu", "x", "no\nte"),
+        ] {
+            assert!(breaks(&m));
+            let mut rendered = lowered(&m).program;
+            let mut indexed = rendered.clone();
+            let text = crate::ir::render::render_program(&mut rendered);
+            let index = crate::ir::render::index_program(&mut indexed);
+            let spans = |p: &Program| -> Vec<Span> {
+                p.functions[0].ops().map(|(_, op)| op.span).collect()
+            };
+            for (r, i) in spans(&rendered).iter().zip(spans(&indexed)) {
+                assert_eq!(
+                    index.line_col(i.start),
+                    crate::ir::span::line_col(&text, r.start)
+                );
+            }
+        }
+    }
+
     #[test]
     fn stateful_program_lowers_completely() {
         let p = lowered(&stateful_model(9));
