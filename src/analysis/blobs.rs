@@ -8,6 +8,8 @@
 //! once, its record chain walked once, which also gives its `weight-record`s (each referenced or
 //! not), the `weight-overlap`s of their ranges and the model's `weights` in total. Payload bytes are
 //! never read. Every entity, a sound one too, is described; the rules' YAML holds the conditions.
+//! A weight is first described by its numbers and flags, and its texts (for messages) are written
+//! only when a rule of the run may select it.
 //!
 //! Entities about one literal are located at its op; entities about a whole file at the first op that
 //! references the file, so every entity has a function, an op and a span.
@@ -21,7 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::entity::{
-    kind_named, prop, Entity, EntityDemand, EntityKind, EveryEntity, Prop, PropType,
+    kind_named, prop, Entity, EntityDemand, EntityKind, EveryEntity, Partial, PartialProp, Prop,
+    PropType,
 };
 use super::weight_uses::{collect_uses, BlobUse};
 use crate::ir::Model;
@@ -133,33 +136,96 @@ pub const ENTITY_KINDS: &[EntityKind] = &[
     },
 ];
 
-/// The `weight` entity of use `u`, with what needs no weight file.
-fn weight(u: &BlobUse, file: &str) -> Entity {
-    let mut e = u
-        .locate(Entity::new(const { kind_named(ENTITY_KINDS, "weight") }))
-        .with("param", u.param)
-        .with("path", u.blob.path.as_str())
-        .with("file", file)
-        .with("file-readable", false)
-        .with("offset", u.blob.offset);
+/// The `weight` kind.
+const WEIGHT: &EntityKind = const { kind_named(ENTITY_KINDS, "weight") };
+
+/// The slot of the `weight` property `name`.
+macro_rules! weight_slot {
+    ($name:literal) => {
+        const { WEIGHT.slot($name) }
+    };
+}
+
+/// The `weight` properties set only once a rule of the run may select the weight (texts for
+/// messages), as a mask of slots.
+const WEIGHT_TEXTS: u64 = WEIGHT.slots(&[
+    "declared-storage",
+    "at-offset",
+    "suggestion",
+    "storage-dtype",
+    "bounds-detail",
+    "alignment-detail",
+    "alignment-help",
+    "expected-bytes",
+    "size-detail",
+]);
+
+/// Starts describing the `weight` of `u` on `p`: the facts of its literal. `file`: the weight
+/// file its path resolves to, or the written path when it does not resolve.
+fn literal_facts<'a>(u: &'a BlobUse<'_>, file: &'a str, p: &mut Partial<'a>) {
+    p.reset(WEIGHT);
+    p.set(weight_slot!("param"), u.param)
+        .set(weight_slot!("path"), &u.blob.path)
+        .set(weight_slot!("file"), file)
+        .set(weight_slot!("file-readable"), false)
+        .set(weight_slot!("offset"), u.blob.offset);
     let tensor = u.literal.ty.tensor();
-    e.set("tensor", tensor.is_some());
+    p.set(weight_slot!("tensor"), tensor.is_some());
     if let Some(t) = tensor {
-        let dtype = t.dtype;
-        e.set("declared-dtype", dtype.to_string());
-        match blob::storage_code(dtype) {
-            Some(code) => {
-                e.set("declared-storage-code", code);
-                e.set("declared-storage", format!("{dtype} (storage code {code})"));
-            }
-            None => e.set(
-                "declared-storage",
-                format!("{dtype} (which no weight file can hold)"),
-            ),
+        p.set(weight_slot!("declared-dtype"), t.dtype);
+        if let Some(code) = blob::storage_code(t.dtype) {
+            p.set(weight_slot!("declared-storage-code"), code);
         }
-        e.set("shape-known", !t.is_dynamic());
+        p.set(weight_slot!("shape-known"), !t.is_dynamic());
     }
-    e
+}
+
+/// The texts of a weight's literal, once the weight is wanted.
+fn literal_texts(u: &BlobUse, e: &mut Entity) {
+    let Some(t) = u.literal.ty.tensor() else {
+        return;
+    };
+    let dtype = t.dtype;
+    let storage = match blob::storage_code(dtype) {
+        Some(code) => format!("{dtype} (storage code {code})"),
+        None => format!("{dtype} (which no weight file can hold)"),
+    };
+    e.set("declared-storage", storage);
+}
+
+/// Makes the weight `p` describes whole when a rule of the run may select it, and keeps it when
+/// one selects it: its location, the properties on `p`, then the texts `texts` sets.
+fn make_weight(
+    u: &BlobUse,
+    p: &Partial<'_>,
+    demand: &dyn EntityDemand,
+    texts: impl FnOnce(&mut Entity),
+    out: &mut Vec<Entity>,
+) {
+    if !demand.may_select(p, WEIGHT_TEXTS) {
+        return;
+    }
+    let mut e = u.locate(Entity::new(WEIGHT));
+    p.describe(&mut e);
+    literal_texts(u, &mut e);
+    texts(&mut e);
+    if demand.selects(&e) {
+        out.push(e);
+    }
+}
+
+/// The weights of `uses`, whose file (`file`: resolved, or the written path) was not read.
+fn unread_weights<'a>(
+    uses: impl Iterator<Item = &'a BlobUse<'a>>,
+    file: &str,
+    demand: &dyn EntityDemand,
+    out: &mut Vec<Entity>,
+) {
+    let mut p = Partial::new(WEIGHT);
+    for u in uses {
+        literal_facts(u, file, &mut p);
+        make_weight(u, &p, demand, |_| {}, out);
+    }
 }
 
 /// Every weight entity of a model: its weights, weight files, their records and overlaps, the
@@ -201,12 +267,8 @@ pub fn blob_entities_with(model: &Model, demand: &dyn EntityDemand) -> Vec<Entit
             },
             Err(e) => {
                 out.push(unresolved_file(first, &e, idxs.len()));
-                out.extend(
-                    idxs.iter()
-                        .filter_map(|&i| uses.get(i))
-                        .map(|u| weight(u, written))
-                        .filter(|w| demand.selects(w)),
-                );
+                let unread = idxs.iter().filter_map(|&i| uses.get(i));
+                unread_weights(unread, written, demand, &mut out);
             }
         }
     }
@@ -316,12 +378,7 @@ fn describe_file(
         .with("path", first.blob.path.as_str())
         .with("references", group.len());
     let unread = |out: &mut Vec<Entity>| {
-        out.extend(
-            group
-                .iter()
-                .map(|&u| weight(u, &file_name))
-                .filter(|w| demand.selects(w)),
-        );
+        unread_weights(group.iter().copied(), &file_name, demand, out);
     };
     let file = match BlobFile::open(path, &model.root) {
         Ok(f) => f,
@@ -403,12 +460,10 @@ fn describe_file(
     // Records that literals reference and that hold a sentinel, with the first use of each.
     let mut referenced: BTreeMap<u64, (Record, usize)> = BTreeMap::new();
     let mut referenced_offsets: BTreeSet<u64> = BTreeSet::new();
+    let mut p = Partial::new(WEIGHT);
     for (i, u) in group.iter().enumerate() {
         referenced_offsets.insert(u.blob.offset);
-        let (weight, rec) = describe_use(u, &file, &walk, &file_name);
-        if demand.selects(&weight) {
-            out.push(weight);
-        }
+        let rec = describe_use(u, &file, &walk, &file_name, &mut p, demand, out);
         if let Some(rec) = rec {
             referenced.entry(rec.offset).or_insert((rec, i));
         }
@@ -464,24 +519,91 @@ fn count_problem(count: u32, walk: &Walk) -> Option<String> {
     ))
 }
 
-/// The `weight` entity of one use of a readable file, and its record when that has a sentinel.
-fn describe_use(
-    u: &BlobUse,
+/// The `weight` of one use of a readable file, kept in `out` when a rule of the run selects it;
+/// returns its record when that has a sentinel.
+fn describe_use<'a>(
+    u: &'a BlobUse<'_>,
     file: &BlobFile,
     walk: &Walk,
-    file_name: &str,
-) -> (Entity, Option<Record>) {
+    file_name: &'a str,
+    p: &mut Partial<'a>,
+    demand: &dyn EntityDemand,
+    out: &mut Vec<Entity>,
+) -> Option<Record> {
     let off = u.blob.offset;
     let len = file.len();
-    let record_end = i128::from(off) + i128::from(RECORD_BYTES);
+    literal_facts(u, file_name, p);
+    p.set(weight_slot!("file-readable"), true)
+        .set(weight_slot!("file-length"), len)
+        .set(
+            weight_slot!("record-end"),
+            PartialProp::Int(i128::from(off) + i128::from(RECORD_BYTES)),
+        );
+    let rec = file.record_at(off).ok();
+    if let Some(rec) = &rec {
+        let sentinel = if rec.has_sentinel() {
+            PartialProp::from(SENTINEL_TEXT)
+        } else {
+            PartialProp::from(format!("0x{:08X}", rec.sentinel))
+        };
+        p.set(weight_slot!("sentinel"), sentinel);
+        if rec.has_sentinel() {
+            record_facts(u, rec, p);
+        }
+    }
+    make_weight(
+        u,
+        p,
+        demand,
+        |e| use_texts(u, walk, len, rec.as_ref(), e),
+        out,
+    );
+    rec.filter(Record::has_sentinel)
+}
+
+/// How the sentinel of a record reads as a property.
+const SENTINEL_TEXT: &str = "0xDEADBEEF";
+
+/// The fields of the record (with a sentinel) at a weight's offset, and the sizes its literal
+/// expects, on `p`.
+fn record_facts(u: &BlobUse, rec: &Record, p: &mut Partial<'_>) {
+    p.set(weight_slot!("storage-code"), rec.dtype_code)
+        .set(weight_slot!("payload-offset"), rec.data_offset)
+        .set(weight_slot!("payload-size"), rec.size)
+        .set(
+            weight_slot!("payload-end"),
+            PartialProp::Int(i128::from(rec.data_offset) + i128::from(rec.size)),
+        )
+        .set(weight_slot!("padding-bits"), rec.padding_bits);
+    let Some(tensor) = u.literal.ty.tensor() else {
+        return;
+    };
+    let Some(bits) = tensor.dtype.bits() else {
+        return;
+    };
+    p.set(weight_slot!("dtype-bits"), bits);
+    let count = tensor.element_count();
+    // Exact in i128: at most 2^64 elements of at most 64 bits.
+    if let Some(c) = count {
+        let expected = (i128::from(c) * i128::from(bits) + 7) / 8;
+        p.set(weight_slot!("expected-size"), PartialProp::Int(expected));
+    }
+    if let (Some(c), Some(expected)) = (count, count.and_then(|c| blob::packed_bytes(c, bits))) {
+        if rec.size != 0 && rec.size == expected && bits < 8 {
+            // size == expected, so size·8 ≥ count·bits and the subtraction holds.
+            let pad = i128::from(expected) * 8 - i128::from(c) * i128::from(bits);
+            p.set(weight_slot!("expected-padding-bits"), PartialProp::Int(pad));
+        }
+    }
+}
+
+/// The texts of a weight of a readable file (`len` bytes) once it is wanted: what is at its
+/// offset, and where its record (`rec`, when it lies in the file) leaves the file, is misaligned
+/// or disagrees with the literal's size, in sentences.
+fn use_texts(u: &BlobUse, walk: &Walk, len: u64, rec: Option<&Record>, e: &mut Entity) {
+    let off = u.blob.offset;
     let (there, suggestion) = describe_offset(walk, off);
-    let mut e = weight(u, file_name)
-        .with("file-readable", true)
-        .with("file-length", len)
-        .with("record-end", Prop::Int(record_end))
-        .with("at-offset", there.as_str())
-        .with("suggestion", suggestion.as_str());
-    let Ok(rec) = file.record_at(off) else {
+    let Some(rec) = rec else {
         let end = off
             .checked_add(RECORD_BYTES)
             .map_or_else(|| "past 2^64".to_string(), |e| e.to_string());
@@ -491,35 +613,30 @@ fn describe_use(
                 "the file is {len} bytes; the 64-byte record at offset {off} would end at {end}"
             ),
         );
-        return (e, None);
+        e.set("at-offset", there);
+        e.set("suggestion", suggestion);
+        return;
     };
-    e.set("sentinel", format!("0x{:08X}", rec.sentinel));
     if off % blob::ALIGNMENT != 0 {
         e.set(
             "alignment-detail",
             format!("offset {off} is not a multiple of 64; {there}"),
         );
-        e.set("alignment-help", suggestion);
+        e.set("alignment-help", suggestion.as_str());
     }
-    if !rec.has_sentinel() {
-        return (e, None);
+    e.set("at-offset", there);
+    e.set("suggestion", suggestion);
+    if rec.has_sentinel() {
+        record_texts(e, u, rec, len);
     }
-    describe_record(&mut e, u, &rec, len);
-    (e, Some(rec))
 }
 
-/// The record's fields on `e`, with the texts that explain its bounds, alignment and size.
-fn describe_record(e: &mut Entity, u: &BlobUse, rec: &Record, len: u64) {
+/// The texts that explain the bounds, alignment and size of a weight's record (with a sentinel).
+fn record_texts(e: &mut Entity, u: &BlobUse, rec: &Record, len: u64) {
     let off = rec.offset;
     let data = rec.data_offset;
-    let end = i128::from(data) + i128::from(rec.size);
     let record_end = off.saturating_add(RECORD_BYTES);
-    e.set("storage-code", rec.dtype_code);
     e.set("storage-dtype", storage_name(rec.dtype_code));
-    e.set("payload-offset", data);
-    e.set("payload-size", rec.size);
-    e.set("payload-end", Prop::Int(end));
-    e.set("padding-bits", rec.padding_bits);
     let bounds = match rec.payload_end() {
         None => Some(format!(
             "the record's payload offset {data} plus size {} overflows a 64-bit offset",
@@ -552,14 +669,9 @@ fn describe_record(e: &mut Entity, u: &BlobUse, rec: &Record, len: u64) {
     let Some(bits) = tensor.dtype.bits() else {
         return;
     };
-    e.set("dtype-bits", bits);
     let count = tensor.element_count();
-    // Exact in i128: at most 2^64 elements of at most 64 bits.
     let expected = count.map(|c| (i128::from(c) * i128::from(bits) + 7) / 8);
     let fits = count.and_then(|c| blob::packed_bytes(c, bits));
-    if let Some(b) = expected {
-        e.set("expected-size", Prop::Int(b));
-    }
     let shape = tensor.to_string();
     let (expected_bytes, detail) = match (count, expected, fits) {
         _ if rec.size == 0 => (
@@ -591,9 +703,7 @@ fn describe_record(e: &mut Entity, u: &BlobUse, rec: &Record, len: u64) {
                     rec.size
                 ))
             } else if bits < 8 {
-                // size == expected, so size·8 ≥ count·bits and the subtraction holds.
                 let want_pad = i128::from(expected) * 8 - i128::from(count) * i128::from(bits);
-                e.set("expected-padding-bits", Prop::Int(want_pad));
                 (i128::from(rec.padding_bits) != want_pad).then(|| format!(
                     "the byte size is right but padding_size_in_bits is {}, expected {want_pad} for {count} elements of {bits} bits",
                     rec.padding_bits
@@ -1595,7 +1705,8 @@ mod tests {
     }
 
     /// With the run's rules' demand, a weight or weight record no rule selects is not kept (a large
-    /// model's healthy weights are most of its entities); the findings are the same.
+    /// model's healthy weights are most of its entities; a weight is asked about by its numbers
+    /// before its texts are written); the findings are the same.
     #[test]
     fn only_the_weights_and_records_a_rule_selects_are_kept() {
         let demand = crate::rules::RuleDemand::of(blob_rules());

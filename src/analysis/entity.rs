@@ -323,6 +323,20 @@ impl From<String> for PartialProp<'_> {
     }
 }
 
+/// An element type: its name (no allocation for the known ones).
+impl From<crate::ir::DType> for PartialProp<'_> {
+    fn from(d: crate::ir::DType) -> Self {
+        d.known_name()
+            .map_or_else(|| PartialProp::from(d.text_name()), PartialProp::from)
+    }
+}
+
+impl From<u32> for PartialProp<'_> {
+    fn from(n: u32) -> Self {
+        PartialProp::Int(i128::from(n))
+    }
+}
+
 impl From<u64> for PartialProp<'_> {
     fn from(n: u64) -> Self {
         PartialProp::Int(i128::from(n))

@@ -15,7 +15,7 @@ use super::table::{opset_position, OpTable, OpVersion, OpsetPos, ParamKind, MAX_
 use super::values::FunctionValues;
 use super::ENTITY_KINDS;
 use crate::analysis::entity::{
-    kind_named, Entity, EntityDemand, EntityKind, Partial, PartialProp, Slot, MAX_PROPERTIES,
+    kind_named, Entity, EntityDemand, EntityKind, Partial, Slot, MAX_PROPERTIES,
 };
 use crate::analysis::FunctionAnalysis;
 use crate::ir::render::text_opset;
@@ -536,7 +536,7 @@ impl<'a> Facts<'a> {
                 );
                 t.runtime.set(p, slot::RUNTIME_DATA);
                 if let Some((dtype, group)) = t.tensor {
-                    p.set(slot::DTYPE, dtype_text(dtype))
+                    p.set(slot::DTYPE, dtype)
                         .set(slot::DTYPE_ACCEPTED, spec.accepts(dtype))
                         .set(
                             slot::DEFERRED,
@@ -544,7 +544,7 @@ impl<'a> Facts<'a> {
                         );
                     if let Some((other, other_dtype)) = group {
                         p.set(slot::GROUP_PARAM, version.params()[other].name.as_str())
-                            .set(slot::GROUP_DTYPE, dtype_text(other_dtype));
+                            .set(slot::GROUP_DTYPE, other_dtype);
                     }
                 }
             }
@@ -805,12 +805,6 @@ fn takes(kind: ParamKind) -> &'static str {
         ParamKind::List => "list",
         ParamKind::Any => "any",
     }
-}
-
-/// An element type as a property: the type's name (no allocation for the known ones).
-fn dtype_text(d: DType) -> PartialProp<'static> {
-    d.known_name()
-        .map_or_else(|| PartialProp::from(d.text_name()), PartialProp::from)
 }
 
 /// One `mil-parameter` entity per binding of parameter `param` (an index into `version`'s
