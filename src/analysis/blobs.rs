@@ -471,17 +471,25 @@ fn describe_file(
 
     overlaps(&walk, &referenced, group, &file_name, out);
 
+    const RECORD: &EntityKind = const { kind_named(ENTITY_KINDS, "weight-record") };
+    const STORAGE_TEXT: u64 = RECORD.slots(&["storage-dtype"]);
+    let mut p = Partial::new(RECORD);
     for rec in &walk.records {
-        let record = first
-            .locate(Entity::new(
-                const { kind_named(ENTITY_KINDS, "weight-record") },
-            ))
-            .with("file", file_name.as_str())
-            .with("offset", rec.offset)
-            .with("size", rec.size)
-            .with("storage-code", rec.dtype_code)
-            .with("storage-dtype", storage_name(rec.dtype_code))
-            .with("referenced", referenced_offsets.contains(&rec.offset));
+        p.reset(RECORD);
+        p.set(const { RECORD.slot("file") }, file_name.as_str())
+            .set(const { RECORD.slot("offset") }, rec.offset)
+            .set(const { RECORD.slot("size") }, rec.size)
+            .set(const { RECORD.slot("storage-code") }, rec.dtype_code)
+            .set(
+                const { RECORD.slot("referenced") },
+                referenced_offsets.contains(&rec.offset),
+            );
+        if !demand.may_select(&p, STORAGE_TEXT) {
+            continue;
+        }
+        let mut record = first.locate(Entity::new(RECORD));
+        p.describe(&mut record);
+        record.set("storage-dtype", storage_name(rec.dtype_code));
         if demand.selects(&record) {
             out.push(record);
         }

@@ -242,7 +242,7 @@ impl Builder {
     }
 
     fn define(&mut self, name: Name, def: ValueDef, span: Span) -> Result<(), BuildError> {
-        self.value_line_breaks |= memchr::memchr(b'\n', name.as_bytes()).is_some();
+        self.value_line_breaks |= super::name::holds_line_break(name.as_bytes());
         match self.visible.entry(name) {
             Entry::Occupied(e) => Err(BuildError::Duplicate {
                 name: e.key().to_string(),

@@ -126,7 +126,7 @@ impl Interner {
 
     /// Keeps `name`, which the interner does not have yet.
     fn keep(&mut self, name: Name) -> Name {
-        self.line_breaks |= memchr::memchr(b'\n', name.as_bytes()).is_some();
+        self.line_breaks |= holds_line_break(name.as_bytes());
         self.names
             .insert(name.as_str().as_bytes().into(), name.clone());
         name
@@ -147,9 +147,55 @@ impl Interner {
     }
 }
 
+/// Whether `bytes` hold a line break, eight at a time: names are short, and a library search
+/// costs more in setting up than in searching them.
+pub(crate) fn holds_line_break(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let words = bytes.chunks_exact(8);
+    let rest = words.remainder();
+    // A byte of `x` is zero where the word holds `\n`; `(x - ONES) & !x & HIGHS` is nonzero
+    // exactly when some byte of `x` is zero.
+    words.filter_map(|w| <[u8; 8]>::try_from(w).ok()).any(|w| {
+        let x = u64::from_ne_bytes(w) ^ (ONES * u64::from(b'\n'));
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    }) || rest.contains(&b'\n')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Against a byte-by-byte search, on texts of every length to 40 made of the bytes around
+    /// `\n` and the high bits (where a word-at-a-time test could carry or borrow wrongly).
+    #[test]
+    fn a_line_break_is_found_as_a_byte_search_finds_it() {
+        const BYTES: &[u8] = &[
+            0x00, 0x01, 0x09, 0x0A, 0x0B, 0x7F, 0x80, 0x8A, 0x8B, 0xFF, b'a',
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let (mut with, mut without) = (0, 0);
+        for len in 0..40 {
+            for _ in 0..500 {
+                let text: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        BYTES[(state % BYTES.len() as u64) as usize]
+                    })
+                    .collect();
+                let expected = text.contains(&b'\n');
+                assert_eq!(holds_line_break(&text), expected, "{text:?}");
+                if expected {
+                    with += 1;
+                } else {
+                    without += 1;
+                }
+            }
+        }
+        assert!(with > 1000 && without > 1000, "{with} / {without}");
+    }
 
     #[test]
     fn interned_names_share_one_allocation() {

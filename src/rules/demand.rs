@@ -41,9 +41,10 @@ struct KindDemand<'r> {
 
 /// What the tests of a kind read of a partial entity, when that is only which of their
 /// properties are there, true, false or still to come, which of the words they name a text
-/// property is, and whether two properties they compare are equal: entities alike in that get
-/// the same answer, so it is worked out once per run and thread (the op-set check asks about
-/// some 50 k parameters of a 14 k-op program, most alike).
+/// property is, whether two properties they compare are equal, and the answers of their number
+/// comparisons and patterns: entities alike in that get the same answer, so it is worked out once
+/// per run and thread (the op-set check asks about some 50 k parameters of a 14 k-op program, and
+/// the weight check about every file-backed constant, most alike).
 struct KeyPlan<'r> {
     /// The slots the tests read.
     tested: u64,
@@ -51,12 +52,16 @@ struct KeyPlan<'r> {
     words: Vec<(Slot, Vec<&'r str>)>,
     /// The slots `same-as` compares.
     same: Vec<(Slot, Slot)>,
+    /// Each number comparison and pattern the tests name, on its slot: its answer is a part of
+    /// the key (two bits: unknown, true or false).
+    atoms: Vec<(Slot, &'r Pred)>,
 }
 
 /// A partial entity's key: its kind's index, the [`KeyPlan::tested`] slots there, true, false and
 /// to come, then for each text slot of [`KeyPlan::words`] the index of its word plus one (0: none),
-/// a byte each, and a bit for each pair of [`KeyPlan::same`] that is equal.
-type AnswerKey = (usize, [u64; 6]);
+/// a byte each, a bit for each pair of [`KeyPlan::same`] that is equal, and two bits for the
+/// answer of each of [`KeyPlan::atoms`].
+type AnswerKey = (usize, [u64; 7]);
 
 /// The answers one demand worked out on a thread.
 #[derive(Default)]
@@ -304,21 +309,24 @@ impl Known<'_, '_> {
                 (None, _) => (!self.is_to_come(*slot)).then_some(false),
                 (Some(_), None) => (!self.is_to_come(*other)).then_some(false),
             },
-            SlotTest::Prop(slot, pred) => {
-                let Some(v) = self.value(*slot) else {
-                    return if self.is_to_come(*slot) {
-                        None
-                    } else {
-                        Some(matches!(pred, Pred::Present(false)))
-                    };
-                };
-                match pred {
-                    Pred::Present(want) => Some(*want),
-                    Pred::Bool(_) | Pred::Words(_) => Some(pred.holds(v, |p| self.value(p))),
-                    pred if pred.operands().any(|p| self.is_to_come(p)) => None,
-                    pred => Some(pred.holds(v, |p| self.value(p))),
-                }
-            }
+            SlotTest::Prop(slot, pred) => self.prop_may_match(*slot, pred),
+        }
+    }
+
+    /// Whether the property of `slot` meets `pred`, as [`Self::may_match`].
+    fn prop_may_match(&self, slot: Slot, pred: &Pred) -> Option<bool> {
+        let Some(v) = self.value(slot) else {
+            return if self.is_to_come(slot) {
+                None
+            } else {
+                Some(matches!(pred, Pred::Present(false)))
+            };
+        };
+        match pred {
+            Pred::Present(want) => Some(*want),
+            Pred::Bool(_) | Pred::Words(_) => Some(pred.holds(v, |p| self.value(p))),
+            pred if pred.operands().any(|p| self.is_to_come(p)) => None,
+            pred => Some(pred.holds(v, |p| self.value(p))),
         }
     }
 }
@@ -348,13 +356,15 @@ impl<'r> KeyPlan<'r> {
             tested: 0,
             words: Vec::new(),
             same: Vec::new(),
+            atoms: Vec::new(),
         };
         for t in tests {
             plan.add(t)?;
         }
         let fits = plan.words.len() <= 8
             && plan.words.iter().all(|(_, w)| w.len() < 255)
-            && plan.same.len() <= 64;
+            && plan.same.len() <= 64
+            && plan.atoms.len() <= 32;
         fits.then_some(plan)
     }
 
@@ -380,7 +390,13 @@ impl<'r> KeyPlan<'r> {
                         }
                         Some(())
                     }
-                    _ => None,
+                    Pred::Number(_) | Pred::Regex(_) => {
+                        if !self.atoms.iter().any(|(s, p)| s == slot && *p == *pred) {
+                            self.atoms.push((*slot, pred));
+                        }
+                        Some(())
+                    }
+                    Pred::SameAs(_) => None,
                 }
             }
             SlotTest::SameAs(a, b) if *a < MAX_PROPERTIES && *b < MAX_PROPERTIES => {
@@ -397,9 +413,19 @@ impl<'r> KeyPlan<'r> {
     }
 
     /// `partial`'s key: what its tests read of it (see [`AnswerKey`]).
-    fn key(&self, partial: &Partial<'_>, pending: u64) -> [u64; 6] {
+    fn key(&self, partial: &Partial<'_>, pending: u64) -> [u64; 7] {
         let (set, is_true, is_false) = partial.masks();
         let to_come = pending & !set;
+        let known = Known { partial, to_come };
+        let mut atoms = 0u64;
+        for (i, (slot, pred)) in self.atoms.iter().enumerate() {
+            let answer = match known.prop_may_match(*slot, pred) {
+                None => 1,
+                Some(false) => 2,
+                Some(true) => 3,
+            };
+            atoms |= answer << (2 * i);
+        }
         let mut words = 0u64;
         for (i, (slot, known)) in self.words.iter().enumerate() {
             let word = match partial.get(*slot) {
@@ -421,6 +447,7 @@ impl<'r> KeyPlan<'r> {
             to_come & tested,
             words,
             same,
+            atoms,
         ]
     }
 }
@@ -436,8 +463,8 @@ mod tests {
 
     /// An answer kept for a key is the answer worked out for every partial entity of that key.
     /// For each rule of each kind the built-in rules key, random partial entities whose tested
-    /// properties are unset, to come, true, false, one of the words a test names or another text
-    /// (the rest unset: a small space, so many entities share a key): the kept answer equals the
+    /// properties are unset, to come, true, false, one of the words a test names, another text or a
+    /// number near the bounds the tests name (the rest unset: a small space, so many entities share a key): the kept answer equals the
     /// one worked out afresh. A key that leaves out something a test reads fails this.
     #[test]
     fn a_kept_answer_is_the_answer_of_every_entity_of_its_key() {
@@ -466,14 +493,17 @@ mod tests {
                     for &slot in &slots {
                         let words = plan.words.iter().find(|(s, _)| *s == slot);
                         let words: &[&str] = words.map_or(&[], |(_, w)| w);
-                        match next(6 + words.len()) {
+                        match next(8 + words.len()) {
                             0 => {}
                             1 => pending |= 1 << slot,
                             2 => _ = partial.set(slot, true),
                             3 => _ = partial.set(slot, false),
                             4 => _ = partial.set(slot, "fp16"),
                             5 => _ = partial.set(slot, "fp32"),
-                            w => _ = partial.set(slot, words[w - 6]),
+                            // Numbers around the bounds the tests name (0, 1, 8, 64, ...).
+                            6 => _ = partial.set(slot, (next(5) * 32) as u64),
+                            7 => _ = partial.set(slot, next(130) as u64),
+                            w => _ = partial.set(slot, words[w - 8]),
                         }
                     }
                     let key = plan.key(&partial, pending);
@@ -488,10 +518,10 @@ mod tests {
             }
         }
         assert!(
-            ["mil-parameter", "mil-op"]
+            ["mil-parameter", "mil-op", "weight"]
                 .iter()
                 .all(|k| demand.by_kind.get(k).is_some_and(|d| d.key.is_some())),
-            "the op-set kinds are keyed"
+            "the op-set kinds and weights are keyed"
         );
         assert!(read_back > 10_000, "{read_back} answers read back");
     }
