@@ -369,8 +369,9 @@ fn lower_function(name: &str, f: proto::FunctionOutline) -> Result<Function, Fau
     for input in f.inputs.iter().chain(&block.inputs) {
         graph.input(lower_input(input, 0)?).map_err(built)?;
     }
+    let mut types = direct::TypeCache::default();
     for (i, raw) in block.operations.into_iter().enumerate() {
-        if let Some(op) = direct::operation(&raw, &mut graph) {
+        if let Some(op) = direct::operation(&raw, &mut graph, &mut types) {
             graph.interned_op(op).map_err(built)?;
             continue;
         }

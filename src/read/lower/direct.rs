@@ -28,6 +28,7 @@ use crate::read::proto::fields::{
     tensor_type, tensor_value, value, value_type,
 };
 use crate::read::proto::wire::{fields, only, varint, Read};
+use rustc_hash::FxHashMap;
 
 /// A `string` field: UTF-8 or `None`.
 #[inline]
@@ -90,7 +91,11 @@ fn packed<'a, F: Read<'a>>(b: &'a [u8], payload: fn(F) -> &'a [u8]) -> Option<&'
 
 /// An operation without nested blocks, as `lower::lower_op` would lower it; `None` for anything
 /// else (the caller then takes the prost path). `names` is the function being built.
-pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyntax> {
+pub(super) fn operation(
+    raw: &[u8],
+    names: &mut FunctionBuilder,
+    types: &mut TypeCache,
+) -> Option<OpSyntax> {
     use operation::Field as F;
     // First the counts, so each vector is allocated once at its length.
     let (mut n_inputs, mut n_outputs, mut n_attributes) = (0usize, 0usize, 0usize);
@@ -119,14 +124,14 @@ pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyn
                 let (key, argument) = entry(b)?;
                 inputs.push(Param {
                     name: names.intern_utf8(key)?,
-                    args: arguments(argument, names)?,
+                    args: arguments(argument, names, types)?,
                 });
             }
             F::Outputs(b) => {
                 let (n, ty) = named_value_type(b)?;
                 outputs.push(Output {
                     name: Name::from(text(n)?),
-                    ty: value_type(ty)?,
+                    ty: types.value_type(ty)?,
                 });
             }
             F::Attributes(b) => {
@@ -134,10 +139,10 @@ pub(super) fn operation(raw: &[u8], names: &mut FunctionBuilder) -> Option<OpSyn
                 if key == b"name" {
                     name = Some(match one_string(v)? {
                         Some(s) => Ok(s),
-                        None => Err(value(v, names)?),
+                        None => Err(value(v, names, types)?),
                     });
                 } else {
-                    attributes.push((names.intern_utf8(key)?, value(v, names)?));
+                    attributes.push((names.intern_utf8(key)?, value(v, names, types)?));
                 }
             }
             F::Type(_) | F::Blocks(_) => {}
@@ -246,7 +251,7 @@ fn one_string(b: &[u8]) -> Option<Option<&str>> {
 }
 
 /// The bindings of an `Argument`.
-fn arguments(b: &[u8], names: &mut FunctionBuilder) -> Option<Vec<Arg>> {
+fn arguments(b: &[u8], names: &mut FunctionBuilder, types: &mut TypeCache) -> Option<Vec<Arg>> {
     let mut count = 0;
     let mut all = fields::<argument::Field>(b);
     while let Some(argument::Field::Arguments(_)) = all.next_field()? {
@@ -257,10 +262,34 @@ fn arguments(b: &[u8], names: &mut FunctionBuilder) -> Option<Vec<Arg>> {
     while let Some(argument::Field::Arguments(binding)) = all.next_field()? {
         args.push(match only(binding)?? {
             binding::Field::Name(n) => Arg::Name(names.value_name(text(n)?)),
-            binding::Field::Value(v) => Arg::Value(Box::new(value(v, names)?)),
+            binding::Field::Value(v) => Arg::Value(Box::new(value(v, names, types)?)),
         });
     }
     Some(args)
+}
+
+/// The value types of one function's ops, by their bytes: a 32-layer program repeats a few
+/// hundred types thousands of times, and each is decoded once (up to [`TypeCache::MAX_TYPES`]
+/// distinct ones, so that a program of only distinct types holds each once).
+#[derive(Default)]
+pub(super) struct TypeCache {
+    by_bytes: FxHashMap<Box<[u8]>, ValueType>,
+}
+
+impl TypeCache {
+    const MAX_TYPES: usize = 4096;
+
+    /// [`value_type`] of `b`.
+    fn value_type(&mut self, b: &[u8]) -> Option<ValueType> {
+        if let Some(known) = self.by_bytes.get(b) {
+            return Some(known.clone());
+        }
+        let ty = value_type(b)?;
+        if self.by_bytes.len() < Self::MAX_TYPES {
+            self.by_bytes.insert(b.into(), ty.clone());
+        }
+        Some(ty)
+    }
 }
 
 /// A `ValueType` that is a tensor type.
@@ -332,10 +361,10 @@ fn tensor_type(b: &[u8]) -> Option<TensorType> {
 }
 
 /// A `Value` whose type is a tensor type and whose data is a tensor or a blob reference.
-fn value(b: &[u8], names: &mut FunctionBuilder) -> Option<Literal> {
+fn value(b: &[u8], names: &mut FunctionBuilder, types: &mut TypeCache) -> Option<Literal> {
     let v = value_fields(b)?;
     text(v.doc_string.unwrap_or_default())?;
-    let ty = value_type(v.ty?)?;
+    let ty = types.value_type(v.ty?)?;
     let payload = match (v.immediate, v.blob) {
         (None, Some(blob)) => {
             let (mut path, mut offset) = (None, None);

@@ -7,7 +7,7 @@ use prost::bytes::Bytes;
 use prost::Message;
 
 use super::super::{lower_op_in_context, zc};
-use super::operation;
+use super::{operation, TypeCache};
 use crate::ir::build::{FunctionBuilder, OpSyntax};
 use crate::ir::Span;
 use crate::read::proto;
@@ -75,9 +75,11 @@ fn prost_path(raw: &[u8]) -> Option<OpSyntax> {
 fn every_corpus_operation_reads_as_the_prost_path_reads_it() {
     let ops = corpus_operations();
     let (mut direct, mut nested, mut other) = (0, 0, 0);
+    // One cache of types for all: a type read from it is the type its bytes decode to.
+    let mut types = TypeCache::default();
     for (at, raw) in &ops {
         let expected = prost_path(raw);
-        match operation(raw, &mut builder()) {
+        match operation(raw, &mut builder(), &mut types) {
             Some(op) => {
                 assert_eq!(Some(&op), expected.as_ref(), "{at}");
                 direct += 1;
@@ -111,6 +113,7 @@ fn a_mutated_operation_is_read_as_the_prost_path_reads_it_or_left_to_it() {
     let ops = corpus_operations();
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let (mut direct, mut mutants) = (0, 0);
+    let mut types = TypeCache::default();
     for (at, raw) in ops.iter().step_by(7) {
         if raw.is_empty() {
             continue;
@@ -125,7 +128,7 @@ fn a_mutated_operation_is_read_as_the_prost_path_reads_it_or_left_to_it() {
                 _ => b[i] = b[i].wrapping_add(1),
             }
             mutants += 1;
-            if let Some(op) = operation(&b, &mut builder()) {
+            if let Some(op) = operation(&b, &mut builder(), &mut types) {
                 assert_eq!(Some(op), prost_path(&b), "{at}, mutant {m}: {b:?}");
                 direct += 1;
             }
@@ -181,7 +184,7 @@ fn map_entries_in_any_order_read_by_key_the_last_of_equal_keys_winning() {
         let more = relu(x, bound, attribute).encode_to_vec();
         raw.extend(&more[6..]); // without its `type` field
     }
-    let op = operation(&raw, &mut builder()).expect("read directly");
+    let op = operation(&raw, &mut builder(), &mut TypeCache::default()).expect("read directly");
     assert_eq!(Some(&op), prost_path(&raw).as_ref());
     let params: Vec<(&str, &str)> = op
         .inputs
