@@ -379,7 +379,9 @@ pub struct SerSeverityWhen {
 ///
 /// Keys that are not the language's own are properties of the entity the object is tested on
 /// (`props`); the compiler checks them against the entity kind's registered properties.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+// Read by `SerRuleVisitor`, which sends those keys to `props` as it meets them (what
+// `#[serde(flatten)]` would do by first buffering the whole object).
+#[derive(Clone, Debug, Default, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub struct SerRule {
     // ---- atomic ----
@@ -485,6 +487,71 @@ pub struct SerRule {
     /// fed-by: first step only through this parameter; feeds: only into this parameter.
     #[serde(default)]
     pub via: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for SerRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SerRule, D::Error> {
+        d.deserialize_map(SerRuleVisitor)
+    }
+}
+
+/// Reads a [`SerRule`] key by key: the language's keys into their fields, any other into
+/// `props`.
+struct SerRuleVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SerRuleVisitor {
+    type Value = SerRule;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("struct SerRule")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<SerRule, A::Error> {
+        let mut r = SerRule::default();
+        while let Some(key) = map.next_key::<String>()? {
+            macro_rules! field {
+                ($field:ident, $key:literal) => {{
+                    if r.$field.is_some() {
+                        return Err(serde::de::Error::duplicate_field($key));
+                    }
+                    r.$field = map.next_value()?;
+                }};
+            }
+            match key.as_str() {
+                "kind" => field!(kind, "kind"),
+                "op" => field!(op, "op"),
+                "input" => field!(input, "input"),
+                "state-write" => field!(state_write, "state-write"),
+                "param" => field!(param, "param"),
+                "output" => field!(output, "output"),
+                "attr" => field!(attr, "attr"),
+                "name" => field!(name, "name"),
+                "compare" => field!(compare, "compare"),
+                "function" => field!(function, "function"),
+                "model" => field!(model, "model"),
+                "target" => field!(target, "target"),
+                "capture" => field!(capture, "capture"),
+                "origin" => field!(origin, "origin"),
+                "matches" => field!(matches, "matches"),
+                "all" => field!(all, "all"),
+                "any" => field!(any, "any"),
+                "not" => field!(not, "not"),
+                "reasons" => field!(reasons, "reasons"),
+                "fed-by" => field!(fed_by, "fed-by"),
+                "feeds" => field!(feeds, "feeds"),
+                "inside" => field!(inside, "inside"),
+                "has" => field!(has, "has"),
+                "peers" => field!(peers, "peers"),
+                "stop-by" => field!(stop_by, "stop-by"),
+                "via" => field!(via, "via"),
+                _ => {
+                    let value = map.next_value()?;
+                    r.props.insert(key, value);
+                }
+            }
+        }
+        Ok(r)
+    }
 }
 
 /// The properties of an op a node rule object tests next to `op:` (written at the node's level).
