@@ -137,7 +137,7 @@ pub(super) fn operation(
             F::Attributes(b) => {
                 let (key, v) = entry(b)?;
                 if key == b"name" {
-                    name = Some(match one_string(v)? {
+                    name = Some(match one_string(v, types)? {
                         Some(s) => Ok(s),
                         None => Err(value(v, names, types)?),
                     });
@@ -231,10 +231,10 @@ fn value_fields(b: &[u8]) -> Option<ValueFields<'_>> {
 
 /// The text of a `Value` that holds one string (an op's `name`), without lowering it to a
 /// literal; `Some(None)` when it holds something else and reads as a literal.
-fn one_string(b: &[u8]) -> Option<Option<&str>> {
+fn one_string<'a>(b: &'a [u8], types: &mut TypeCache) -> Option<Option<&'a str>> {
     let v = value_fields(b)?;
     text(v.doc_string.unwrap_or_default())?;
-    value_type(v.ty?)?;
+    types.value_type(v.ty?)?;
     let (Some(immediate), None) = (v.immediate, v.blob) else {
         return Some(None);
     };
