@@ -107,6 +107,10 @@ struct Builder {
     order: u32,
     /// Room for the edges into the op being added (empty between ops).
     edges: Vec<(ValueDef, Edge)>,
+    /// What [`FunctionBuilder::value_name`] found for each value the op being read binds, by the
+    /// address of the name it gave (`None`: not visible): [`FunctionBuilder::interned_op`] takes
+    /// them instead of looking each up again.
+    bound: Vec<(*const u8, Option<ValueDef>)>,
 }
 
 /// Builds the graph of one function. Names must be defined before use (which also rules out cycles).
@@ -157,6 +161,7 @@ impl FunctionBuilder {
             value_line_breaks: false,
             order: 0,
             edges: Vec::new(),
+            bound: Vec::new(),
         };
         builder.open_block(None);
         builder.blocks[0].ops.reserve_exact(ops);
@@ -180,12 +185,26 @@ impl FunctionBuilder {
         self.builder.names.intern_utf8(bytes)
     }
 
+    /// Starts reading an op for [`FunctionBuilder::interned_op`]: forgets what
+    /// [`FunctionBuilder::value_name`] found for an op read before (one the reader gave up on).
+    pub fn start_op(&mut self) {
+        self.builder.bound.clear();
+    }
+
     /// The name of a value an op binds: the definition's when it is visible here, else a new one
-    /// (the op then fails to build, or a nested block defines it).
-    pub fn value_name(&self, text: &str) -> Name {
+    /// (the op then fails to build, or a nested block defines it). What it found is kept for the
+    /// op's [`FunctionBuilder::interned_op`].
+    pub fn value_name(&mut self, text: &str) -> Name {
         match self.builder.visible.get_key_value(text) {
-            Some((shared, _)) => shared.clone(),
-            None => Name::from(text),
+            Some((shared, def)) => {
+                self.builder.bound.push((shared.as_ptr(), Some(*def)));
+                shared.clone()
+            }
+            None => {
+                let name = Name::from(text);
+                self.builder.bound.push((name.as_ptr(), None));
+                name
+            }
         }
     }
 
@@ -196,14 +215,16 @@ impl FunctionBuilder {
 
     /// The body's next op (its nested blocks with it).
     pub fn op(&mut self, op: OpSyntax) -> Result<(), BuildError> {
+        self.builder.bound.clear();
         let node = self.builder.op(op, BODY, Shared::No)?;
         self.builder.blocks[0].ops.push(node);
         Ok(())
     }
 
     /// [`FunctionBuilder::op`] for an op without nested blocks whose op type, parameter names,
-    /// attribute keys and weight paths all come from [`FunctionBuilder::intern`] (so they are not
-    /// looked up again).
+    /// attribute keys and weight paths all come from [`FunctionBuilder::intern`], and whose
+    /// bound values' names from [`FunctionBuilder::value_name`] since [`FunctionBuilder::start_op`]
+    /// (so none is looked up again).
     pub fn interned_op(&mut self, op: OpSyntax) -> Result<(), BuildError> {
         debug_assert!(op.blocks.is_empty());
         let node = self.builder.op(op, BODY, Shared::Interned)?;
@@ -348,6 +369,20 @@ impl Builder {
         syn.attributes.shrink_to_fit();
         // The edges of one op at a time, in a vector kept between ops.
         let mut edges = std::mem::take(&mut self.edges);
+        // What the reader found for a bound name, by the name's address (else looked up here).
+        let bound = if adopt {
+            Vec::new()
+        } else {
+            std::mem::take(&mut self.bound)
+        };
+        let found = |n: &Name| {
+            // The last entry of an address is the name that lives there now.
+            bound
+                .iter()
+                .rev()
+                .find(|(at, _)| std::ptr::eq(*at, n.as_ptr()))
+                .map(|(_, def)| *def)
+        };
         for p in &mut syn.inputs {
             p.args.shrink_to_fit();
             if adopt {
@@ -364,20 +399,23 @@ impl Builder {
                     }
                 };
                 {
-                    let (def, shared) = self
-                        .visible
-                        .get_key_value(n.as_str())
-                        .map(|(k, d)| (*d, k.clone()))
-                        .ok_or_else(|| BuildError::Undefined {
-                            name: n.to_string(),
-                            op: syn
-                                .name
-                                .as_ref()
-                                .or_else(|| syn.outputs.first().map(|o| &o.name))
-                                .unwrap_or(&syn.op_type)
-                                .to_string(),
-                            span: syn.span,
-                        })?;
+                    let visible = match found(n) {
+                        Some(def) => def.map(|d| (d, n.clone())),
+                        None => self
+                            .visible
+                            .get_key_value(n.as_str())
+                            .map(|(k, d)| (*d, k.clone())),
+                    };
+                    let (def, shared) = visible.ok_or_else(|| BuildError::Undefined {
+                        name: n.to_string(),
+                        op: syn
+                            .name
+                            .as_ref()
+                            .or_else(|| syn.outputs.first().map(|o| &o.name))
+                            .unwrap_or(&syn.op_type)
+                            .to_string(),
+                        span: syn.span,
+                    })?;
                     *n = shared;
                     edges.push((
                         def,
@@ -389,6 +427,11 @@ impl Builder {
                     ));
                 }
             }
+        }
+        if !adopt {
+            let mut bound = bound;
+            bound.clear();
+            self.bound = bound;
         }
         let order = self.order;
         self.order += 1;

@@ -111,6 +111,7 @@ pub(super) fn operation(
             F::Blocks(_) => return None,
         }
     }
+    names.start_op();
     let op_type = names.intern_utf8(op_type?)?;
     let mut inputs: Vec<Param> = Vec::with_capacity(n_inputs);
     let mut outputs: Vec<Output> = Vec::with_capacity(n_outputs);
