@@ -671,11 +671,21 @@ impl Matcher {
         }
     }
 
-    /// This matcher specialised for ops and for function inputs.
+    /// This matcher specialised for ops and for function inputs (one that matches no node of a
+    /// kind is, for that kind, an empty `any:`).
     pub fn for_node_kinds(&self) -> NodeMatchers {
+        let none = || Matcher::Any(Vec::new());
         NodeMatchers {
-            ops: self.pruned(&|m| !m.inputs_only()),
-            inputs: self.pruned(&|m| !m.ops_only()),
+            ops: if self.inputs_only() {
+                none()
+            } else {
+                self.pruned(&|m| !m.inputs_only())
+            },
+            inputs: if self.ops_only() {
+                none()
+            } else {
+                self.pruned(&|m| !m.ops_only())
+            },
         }
     }
 
