@@ -27,7 +27,7 @@ use super::entity::{
     PropType,
 };
 use super::weight_uses::{collect_uses, BlobUse};
-use crate::ir::Model;
+use crate::ir::{Model, TensorType};
 use crate::read::blob::{
     self, BlobFile, Location, OpenError, PathError, Record, Walk, WalkEnd, FORMAT_VERSION,
     HEADER_BYTES, RECORD_BYTES,
@@ -583,25 +583,54 @@ fn record_facts(u: &BlobUse, rec: &Record, p: &mut Partial<'_>) {
             PartialProp::Int(i128::from(rec.data_offset) + i128::from(rec.size)),
         )
         .set(weight_slot!("padding-bits"), rec.padding_bits);
-    let Some(tensor) = u.literal.ty.tensor() else {
+    let Some(x) = ExpectedPayload::of(u) else {
         return;
     };
-    let Some(bits) = tensor.dtype.bits() else {
-        return;
-    };
-    p.set(weight_slot!("dtype-bits"), bits);
-    let count = tensor.element_count();
-    // Exact in i128: at most 2^64 elements of at most 64 bits.
-    if let Some(c) = count {
-        let expected = (i128::from(c) * i128::from(bits) + 7) / 8;
-        p.set(weight_slot!("expected-size"), PartialProp::Int(expected));
+    p.set(weight_slot!("dtype-bits"), x.bits);
+    if let Some(size) = x.size {
+        p.set(weight_slot!("expected-size"), PartialProp::Int(size));
     }
-    if let (Some(c), Some(expected)) = (count, count.and_then(|c| blob::packed_bytes(c, bits))) {
-        if rec.size != 0 && rec.size == expected && bits < 8 {
-            // size == expected, so size·8 ≥ count·bits and the subtraction holds.
-            let pad = i128::from(expected) * 8 - i128::from(c) * i128::from(bits);
-            p.set(weight_slot!("expected-padding-bits"), PartialProp::Int(pad));
-        }
+    if let Some(pad) = x.padding(rec.size) {
+        p.set(weight_slot!("expected-padding-bits"), PartialProp::Int(pad));
+    }
+}
+
+/// What the literal of a weight expects of its payload.
+struct ExpectedPayload<'a> {
+    tensor: &'a TensorType,
+    /// Bits per element.
+    bits: u32,
+    /// Elements; `None` for a dynamic shape or past 2^64.
+    count: Option<u64>,
+    /// Bytes (sub-byte types packed and rounded up), exact in i128: at most 2^64 elements of at
+    /// most 64 bits.
+    size: Option<i128>,
+    /// The same when it fits in 64 bits.
+    fits: Option<u64>,
+}
+
+impl ExpectedPayload<'_> {
+    /// `None` when the literal is no tensor or its type has no bit width.
+    fn of<'a>(u: &'a BlobUse<'_>) -> Option<ExpectedPayload<'a>> {
+        let tensor = u.literal.ty.tensor()?;
+        let bits = tensor.dtype.bits()?;
+        let count = tensor.element_count();
+        Some(ExpectedPayload {
+            tensor,
+            bits,
+            count,
+            size: count.map(|c| (i128::from(c) * i128::from(bits) + 7) / 8),
+            fits: count.and_then(|c| blob::packed_bytes(c, bits)),
+        })
+    }
+
+    /// The unused bits of the last byte of a sub-byte payload of `size` bytes, the expected
+    /// (non-zero) size.
+    fn padding(&self, size: u64) -> Option<i128> {
+        let (count, expected) = (self.count?, self.fits?);
+        // size == expected, so size·8 ≥ count·bits and the subtraction holds.
+        (size != 0 && size == expected && self.bits < 8)
+            .then(|| i128::from(expected) * 8 - i128::from(count) * i128::from(self.bits))
     }
 }
 
@@ -671,15 +700,11 @@ fn record_texts(e: &mut Entity, u: &BlobUse, rec: &Record, len: u64) {
             format!("writers put the payload right after the record, at {record_end}"),
         );
     }
-    let Some(tensor) = u.literal.ty.tensor() else {
+    let Some(x) = ExpectedPayload::of(u) else {
         return;
     };
-    let Some(bits) = tensor.dtype.bits() else {
-        return;
-    };
-    let count = tensor.element_count();
-    let expected = count.map(|c| (i128::from(c) * i128::from(bits) + 7) / 8);
-    let fits = count.and_then(|c| blob::packed_bytes(c, bits));
+    let (tensor, bits) = (x.tensor, x.bits);
+    let (count, expected, fits) = (x.count, x.size, x.fits);
     let shape = tensor.to_string();
     let (expected_bytes, detail) = match (count, expected, fits) {
         _ if rec.size == 0 => (
@@ -710,8 +735,7 @@ fn record_texts(e: &mut Entity, u: &BlobUse, rec: &Record, len: u64) {
                     "{shape} needs {expected} bytes ({how}); the record says {}",
                     rec.size
                 ))
-            } else if bits < 8 {
-                let want_pad = i128::from(expected) * 8 - i128::from(count) * i128::from(bits);
+            } else if let Some(want_pad) = x.padding(rec.size) {
                 (i128::from(rec.padding_bits) != want_pad).then(|| format!(
                     "the byte size is right but padding_size_in_bits is {}, expected {want_pad} for {count} elements of {bits} bits",
                     rec.padding_bits

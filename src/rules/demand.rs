@@ -464,8 +464,8 @@ mod tests {
     /// An answer kept for a key is the answer worked out for every partial entity of that key.
     /// For each rule of each kind the built-in rules key, random partial entities whose tested
     /// properties are unset, to come, true, false, one of the words a test names, another text or a
-    /// number near the bounds the tests name (the rest unset: a small space, so many entities share a key): the kept answer equals the
-    /// one worked out afresh. A key that leaves out something a test reads fails this.
+    /// number near the bounds the tests name (the rest unset: a small space, so many entities share
+    /// a key): the kept answer equals the one worked out afresh. A key that leaves out something a test reads fails this.
     #[test]
     fn a_kept_answer_is_the_answer_of_every_entity_of_its_key() {
         let rules = RuleSet::builtin().expect("built-in rules load");
